@@ -1,0 +1,1 @@
+"""Comparators: bit-exact, per-module FP16 thresholds, mismatch reports."""

@@ -1,0 +1,1 @@
+"""Constrained-random layer generators (hypothesis strategies) and the legality rules as data."""
