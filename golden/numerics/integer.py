@@ -1,0 +1,173 @@
+"""NVDLA integer precision mechanisms, vectorised over int64 numpy arrays.
+
+Documents: nvdla-precision-preservation.md (convertor, truncate, shifter, overflow counters) and
+nvdla-in-memory-data-formats.md "Precision Conversion" (Equations 1 and 3).  Bit behaviour the documents
+leave open was read from nvdla/hw cmod/hls/include/nvdla_int.h and nvdla_common.h: every right shift goes
+through an ac_fixed with AC_RND_INF (round half away from zero) and AC_SAT (saturate), i.e. the value is
+rounded first and saturated second.
+
+Conventions for every function here:
+
+* data arrays: any integer dtype except uint64; they are converted to int64.  Intermediate values must
+  stay below 2**62 in magnitude (NVDLA's widest datapath, int32 minus int32 times int16, needs 49 bits).
+* results are int64 arrays of the same shape; functions that saturate return ``(y, count)`` where
+  ``count`` (a Python int) is the number of elements that overflowed in the sense of
+  precision-preservation "saturation counters": INTn overflow is ``x < -2**(n-1) or x > 2**(n-1)-1``,
+  evaluated on the rounded value before clipping.
+* register-like parameters (offset, scale, shift, lsb) may be Python ints or integer arrays that
+  broadcast against the data (e.g. per-channel operands); values outside their hardware encoding raise
+  golden.errors.ConfigurationError naming the encoding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.errors import ConfigurationError
+
+PRECISION_RULE = "precision-preservation: Convertor/Truncate/Shifter"
+FORMATS_RULE = "in-memory-data-formats: Precision Conversion, Equations 1 and 3"
+_MAX_MAGNITUDE = 1 << 62
+
+
+def int_range(bits: int) -> tuple[int, int]:
+    """(min, max) of a signed two's complement integer of `bits` bits."""
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def as_int64(x, name: str = "x") -> np.ndarray:
+    """Data as an int64 array; refuses floats and uint64 (which int64 cannot hold exactly)."""
+    arr = np.asarray(x)
+    if arr.dtype == np.int64:
+        return arr
+    if arr.dtype.kind not in "iub" or arr.dtype == np.uint64:
+        raise ConfigurationError(f"{name} must be an integer array (got dtype {arr.dtype})", rule=PRECISION_RULE)
+    return arr.astype(np.int64)
+
+
+def check_encoding(value, name: str, lo: int, hi: int, encoding: str, rule: str = PRECISION_RULE):
+    """Return `value` as a Python int or int64 array after checking lo <= value <= hi."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iub" or arr.dtype == np.uint64:
+        raise ConfigurationError(f"{name} must be an integer ({encoding}), got {value!r}", fields=(name,), rule=rule)
+    if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
+        raise ConfigurationError(
+            f"{name} out of its {encoding} encoding [{lo}, {hi}]: got {value!r}", fields=(name,), rule=rule
+        )
+    return int(arr) if arr.ndim == 0 else arr.astype(np.int64)
+
+
+def _check_bits(bits: int, name: str = "bits") -> int:
+    if not isinstance(bits, (int, np.integer)) or not 2 <= int(bits) <= 63:
+        raise ConfigurationError(f"{name} must be an integer in [2, 63], got {bits!r}", rule=PRECISION_RULE)
+    return int(bits)
+
+
+def _check_magnitude(v: np.ndarray, what: str):
+    if v.size and (int(v.min()) < -_MAX_MAGNITUDE or int(v.max()) >= _MAX_MAGNITUDE):
+        raise ConfigurationError(f"{what} exceeds the supported range |v| < 2**62", rule=PRECISION_RULE)
+
+
+def saturate(x, bits: int) -> tuple[np.ndarray, int]:
+    """Clip to signed `bits`; count = elements outside [-2**(bits-1), 2**(bits-1)-1]."""
+    lo, hi = int_range(_check_bits(bits))
+    x = as_int64(x)
+    y = np.clip(x, lo, hi)
+    return y, int(np.count_nonzero(y != x))
+
+
+def shift_right_round(x, shift) -> np.ndarray:
+    """Arithmetic x / 2**shift rounded half away from zero (shift 0 = identity).
+
+    `shift` is a non-negative int or int array broadcasting against x; shifts >= 63 are exact for the
+    accepted range |x| < 2**62 (they give 0).  No saturation: see convertor/truncate.
+    """
+    x = as_int64(x)
+    s = np.asarray(shift)
+    if s.dtype.kind not in "iub" or (s.size and int(s.min()) < 0):
+        raise ConfigurationError(f"shift must be a non-negative integer, got {shift!r}", rule=PRECISION_RULE)
+    if s.ndim == 0:
+        s = min(int(s), 63)
+        if s == 0:
+            return x.copy()
+        # floor((x + half) / 2**s) rounds halves up; one less for negatives rounds them down (away from 0)
+        return (x + ((1 << (s - 1)) - (x < 0))) >> s
+    s = np.minimum(s.astype(np.int64), 63)
+    half = np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
+    return (x + (half - ((x < 0) & (s > 0)))) >> s
+
+
+def convertor(x, offset, scale, shift, out_bits: int) -> tuple[np.ndarray, int]:
+    """NVDLA convertor y = saturate(round((x - offset) * scale >> shift)), count of overflows.
+
+    Encodings (precision-preservation, convertor parameter table, INT->INT): offset INT32, scale INT16,
+    shift UINT5; rounding round half away from zero.  x must satisfy |x| < 2**46.
+    """
+    offset = check_encoding(offset, "offset", -(1 << 31), (1 << 31) - 1, "INT32")
+    scale = check_encoding(scale, "scale", -(1 << 15), (1 << 15) - 1, "INT16")
+    shift = check_encoding(shift, "shift", 0, 31, "UINT5")
+    bits = _check_bits(out_bits, "out_bits")
+    x = as_int64(x)
+    if x.size and (int(x.min()) < -(1 << 46) or int(x.max()) >= 1 << 46):
+        raise ConfigurationError("convertor input exceeds |x| < 2**46", rule=PRECISION_RULE)
+    return saturate(shift_right_round((x - offset) * scale, shift), bits)
+
+
+def truncate(x, lsb, out_bits: int) -> tuple[np.ndarray, int]:
+    """NVDLA truncation y = saturate_round(x[msb:lsb]), msb = lsb + out_bits, count of overflows.
+
+    Drops `lsb` low bits with round half away from zero, then saturates to `out_bits` (same rounding
+    as the convertor, precision-preservation "Truncate").  lsb >= 0 (int or array); the register
+    width (e.g. CACC CLIP_TRUNCATE 5 bits, CDMA CVT_TRUNCATE 6 bits) is the caller's to check.
+    """
+    x = as_int64(x)
+    _check_magnitude(x, "truncate input")
+    return saturate(shift_right_round(x, lsb), _check_bits(out_bits, "out_bits"))
+
+
+def shift_left_saturate(x, shift, bits: int) -> tuple[np.ndarray, int]:
+    """NVDLA shifter y = saturate(x << shift) to signed `bits`, count of overflows.
+
+    shift in [0, 63] (int or array); computed without int64 overflow for any shift.
+    """
+    lo, hi = int_range(_check_bits(bits))
+    shift = check_encoding(shift, "shift", 0, 63, "UINT6")
+    x = as_int64(x)
+    _check_magnitude(x, "shifter input")
+    hi_limit = np.right_shift(hi, shift)
+    lo_limit = -np.right_shift(-lo, shift)  # smallest x with x << shift >= lo
+    over = x > hi_limit
+    under = x < lo_limit
+    shifted = np.left_shift(np.where(over | under, 0, x), shift)
+    y = np.where(over, hi, np.where(under, lo, shifted))
+    return y, int(np.count_nonzero(over | under))
+
+
+def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np.ndarray, int]:
+    """Equation 1 (pixel -> int8/int16): truncate2intN((pixel - offset) * SF).
+
+    Encodings from the CDMA registers D_CVT_OFFSET (signed 16), D_CVT_SCALE (signed 16) and
+    D_CVT_CFG.CVT_TRUNCATE (6-bit unsigned bits dropped).  The cmod (cdma_cvt) rounds half away from
+    zero into 17 bits, then saturates to the output width; saturating twice equals saturating once.
+    Pixel inputs are unsigned up to 16 bits (or signed 16 for int16 formats).
+    """
+    if out_bits not in (8, 16):
+        raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE)
+    offset = check_encoding(offset, "CDMA.D_CVT_OFFSET.CVT_OFFSET", -(1 << 15), (1 << 15) - 1, "INT16", FORMATS_RULE)
+    scale = check_encoding(scale, "CDMA.D_CVT_SCALE.CVT_SCALE", -(1 << 15), (1 << 15) - 1, "INT16", FORMATS_RULE)
+    shift = check_encoding(truncate_bits, "CDMA.D_CVT_CFG.CVT_TRUNCATE", 0, 63, "UINT6", FORMATS_RULE)
+    pixel = as_int64(pixel, "pixel")
+    if pixel.size and (int(pixel.min()) < -(1 << 16) or int(pixel.max()) >= 1 << 16):
+        raise ConfigurationError("pixel values must fit in 17 signed bits", rule=FORMATS_RULE)
+    return saturate(shift_right_round((pixel - offset) * scale, shift), out_bits)
+
+
+def int8_int16_convert(x, offset, scale, truncate_bits, out_bits: int) -> tuple[np.ndarray, int]:
+    """Equation 3: int16 -> int8 (out_bits=8) or int8 -> int16 (out_bits=16), same datapath as Eq. 1."""
+    in_bits = 16 if out_bits == 8 else 8
+    x = as_int64(x)
+    lo, hi = int_range(in_bits)
+    if x.size and (int(x.min()) < lo or int(x.max()) > hi):
+        raise ConfigurationError(f"input of an int{in_bits}->int{out_bits} conversion exceeds int{in_bits}",
+                                 rule=FORMATS_RULE)
+    return pixel_to_int(x, offset, scale, truncate_bits, out_bits)

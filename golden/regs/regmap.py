@@ -1,0 +1,177 @@
+"""The NVDLA register map: units, registers, fields, reset values, access types and enums.
+
+Loaded from nvdla_regs.json, which golden/regs/generate.py elaborates from
+NVIDIA's SystemRDL. Unit names drop the `NVDLA_` prefix and register names
+the `_0` suffix that trace files add (`NVDLA_SDP.D_DATA_CUBE_WIDTH_0` is
+register D_DATA_CUBE_WIDTH of unit SDP). Two unit address layouts exist:
+nvdlav1's (traceplayer traces, nv_full) and master's (all other profiles);
+offsets inside a unit are the same in both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from golden.errors import RegisterError
+
+TABLE = Path(__file__).with_name("nvdla_regs.json")
+_TRACE_NAME = re.compile(r"^(?:NVDLA_)?(\w+?)\.(\w+?)(?:_0)?$")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    lsb: int
+    msb: int
+    reset: int
+    sw: str
+    hw: str
+    enum: dict[str, int] | None
+
+    @property
+    def width(self) -> int:
+        return self.msb - self.lsb + 1
+
+    @property
+    def mask(self) -> int:
+        return ((1 << self.width) - 1) << self.lsb
+
+    def decode(self, value: int) -> int:
+        return (value >> self.lsb) & ((1 << self.width) - 1)
+
+    def enum_name(self, value: int) -> str | None:
+        if self.enum:
+            for name, number in self.enum.items():
+                if number == value:
+                    return name
+        return None
+
+
+@dataclass(frozen=True)
+class Register:
+    unit: str
+    name: str
+    offset: int
+    fields: tuple[Field, ...]
+
+    @property
+    def trace_name(self) -> str:
+        return f"NVDLA_{self.unit}.{self.name}_0"
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.unit}.{self.name}"
+
+    @property
+    def reset(self) -> int:
+        return sum(f.reset << f.lsb for f in self.fields)
+
+    @property
+    def writable_mask(self) -> int:
+        return sum(f.mask for f in self.fields if "w" in f.sw)
+
+    @property
+    def readable_mask(self) -> int:
+        return sum(f.mask for f in self.fields if "r" in f.sw)
+
+    @property
+    def is_double_buffered(self) -> bool:
+        """D_ registers exist once per ping-pong group; S_ registers once per unit."""
+        return self.name.startswith("D_")
+
+    def field(self, name: str) -> Field:
+        for fld in self.fields:
+            if fld.name == name:
+                return fld
+        raise RegisterError(
+            f"register {self.qualified} has no field {name}; fields: {', '.join(f.name for f in self.fields)}",
+            register=f"{self.qualified}.{name}")
+
+    def decode(self, value: int) -> dict[str, int]:
+        return {f.name: f.decode(value) for f in self.fields}
+
+    def encode(self, **fields: int) -> int:
+        """Pack field values into a register value; other fields take their reset values."""
+        value = self.reset
+        for name, number in fields.items():
+            fld = self.field(name)
+            number = int(number)
+            if not 0 <= number < 1 << fld.width:
+                raise RegisterError(
+                    f"value {number:#x} does not fit the {fld.width}-bit field",
+                    register=f"{self.qualified}.{name}", rule="register map (NVIDIA SystemRDL)")
+            value = (value & ~fld.mask) | (number << fld.lsb)
+        return value
+
+
+class RegisterMap:
+    """All registers of one address layout, looked up by name or address."""
+
+    def __init__(self, layout: str = "master", table: Path = TABLE):
+        if layout not in ("master", "nvdlav1"):
+            raise RegisterError(f"unknown register layout {layout!r}")
+        data = json.loads(Path(table).read_text())
+        self.layout = layout
+        self.bases = {unit: bases[layout] for unit, bases in data["units"].items()
+                      if bases[layout] is not None}
+        self._by_name: dict[tuple[str, str], Register] = {}
+        self._by_address: dict[int, Register] = {}
+        for entry in data["registers"]:
+            reg = Register(entry["unit"], entry["name"], entry["offset"],
+                           tuple(Field(**f) for f in entry["fields"]))
+            self._by_name[reg.unit, reg.name] = reg
+            if reg.unit in self.bases:
+                self._by_address[self.bases[reg.unit] + reg.offset] = reg
+
+    @classmethod
+    @cache
+    def for_layout(cls, layout: str) -> RegisterMap:
+        return cls(layout)
+
+    @classmethod
+    def for_profile(cls, profile) -> RegisterMap:
+        return cls.for_layout(profile.layout)
+
+    def __iter__(self):
+        return iter(self._by_name.values())
+
+    def units(self) -> list[str]:
+        return list(self.bases)
+
+    def registers(self, unit: str) -> list[Register]:
+        return [reg for (u, _), reg in self._by_name.items() if u == unit]
+
+    def get(self, unit: str, name: str) -> Register:
+        try:
+            return self._by_name[unit, name]
+        except KeyError:
+            known = "" if any(u == unit for u, _ in self._by_name) else " (unknown unit)"
+            raise RegisterError(f"no register {unit}.{name} in the register map{known}",
+                                register=f"{unit}.{name}") from None
+
+    def lookup(self, text: str) -> Register:
+        """A register by trace name (`NVDLA_SDP.D_DATA_CUBE_WIDTH_0`) or `SDP.D_DATA_CUBE_WIDTH`."""
+        match = _TRACE_NAME.match(text.strip())
+        if not match:
+            raise RegisterError(f"not a register name: {text!r}", register=text)
+        unit, name = match.groups()
+        if (unit, name) not in self._by_name and (unit, f"{name}_0") in self._by_name:
+            name = f"{name}_0"
+        return self.get(unit, name)
+
+    def at(self, byte_address: int) -> Register:
+        try:
+            return self._by_address[byte_address]
+        except KeyError:
+            raise RegisterError(f"no register at byte address {byte_address:#x} in the {self.layout} layout",
+                                register=f"@{byte_address:#x}") from None
+
+    def address(self, reg: Register) -> int:
+        if reg.unit not in self.bases:
+            raise RegisterError(f"unit {reg.unit} has no base address in the {self.layout} layout",
+                                register=reg.qualified)
+        return self.bases[reg.unit] + reg.offset

@@ -1,0 +1,85 @@
+"""Register values of one hardware layer, decoded field by field.
+
+This is what a unit model reads: the active register group of every unit,
+as the register file (golden/regs/regfile.py) hands it over on op-enable, or
+as a test or a stimulus generator builds it directly with `RegisterValues.encode`.
+Registers never written read as their reset values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from golden.errors import RegisterError
+from golden.regs.regmap import Register, RegisterMap
+
+
+class RegisterValues:
+    """Read-only view of 32-bit register values keyed by (unit, register)."""
+
+    def __init__(self, regmap: RegisterMap, values: Mapping[tuple[str, str], int] | None = None):
+        self.regmap = regmap
+        self._values = dict(values or {})
+
+    @classmethod
+    def encode(cls, regmap: RegisterMap, fields: Mapping[str, int]) -> RegisterValues:
+        """Build from field values keyed "UNIT.REGISTER.FIELD" (e.g. "SDP.D_DATA_CUBE_WIDTH.WIDTH")."""
+        grouped: dict[tuple[str, str], dict[str, int]] = {}
+        for key, number in fields.items():
+            parts = key.split(".")
+            if len(parts) != 3:
+                raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
+            reg = regmap.lookup(f"{parts[0]}.{parts[1]}")
+            grouped.setdefault((reg.unit, reg.name), {})[parts[2]] = number
+        values = {}
+        for (unit, reg_name), reg_fields in grouped.items():
+            values[unit, reg_name] = regmap.get(unit, reg_name).encode(**reg_fields)
+        return cls(regmap, values)
+
+    @classmethod
+    def from_writes(cls, regmap: RegisterMap, writes: Iterable[tuple[str, int]]) -> RegisterValues:
+        """Build from (register name as in traces, value) pairs, later writes winning."""
+        values = {}
+        for name, value in writes:
+            reg = regmap.lookup(name)
+            values[reg.unit, reg.name] = value & 0xFFFFFFFF
+        return cls(regmap, values)
+
+    def register(self, unit: str, name: str) -> Register:
+        return self.regmap.get(unit, name)
+
+    def value(self, unit: str, name: str) -> int:
+        reg = self.regmap.get(unit, name)
+        return self._values.get((unit, name), reg.reset)
+
+    def field(self, unit: str, name: str, field: str) -> int:
+        return self.regmap.get(unit, name).field(field).decode(self.value(unit, name))
+
+    def signed(self, unit: str, name: str, field: str) -> int:
+        """The field read as two's complement (offsets, scales and operands are signed)."""
+        fld = self.regmap.get(unit, name).field(field)
+        raw = fld.decode(self.value(unit, name))
+        return raw - (1 << fld.width) if raw >> (fld.width - 1) else raw
+
+    def enum(self, unit: str, name: str, field: str) -> str:
+        """The field's enum name (e.g. "INT8"); RegisterError for a value outside the enum."""
+        fld = self.regmap.get(unit, name).field(field)
+        raw = fld.decode(self.value(unit, name))
+        label = fld.enum_name(raw)
+        if label is None:
+            raise RegisterError(f"value {raw} is not one of {fld.enum}", register=f"{unit}.{name}.{field}",
+                                rule="register map (NVIDIA SystemRDL)")
+        return label
+
+    def address(self, unit: str, high: str, low: str) -> int:
+        """A 64-bit address from a *_HIGH / *_LOW register pair."""
+        return (self.value(unit, high) << 32) | self.value(unit, low)
+
+    def written(self) -> dict[tuple[str, str], int]:
+        return dict(self._values)
+
+    def with_values(self, values: Mapping[tuple[str, str], int]) -> RegisterValues:
+        merged = dict(self._values)
+        merged.update(values)
+        return RegisterValues(self.regmap, merged)
+
