@@ -41,7 +41,7 @@ def as_int64(x, name: str = "x") -> np.ndarray:
     if arr.dtype == np.int64:
         return arr
     if arr.dtype.kind not in "iub" or arr.dtype == np.uint64:
-        raise ConfigurationError(f"{name} must be an integer array (got dtype {arr.dtype})", rule=PRECISION_RULE)
+        raise ConfigurationError(f"{name} must be an integer array, not {arr.dtype}", rule=PRECISION_RULE)
     return arr.astype(np.int64)
 
 
@@ -49,7 +49,9 @@ def check_encoding(value, name: str, lo: int, hi: int, encoding: str, rule: str 
     """Return `value` as a Python int or int64 array after checking lo <= value <= hi."""
     arr = np.asarray(value)
     if arr.dtype.kind not in "iub" or arr.dtype == np.uint64:
-        raise ConfigurationError(f"{name} must be an integer ({encoding}), got {value!r}", fields=(name,), rule=rule)
+        raise ConfigurationError(
+            f"{name} must be an integer ({encoding}), got {value!r}", fields=(name,), rule=rule
+        )
     if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
         raise ConfigurationError(
             f"{name} out of its {encoding} encoding [{lo}, {hi}]: got {value!r}", fields=(name,), rule=rule
@@ -153,8 +155,9 @@ def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np
     """
     if out_bits not in (8, 16):
         raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE)
-    offset = check_encoding(offset, "CDMA.D_CVT_OFFSET.CVT_OFFSET", -(1 << 15), (1 << 15) - 1, "INT16", FORMATS_RULE)
-    scale = check_encoding(scale, "CDMA.D_CVT_SCALE.CVT_SCALE", -(1 << 15), (1 << 15) - 1, "INT16", FORMATS_RULE)
+    lo16, hi16 = int_range(16)
+    offset = check_encoding(offset, "CDMA.D_CVT_OFFSET.CVT_OFFSET", lo16, hi16, "INT16", FORMATS_RULE)
+    scale = check_encoding(scale, "CDMA.D_CVT_SCALE.CVT_SCALE", lo16, hi16, "INT16", FORMATS_RULE)
     shift = check_encoding(truncate_bits, "CDMA.D_CVT_CFG.CVT_TRUNCATE", 0, 63, "UINT6", FORMATS_RULE)
     pixel = as_int64(pixel, "pixel")
     if pixel.size and (int(pixel.min()) < -(1 << 16) or int(pixel.max()) >= 1 << 16):
