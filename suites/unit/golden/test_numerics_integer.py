@@ -206,3 +206,13 @@ def test_configuration_error_names_field_and_rule():
     with pytest.raises(ConfigurationError) as info:
         integer.pixel_to_int(np.arange(3), 0, 1, 64, 8)
     assert "CVT_TRUNCATE" in str(info.value) and "Equations 1 and 3" in str(info.value)
+
+
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_shift_left_saturate_edges(bits):
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    x = np.array([-1, 1, -1, 1, lo, hi, 0, -1])
+    shifts = np.array([bits - 1, bits - 1, bits, bits, 1, 1, 63, 63])
+    y, count = integer.shift_left_saturate(x, shifts, bits)
+    exp, exp_count = ref_many(range(8), lambda i: ref_sat(int(x[i]) << int(shifts[i]), bits))
+    assert y.tolist() == exp and count == exp_count == 6
