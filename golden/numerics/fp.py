@@ -87,14 +87,6 @@ def fp32_values(bits) -> np.ndarray:
     return np.ascontiguousarray(fp32_bits(bits)).view(np.float32)
 
 
-def _rne_shift(v: np.ndarray, sh: np.ndarray) -> np.ndarray:
-    """Round-to-nearest-even of v / 2**sh for non-negative int64 v and 1 <= sh <= 62."""
-    q = v >> sh
-    rem = v - (q << sh)
-    half = np.left_shift(np.int64(1), sh - 1)
-    return q + ((rem > half) | ((rem == half) & (q & 1 == 1)))
-
-
 def _fields(bits: np.ndarray, exp_bits: int, mant_bits: int):
     b = bits.astype(np.int64)
     return b >> (exp_bits + mant_bits), (b >> mant_bits) & ((1 << exp_bits) - 1), b & ((1 << mant_bits) - 1)
@@ -138,13 +130,17 @@ def flush_nan(bits, fmt: str = "fp16") -> tuple[np.ndarray, int]:
 
 def fp16_to_fp32(h) -> np.ndarray:
     """fp16 patterns -> fp32 patterns (cmod Fp16ToFp32): exact, denormals normalised, INF -> +/-FLT_MAX."""
-    s, e, m = _fields(np.asarray(h), 5, 10)
-    normal = ((e + 112) << 23) | (m << 13)
-    # denormal m * 2**-24, normalised exactly by float32 arithmetic
-    denormal = (m.astype(np.float32) * np.float32(2.0**-24)).view(np.int32).astype(np.int64)
-    out = np.where(e == 0, denormal, normal)
-    out = np.where(e == 31, np.where(m == 0, FP32_MAX_BITS, 0x7F800000 | m), out)
-    return ((s << 31) | out).astype(np.uint32)
+    h = np.asarray(h)
+    b = h.reshape(-1).astype(np.uint32)
+    mag = b & 0x7FFF
+    out = (mag << 13) + np.uint32(112 << 23)  # rebias the exponent, widen the mantissa
+    # denormal m * 2**-24, normalised exactly by a float32 multiply
+    out = np.where(mag < 0x400, (mag.astype(np.float32) * np.float32(2.0**-24)).view(np.uint32), out)
+    special = mag >= 0x7C00
+    if special.any():
+        m = mag[special] & 0x3FF
+        out[special] = np.where(m == 0, np.uint32(FP32_MAX_BITS), np.uint32(0x7F800000) | m)
+    return (out | ((b & 0x8000) << 16)).reshape(h.shape)
 
 
 def fp16_to_float32(h) -> np.ndarray:
@@ -168,23 +164,31 @@ def fp17_to_fp32(x) -> np.ndarray:
 
 def _narrow_from_fp32(bits, exp_bits: int, keep_denormals: bool) -> np.ndarray:
     """fp32 -> (1, exp_bits, 10) float: RNE, clip to max finite, NaN keeps the low 10 mantissa bits."""
-    s, e, m = _fields(fp32_bits(bits), 8, 23)
+    shape = np.shape(bits)
+    b = fp32_bits(bits).reshape(-1)
+    a = b & np.uint32(0x7FFFFFFF)
     bias_delta = 127 - ((1 << (exp_bits - 1)) - 1)
-    mant24 = m | (1 << 23)
-    # shift 13 for normal results; more for results below the smallest normal (denormal grid)
-    sh = np.clip(bias_delta + 14 - e, 13, 25)
-    q = _rne_shift(mant24, sh)
-    mag = (np.maximum(e - bias_delta - 1, 0) << 10) + q  # a mantissa carry ripples into the exponent
-    max_bits = ((1 << exp_bits) - 2) << 10 | 0x3FF
-    mag = np.minimum(mag, max_bits)
+    # normal results: round the magnitude's low 13 bits to nearest even; a mantissa carry ripples into
+    # the exponent, then the exponent is rebiased (wraps for small a, which the denormal branch replaces)
+    mag = ((a + ((a >> 13) & 1) + np.uint32(0xFFF)) >> 13) - np.uint32(bias_delta << 10)
+    # results below the smallest normal 2**emin: the float32 add of 2**(emin + 13), whose ulp is the
+    # denormal step 2**(emin - 10), rounds |x| to that grid to nearest even in a single rounding
+    emin = 1 - ((1 << (exp_bits - 1)) - 1)
+    magic = np.float32(2.0 ** (emin + 13))
+    small = a < np.uint32((bias_delta + 1) << 23)
+    with np.errstate(invalid="ignore"):  # NaN lanes are replaced below
+        grid = (a.view(np.float32) + magic).view(np.uint32) - magic.view(np.uint32)
     if not keep_denormals:
-        mag = np.where(mag < 0x400, 0, mag)
-    payload = m & 0x3FF
-    nan = (e == 255) & (m != 0)
-    # a NaN whose low 10 bits are zero would narrow to INF in the cmod; kept NaN instead (never INF out)
-    nan_bits = ((1 << exp_bits) - 1) << 10 | np.where(payload == 0, 0x200, payload)
-    mag = np.where(nan, nan_bits, mag)
-    return (s << (exp_bits + 10)) | mag
+        grid = np.where(grid < 0x400, np.uint32(0), grid)  # fp17: a denormal result is flushed to zero
+    mag = np.where(small, grid, mag)
+    mag = np.minimum(mag, np.uint32(((1 << exp_bits) - 2) << 10 | 0x3FF))  # never INF: clip to max finite
+    nan = a > np.uint32(0x7F800000)
+    if nan.any():
+        # cmod keeps the low 10 mantissa bits; a NaN whose low bits are zero would narrow to INF there,
+        # kept a NaN here since INF is never output (see module docstring)
+        payload = a[nan] & 0x3FF
+        mag[nan] = np.uint32(((1 << exp_bits) - 1) << 10) | np.where(payload == 0, np.uint32(0x200), payload)
+    return (mag | ((b >> 31) << (exp_bits + 10))).reshape(shape)
 
 
 def fp32_to_fp16(x) -> np.ndarray:

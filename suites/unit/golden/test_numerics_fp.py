@@ -321,6 +321,10 @@ def test_pixel_to_fp16_matches_reference(values, offset, scale, trunc):
 
 def test_scalars_and_shapes_are_kept():
     assert int(fp.fp16_to_fp32(np.uint16(0x3C00))) == 0x3F800000
+    assert int(fp.fp16_to_fp32(np.uint16(0xFC00))) == 0xFF7FFFFF
+    assert int(fp.fp32_to_fp16(np.float32(np.nan))) & 0x7C00 == 0x7C00
+    assert int(fp.fp32_to_fp17(np.float32(-(2.0**-31)))) == 1 << 16
+    assert fp.fp16_to_fp17(np.uint16(0x7C00)).shape == ()
     cube = ALL16[:24].reshape(2, 3, 4)
     assert fp.fp16_to_fp17(cube).shape == (2, 3, 4)
     assert fp.fp32_to_fp16(fp.fp16_to_float32(cube)).shape == (2, 3, 4)
