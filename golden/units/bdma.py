@@ -1,0 +1,349 @@
+"""BDMA: the bridge DMA that copies lines and surfaces between DRAM (MC) and CV-SRAM (CV).
+
+One *operation* copies SURF_REPEAT+1 surfaces of LINE_REPEAT+1 lines of (LINE.SIZE+1)*32 bytes;
+source and destination have their own line and surface strides and memory (CFG_CMD: 1 = MC,
+the primary memory; 0 = CV-SRAM, the secondary one). Unlike the other units BDMA has no ping-pong
+D_ registers: software writes an operation's CFG_* registers, then CFG_OP.EN = 1 caches them in one
+of 20 slots; CFG_LAUNCH0/1.GRP<g>_LAUNCH = 1 closes a *group* of the cached operations, which the
+hardware then executes and signals with GLB.S_INTR_STATUS.BDMA_DONE_STATUS<g>
+(programming-guide: BDMA programming).
+
+Facts from nvdla/hw (nvdlav1) vmod/nvdla/bdma and cmod/bdma: CFG_OP and CFG_LAUNCH<g> are plain
+read/write registers whose *write* triggers the push/launch (they read back what was written; the
+nvdlav1 sanity1 trace reads 1 back from both); STATUS.FREE_SLOT = 20 - operations still held;
+STATUS.GRP<g>_BUSY is set on launch and cleared when the group's last operation is done;
+STATUS.IDLE = nothing held and nothing moving.
+
+Hook for the trace player (BDMA registers are not D_ groups, so op-enable -> run() does not fit)::
+
+    engine = BdmaEngine(profile)                     # one per NVDLA instance, at reset
+    events = engine.on_register_write(name, value, memory)   # every CSB write to a BDMA register
+    #   name: "CFG_OP", "BDMA.CFG_OP" or "NVDLA_BDMA.CFG_OP_0"; memory: golden.memory.MemorySystem
+    #   events: [("interrupt", "BDMA_DONE_STATUS0"), ...] -> set that GLB.S_INTR_STATUS field
+    value = engine.read(name)                        # every CSB read of a BDMA register
+    engine.status()                                  # {("BDMA", "STATUS"): ..., stall counters}
+    events = engine.drain(memory)                    # only with deferred=True: run launched groups
+
+By default a launched group executes at once (the interrupt event is returned by the write of
+CFG_LAUNCH<g>). With `deferred=True` it waits for drain() (call it on a trace `wait`), so FREE_SLOT
+and GRP<g>_BUSY can be observed while a group is outstanding.
+
+`run(ctx)` is the standard unit entry point: one operation from ctx.regs (the CFG_* registers),
+validated and executed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.config import Profile
+from golden.errors import ConfigurationError, RegisterError
+from golden.memory import Memory, MemorySystem
+from golden.regs.regmap import Register, RegisterMap
+from golden.units.base import LayerContext, Surface, UnitResult
+
+UNIT = "BDMA"
+SLOTS = 20
+ATOM = 32
+GUIDE = "programming-guide: BDMA programming"
+LIMIT = "programming-guide: Limitation/BDMA"
+RDL = "register map (NVIDIA SystemRDL) NVDLA_BDMA"
+#: Registers of one operation (cached in a slot by CFG_OP.EN).
+OPERATION_REGISTERS = (
+    "CFG_SRC_ADDR_LOW", "CFG_SRC_ADDR_HIGH", "CFG_DST_ADDR_LOW", "CFG_DST_ADDR_HIGH", "CFG_LINE",
+    "CFG_CMD", "CFG_LINE_REPEAT", "CFG_SRC_LINE", "CFG_DST_LINE", "CFG_SURF_REPEAT", "CFG_SRC_SURF",
+    "CFG_DST_SURF",
+)
+#: Registers holding 32-byte units in bits [31:5]; software writing bits [4:0] asked for something else.
+ALIGNED_REGISTERS = ("CFG_SRC_ADDR_LOW", "CFG_DST_ADDR_LOW", "CFG_SRC_LINE", "CFG_DST_LINE",
+                     "CFG_SRC_SURF", "CFG_DST_SURF")
+STALL_COUNTERS = ("STATUS_GRP0_READ_STALL", "STATUS_GRP0_WRITE_STALL", "STATUS_GRP1_READ_STALL",
+                  "STATUS_GRP1_WRITE_STALL")
+
+
+# -- strided row copies (shared with golden.units.rubik) -------------------------------------------
+def _runs(offsets: np.ndarray, length: int):
+    """(first row, end row, address) of maximal runs of back-to-back rows."""
+    breaks = np.flatnonzero(np.diff(offsets) != length) + 1
+    starts = np.concatenate(([0], breaks))
+    ends = np.concatenate((breaks, [offsets.size]))
+    return zip(starts.tolist(), ends.tolist(), offsets[starts].tolist(), strict=True)
+
+
+def read_rows(memory: Memory, offsets, length: int) -> np.ndarray:
+    """The `length` bytes at each address of `offsets`, as an (n, length) np.uint8 array."""
+    offsets = np.asarray(offsets, np.int64).reshape(-1)
+    out = np.empty((offsets.size, length), np.uint8)
+    if length == 0 or offsets.size == 0:
+        return out
+    for first, end, address in _runs(offsets, length):
+        out[first:end] = memory.read(address, (end - first) * length).reshape(-1, length)
+    return out
+
+
+def write_rows(memory: Memory, offsets, rows: np.ndarray) -> None:
+    """Write row i of `rows` at address offsets[i], in order (a later row wins on overlap)."""
+    offsets = np.asarray(offsets, np.int64).reshape(-1)
+    rows = np.ascontiguousarray(rows, np.uint8).reshape(offsets.size, -1)
+    length = rows.shape[1]
+    if length == 0 or offsets.size == 0:
+        return
+    for first, end, address in _runs(offsets, length):
+        memory.write(address, rows[first:end].reshape(-1))
+
+
+def grid_offsets(base: int, strides, counts) -> np.ndarray:
+    """base + sum(i_k * stride_k) over the index grid, outermost index first, flattened."""
+    offsets = np.full(1, base, np.int64)
+    for stride, count in zip(strides, counts, strict=True):
+        offsets = (offsets[:, None] + np.arange(count, dtype=np.int64) * stride).reshape(-1)
+    return offsets
+
+
+def rows_overlap(first: np.ndarray, second: np.ndarray, length_first: int, length_second: int) -> bool:
+    """Whether a row [a, a+length_first) of `first` overlaps a row of `second`.
+
+    The rows of `first` must not overlap each other (validated strides guarantee it); any order.
+    """
+    order = np.sort(first)
+    starts = np.sort(second)
+    index = np.searchsorted(order, starts + length_second, side="left") - 1
+    valid = index >= 0
+    return bool(np.any(order[index[valid]] + length_first > starts[valid]))
+
+
+# -- one operation -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BdmaOperation:
+    src_addr: int
+    dst_addr: int
+    line_bytes: int
+    lines: int
+    surfaces: int
+    src_line_stride: int
+    dst_line_stride: int
+    src_surf_stride: int
+    dst_surf_stride: int
+    src_cvsram: bool
+    dst_cvsram: bool
+
+    @classmethod
+    def from_registers(cls, regmap: RegisterMap, raw: dict[str, int]) -> BdmaOperation:
+        """Decode the operation from raw CFG_* register values (name without unit -> 32-bit value)."""
+        _check_raw(regmap, raw)
+
+        def field(name: str, fld: str) -> int:
+            reg = regmap.get(UNIT, name)
+            return reg.field(fld).decode(raw.get(name, reg.reset))
+
+        cmd = regmap.get(UNIT, "CFG_CMD")
+        return cls(
+            src_addr=(field("CFG_SRC_ADDR_HIGH", "V8") << 32) | field("CFG_SRC_ADDR_LOW", "V32") << 5,
+            dst_addr=(field("CFG_DST_ADDR_HIGH", "V8") << 32) | field("CFG_DST_ADDR_LOW", "V32") << 5,
+            line_bytes=(field("CFG_LINE", "SIZE") + 1) * ATOM,
+            lines=field("CFG_LINE_REPEAT", "NUMBER") + 1,
+            surfaces=field("CFG_SURF_REPEAT", "NUMBER") + 1,
+            src_line_stride=field("CFG_SRC_LINE", "STRIDE") << 5,
+            dst_line_stride=field("CFG_DST_LINE", "STRIDE") << 5,
+            src_surf_stride=field("CFG_SRC_SURF", "STRIDE") << 5,
+            dst_surf_stride=field("CFG_DST_SURF", "STRIDE") << 5,
+            src_cvsram=cmd.field("SRC_RAM_TYPE").decode(raw.get("CFG_CMD", cmd.reset)) == 0,
+            dst_cvsram=cmd.field("DST_RAM_TYPE").decode(raw.get("CFG_CMD", cmd.reset)) == 0,
+        )
+
+    @property
+    def size(self) -> int:
+        """Bytes moved: (LINE.SIZE+1)*32 * (LINE_REPEAT+1) * (SURF_REPEAT+1) (the guide's
+        "actual_size" formula writes CFG_LINE-1; the RDL and cmod/bdma count SIZE+1 atoms)."""
+        return self.line_bytes * self.lines * self.surfaces
+
+    def source_offsets(self) -> np.ndarray:
+        return grid_offsets(self.src_addr, (self.src_surf_stride, self.src_line_stride),
+                            (self.surfaces, self.lines))
+
+    def destination_offsets(self) -> np.ndarray:
+        return grid_offsets(self.dst_addr, (self.dst_surf_stride, self.dst_line_stride),
+                            (self.surfaces, self.lines))
+
+    def validate(self, profile: Profile) -> None:
+        profile.require("BDMA", "a BDMA copy", fields=("BDMA.CFG_OP.EN",))
+        for cvsram, side in ((self.src_cvsram, "SRC"), (self.dst_cvsram, "DST")):
+            if cvsram:
+                profile.require("SECONDARY_MEMIF", f"a BDMA copy with {side}_RAM_TYPE=CVSRAM",
+                                fields=(f"BDMA.CFG_CMD.{side}_RAM_TYPE",))
+        for side in ("SRC", "DST"):
+            line = getattr(self, f"{side.lower()}_line_stride")
+            surf = getattr(self, f"{side.lower()}_surf_stride")
+            if self.lines > 1 and line < self.line_bytes:
+                raise ConfigurationError(
+                    f"{side} line stride {line:#x} is smaller than the {self.line_bytes}-byte line "
+                    "(CFG_<SRC|DST>_LINE is the total bytes per line, padding included)",
+                    fields=(f"BDMA.CFG_{side}_LINE.STRIDE", "BDMA.CFG_LINE.SIZE"),
+                    rule=f"{GUIDE}/Buffer allocation")
+            surface_bytes = (self.lines - 1) * line + self.line_bytes
+            if self.surfaces > 1 and surf < surface_bytes:
+                raise ConfigurationError(
+                    f"{side} surface stride {surf:#x} is smaller than one surface ({surface_bytes:#x} bytes)",
+                    fields=(f"BDMA.CFG_{side}_SURF.STRIDE", f"BDMA.CFG_{side}_LINE.STRIDE"),
+                    rule=f"{GUIDE}/Buffer allocation")
+        if self.src_cvsram == self.dst_cvsram and rows_overlap(
+                self.source_offsets(), self.destination_offsets(), self.line_bytes, self.line_bytes):
+            raise ConfigurationError(
+                "source and destination bytes overlap; the hardware streams reads ahead of writes, "
+                "so the result is not defined",
+                fields=("BDMA.CFG_SRC_ADDR_LOW", "BDMA.CFG_DST_ADDR_LOW"),
+                rule="golden model: BDMA copies between disjoint buffers")
+
+    def execute(self, memory: MemorySystem) -> Surface:
+        """Copy the lines; returns the destination as a surface of 32-byte atoms."""
+        rows = read_rows(memory.select(self.src_cvsram), self.source_offsets(), self.line_bytes)
+        destination = memory.select(self.dst_cvsram)
+        write_rows(destination, self.destination_offsets(), rows)
+        return Surface(destination.name, self.dst_addr, (self.surfaces * ATOM, self.lines,
+                                                         self.line_bytes // ATOM),
+                       "int8", self.dst_line_stride, self.dst_surf_stride, ATOM, name="BDMA destination")
+
+
+def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
+    """Bits the registers drop: 32-byte units in [31:5], reserved repeat bits, a 40-bit address."""
+    for name in ALIGNED_REGISTERS:
+        value = raw.get(name, 0)
+        if value & (ATOM - 1):
+            field = regmap.get(UNIT, name).fields[0].name
+            raise ConfigurationError(
+                f"{name} = {value:#x} is not a multiple of 32; the register keeps bits [31:5] only",
+                fields=(f"BDMA.{name}.{field}",), rule=f"{RDL} ({name}: 32-byte units)")
+    for name in ("CFG_LINE_REPEAT", "CFG_SURF_REPEAT"):
+        if raw.get(name, 0) >> 13 & 0x7FF:
+            raise ConfigurationError(
+                f"{name} = {raw[name]:#x}: NUMBER is 0..0x1fff, bits [23:13] are reserved and must be 0",
+                fields=(f"BDMA.{name}.NUMBER",), rule=f"{RDL} ({name})")
+    for name in ("CFG_SRC_ADDR_HIGH", "CFG_DST_ADDR_HIGH"):
+        if raw.get(name, 0) >> 8:
+            raise ConfigurationError(
+                f"{name} = {raw[name]:#x}: BDMA addresses are 40 bits (HIGH holds bits [39:32])",
+                fields=(f"BDMA.{name}.V8",), rule=f"{RDL} ({name})")
+
+
+def _raw_operation(ctx: LayerContext) -> dict[str, int]:
+    return {name: ctx.regs.value(UNIT, name) for name in OPERATION_REGISTERS}
+
+
+def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
+    """One BDMA operation programmed in ctx.regs (CFG_*), executed at once."""
+    ctx.profile.require("BDMA", "a BDMA copy", fields=("BDMA.CFG_OP.EN",))
+    if upstream is not None:
+        raise ConfigurationError("BDMA reads memory only; it takes no on-the-fly input",
+                                 fields=("BDMA.CFG_OP.EN",), rule=GUIDE)
+    operation = BdmaOperation.from_registers(ctx.regs.regmap, _raw_operation(ctx))
+    operation.validate(ctx.profile)
+    surface = operation.execute(ctx.memory)
+    return UnitResult(status={(UNIT, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
+
+
+# -- the slot/group engine ---------------------------------------------------------------------------
+class BdmaEngine:
+    """BDMA's CSB registers, its 20 operation slots and its two groups, for a trace player."""
+
+    def __init__(self, profile: Profile, regmap: RegisterMap | None = None, *, deferred: bool = False):
+        self.profile = profile
+        self.regmap = regmap or RegisterMap.for_profile(profile)
+        self.deferred = deferred
+        self.values: dict[str, int] = {}
+        #: Operations cached by CFG_OP.EN since the last launch (the open group).
+        self.gathering: list[BdmaOperation] = []
+        #: Launched groups not yet executed: (group, operations), in launch order.
+        self.launched: list[tuple[int, list[BdmaOperation]]] = []
+        self.busy = [False, False]
+        #: Every executed operation with its destination surface, in execution order.
+        self.completed: list[tuple[int, BdmaOperation, Surface]] = []
+
+    # -- CSB side --
+    def _register(self, name: str) -> Register:
+        reg = self.regmap.lookup(name) if "." in name else self.regmap.get(UNIT, name.removesuffix("_0"))
+        if reg.unit != UNIT:
+            raise RegisterError(f"{reg.qualified} is not a BDMA register", register=reg.qualified)
+        return reg
+
+    def on_register_write(self, name: str, value: int, memory: MemorySystem,
+                          profile: Profile | None = None) -> list[tuple[str, str]]:
+        """A CSB write; returns the events it causes, e.g. [("interrupt", "BDMA_DONE_STATUS0")]."""
+        if profile is not None:
+            self.profile = profile
+        reg = self._register(name)
+        if not reg.writable_mask:
+            return []  # STATUS registers: writes are ignored
+        value &= 0xFFFFFFFF
+        self.values[reg.name] = value
+        if reg.name == "CFG_OP" and value & 1:
+            self._push()
+        elif reg.name in ("CFG_LAUNCH0", "CFG_LAUNCH1") and value & 1:
+            self._launch(int(reg.name[-1]))
+            if not self.deferred:
+                return self.drain(memory)
+        return []
+
+    def read(self, name: str) -> int:
+        """What a CSB read of the register returns."""
+        reg = self._register(name)
+        status = self.status()
+        if (UNIT, reg.name) in status:
+            return status[UNIT, reg.name]
+        return self.values.get(reg.name, reg.reset) & reg.readable_mask
+
+    def status(self) -> dict[tuple[str, str], int]:
+        """The read-only registers as the hardware reports them now."""
+        held = len(self.gathering) + sum(len(ops) for _, ops in self.launched)
+        idle = held == 0
+        status = self.regmap.get(UNIT, "STATUS").encode(
+            FREE_SLOT=SLOTS - held, IDLE=int(idle), GRP0_BUSY=int(self.busy[0]), GRP1_BUSY=int(self.busy[1]))
+        # Stall cycles are a timing quantity; the golden model has no clock and reports 0.
+        return {(UNIT, "STATUS"): status, **{(UNIT, name): 0 for name in STALL_COUNTERS}}
+
+    # -- slots and groups --
+    def _push(self) -> None:
+        raw = {name: self.values.get(name, self.regmap.get(UNIT, name).reset) for name in OPERATION_REGISTERS}
+        operation = BdmaOperation.from_registers(self.regmap, raw)
+        operation.validate(self.profile)
+        if all(self.busy):
+            raise ConfigurationError(
+                "an operation was enabled while group 0 and group 1 are both busy",
+                fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.GRP0_BUSY", "BDMA.STATUS.GRP1_BUSY"), rule=LIMIT)
+        held = len(self.gathering) + sum(len(ops) for _, ops in self.launched)
+        if held >= SLOTS:
+            raise ConfigurationError(
+                f"an operation was enabled with no free slot (all {SLOTS} hold operations; poll "
+                "STATUS.FREE_SLOT first, and a group holds at most 20 operations)",
+                fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.FREE_SLOT"), rule=f"{GUIDE} (20 slots)")
+        self.gathering.append(operation)
+
+    def _launch(self, group: int) -> None:
+        field = f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH"
+        if self.busy[group]:
+            raise ConfigurationError(
+                f"group {group} was launched again before its interrupt returned",
+                fields=(field, f"BDMA.STATUS.GRP{group}_BUSY"), rule=GUIDE)
+        if not self.gathering:
+            raise ConfigurationError(
+                f"group {group} was launched with no operation enabled since the last launch; the "
+                "hardware would never finish it", fields=(field, "BDMA.CFG_OP.EN"), rule=GUIDE)
+        if len({op.dst_cvsram for op in self.gathering}) > 1:
+            raise ConfigurationError(
+                f"the operations of group {group} write to both DRAM and CV-SRAM",
+                fields=("BDMA.CFG_CMD.DST_RAM_TYPE", field), rule=LIMIT)
+        self.launched.append((group, self.gathering))
+        self.gathering = []
+        self.busy[group] = True
+
+    def drain(self, memory: MemorySystem) -> list[tuple[str, str]]:
+        """Execute every launched group in launch order; one interrupt event per group."""
+        events = []
+        while self.launched:
+            group, operations = self.launched.pop(0)
+            for operation in operations:
+                self.completed.append((group, operation, operation.execute(memory)))
+            self.busy[group] = False
+            events.append(("interrupt", f"BDMA_DONE_STATUS{group}"))
+        return events
