@@ -201,8 +201,44 @@ _RECORD = re.compile(
 _BYTE = re.compile(r"0x([0-9a-fA-F]{1,2})$")
 
 
+_RECORDS = re.compile(
+    r"\{\s*'?offset'?\s*:\s*(0x[0-9a-fA-F]+)\s*,\s*'?size'?\s*:\s*(\d+)\s*,\s*'?(?:payload|value)'?\s*:"
+    r"\s*([0-9a-fA-Fx ]*?)\s*\}")
+_SHORT_BYTE = re.compile(r"0x([0-9a-fA-F])(?![0-9a-fA-F])")
+_FRAME_LINES = re.compile(r"^\s*(?:[{}],?)?\s*$\n?", re.MULTILINE)
+
+
 def parse_records(text: str, path: str = "<dat>") -> list[tuple[int, np.ndarray]]:
-    """Parse the trace_tests record syntax into (offset, payload) pairs."""
+    """Parse the trace_tests record syntax into (offset, payload) pairs.
+
+    Contiguous records are merged into one run. The whole file is parsed with
+    C-level regex and bytes.fromhex; only a file that does not parse cleanly is
+    walked line by line, to name the offending line.
+    """
+    found = _RECORDS.findall(text)
+    body_lines = len(_FRAME_LINES.sub("", text).splitlines())
+    payloads = [payload for _, _, payload in found]
+    sizes = np.array([int(size) for _, size, _ in found], np.int64)
+    counts = np.array([payload.count("0x") for payload in payloads], np.int64)
+    joined = _SHORT_BYTE.sub(r"0\1", " ".join(payloads)).replace("0x", "")
+    try:
+        data = np.frombuffer(bytes.fromhex(joined), np.uint8)
+    except ValueError:
+        data = None
+    if data is None or body_lines != len(found) or not np.array_equal(sizes, counts) or data.size != sizes.sum():
+        return _parse_records_by_line(text, path)
+    offsets = np.array([int(offset, 16) for offset, _, _ in found], np.int64)
+    if not found:
+        return []
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    breaks = np.flatnonzero(offsets[1:] != offsets[:-1] + sizes[:-1]) + 1
+    run_starts = np.concatenate(([0], breaks))
+    run_ends = np.concatenate((breaks, [len(found)]))
+    return [(int(offsets[a]), data[starts[a]:starts[b - 1] + sizes[b - 1]].copy())
+            for a, b in zip(run_starts, run_ends, strict=True)]
+
+
+def _parse_records_by_line(text: str, path: str) -> list[tuple[int, np.ndarray]]:
     records = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -233,15 +269,17 @@ def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
 
     ../shared/nvdla/README.md, "traceplayer/: the nvdlav1 input.txn format".
     """
-    chunks = []
+    lines = [line for line in text.splitlines() if line.strip().startswith("0x")]
+    joined = _SHORT_BYTE.sub(r"0\1", " ".join(lines)).replace("0x", "")
+    try:
+        return np.frombuffer(bytes.fromhex(joined), np.uint8).copy()
+    except ValueError:
+        pass
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if not stripped.startswith("0x"):
-            continue
-        if not _TXN_DATA.match(stripped):
+        if stripped.startswith("0x") and not _TXN_DATA.match(stripped):
             raise DataFileError(f"bad data line {stripped[:60]!r}", path=path, line=number)
-        chunks.append([int(token, 16) for token in stripped.split()])
-    return np.array([b for chunk in chunks for b in chunk], np.uint8)
+    raise DataFileError("bad data bytes", path=path)
 
 
 def is_record_syntax(text: str) -> bool:
