@@ -1,9 +1,12 @@
-"""NVIDIA's direct-convolution traces (trace_tests/*/dc_*) through the convolution model.
+"""NVIDIA's convolution traces through the convolution model: trace_tests/*/dc_* (int8, CRC checks) and the
+nvdlav1 traceplayer convolution tests (int16, nv_full, golden dump_mem files).
 
 Every dc_ trace ends in SDP (CACC -> SDP on the fly -> memory) and is checked by one CRC. The SDP of all
 dc_ traces has BS, BN and EW bypassed, so only SDP's output convertor (D_CVT_OFFSET/SCALE/SHIFT, int8
-out) acts. TEMPORARY until golden/units/sdp.py and golden/player.py land: `_play_cfg` is a minimal
-.cfg reader and `_sdp_int8_cvt` a minimal SDP for exactly that case (it refuses anything else).
+out) acts; the traceplayer tests add SDP's BS ReLU (BS ALU and MUL bypassed) and int16 output.
+TEMPORARY until golden/units/sdp.py and golden/player.py land: `_play_cfg` is a minimal
+.cfg reader, `_play_txn` a minimal input.txn reader and `_sdp_cvt` a minimal SDP for exactly those
+cases (it refuses anything else).
 """
 
 from __future__ import annotations
@@ -60,32 +63,43 @@ def _play_cfg(path: Path, profile_name: str):
     return LayerContext(get_profile(profile_name), regs, memory), crc
 
 
-def _sdp_int8_cvt(ctx: LayerContext, cube: np.ndarray) -> None:
-    """TEMPORARY SDP: bypassed BS/BN/EW, output convertor to int8, written in feature format."""
+def _sdp_cvt(ctx: LayerContext, cube: np.ndarray) -> None:
+    """TEMPORARY SDP: bypassed BN/EW, BS bypassed or ReLU only, output convertor, feature format out."""
     regs = ctx.regs
-    for cfg in ("D_DP_BS_CFG", "D_DP_BN_CFG", "D_DP_EW_CFG"):
+    for cfg in ("D_DP_BN_CFG", "D_DP_EW_CFG"):
         assert regs.value("SDP", cfg) & 1, f"temporary SDP handles bypassed {cfg} only"
-    assert regs.enum("SDP", "D_DATA_FORMAT", "OUT_PRECISION") == "INT8"
+    cube = cube.astype(np.int64)
+    if not regs.field("SDP", "D_DP_BS_CFG", "BS_BYPASS"):
+        assert regs.field("SDP", "D_DP_BS_CFG", "BS_ALU_BYPASS") and regs.field("SDP", "D_DP_BS_CFG",
+                                                                                 "BS_MUL_BYPASS")
+        if not regs.field("SDP", "D_DP_BS_CFG", "BS_RELU_BYPASS"):
+            cube = np.maximum(cube, 0)
+    precision = regs.enum("SDP", "D_DATA_FORMAT", "OUT_PRECISION").lower()
+    assert precision in ("int8", "int16")
+    bits = 8 if precision == "int8" else 16
     offset = regs.signed("SDP", "D_CVT_OFFSET", "CVT_OFFSET")
     scale = regs.signed("SDP", "D_CVT_SCALE", "CVT_SCALE")
     shift = regs.field("SDP", "D_CVT_SHIFT", "CVT_SHIFT")
 
     def convert(x):
-        return saturate(shift_right_round((np.asarray(x, dtype=np.int64) - offset) * scale, shift), 8)[0]
+        return saturate(shift_right_round((np.asarray(x, dtype=np.int64) - offset) * scale, shift), bits)[0]
 
     # The padding channels of the last atom carry what SDP makes of a 0 from CACC.
-    pad = int(np.uint8(np.int8(convert(0))))
+    pad = int(convert(0)) & 0xFF
+    per_atom = ctx.profile.memory_atomic_size * 8 // bits
+    assert bits == 8 or cube.shape[-3] % per_atom == 0, "temporary SDP: no int16 padding channels"
     base = regs.address("SDP", "D_DST_BASE_ADDR_HIGH", "D_DST_BASE_ADDR_LOW")
-    buf = feature.pack_feature(convert(cube).astype(np.int8), "int8", regs.value("SDP", "D_DST_LINE_STRIDE"),
+    buf = feature.pack_feature(convert(cube), precision, regs.value("SDP", "D_DST_LINE_STRIDE"),
                                regs.value("SDP", "D_DST_SURFACE_STRIDE"), ctx.profile.memory_atomic_size,
                                pad_value=pad)
-    ctx.memory.pri.write(base, buf)
+    ram = "MCIF" if regs.field("SDP", "D_DST_DMA_CFG", "DST_RAM_TYPE") else "CVIF"
+    (ctx.memory.pri if ram == "MCIF" else ctx.memory.sec).write(base, buf)
 
 
 def _run_trace(path: Path, profile: str):
     ctx, (crc_base, crc_size, crc_expected) = _play_cfg(path, profile)
     result = conv.run(ctx)
-    _sdp_int8_cvt(ctx, result.output)
+    _sdp_cvt(ctx, result.output)
     return ctx.memory.pri.crc32(crc_base, crc_size), crc_expected, result
 
 
@@ -105,6 +119,45 @@ def test_dc_trace_fails_when_a_weight_changes(nvdla_data):
     address = ctx.regs.address("CDMA", "D_WEIGHT_ADDR_HIGH", "D_WEIGHT_ADDR_LOW")
     byte = ctx.memory.pri.read(address + 5, 1)
     ctx.memory.pri.write(address + 5, byte ^ 0x40)
-    _sdp_int8_cvt(ctx, conv.run(ctx).output)
+    _sdp_cvt(ctx, conv.run(ctx).output)
     assert ctx.memory.pri.crc32(base, size) != expected
 
+
+
+TRACEPLAYER_CONV = ["conv_8x8_fc_int16", "googlenet_conv2_3x3_int16", "sanity3", "sanity3_cvsram"]
+
+
+def _play_txn(folder: Path):
+    """TEMPORARY input.txn reader (nvdlav1 layout): registers, memory after loads, dump_mem checks."""
+    regmap = RegisterMap.for_layout("nvdlav1")
+    memory, writes, dumps = MemorySystem(), [], []
+    for line in (folder / "input.txn").read_text().splitlines():
+        fields = line.split("#")[0].split()
+        if not fields:
+            continue
+        if fields[0] == "write_reg":
+            reg = regmap.at((int(fields[1], 16) & 0xFFFF) << 2)
+            writes.append((f"{reg.unit}.{reg.name}", int(fields[2], 16)))
+        elif fields[0] in ("load_mem", "dump_mem"):
+            base, size = int(fields[1], 16), int(fields[2], 16)
+            data = read_memory_file(folder / fields[3])[0][1][:size]
+            ram = memory.pri if base >> 28 == 8 else memory.sec
+            if fields[0] == "load_mem":
+                ram.write(base, data)
+            else:
+                dumps.append((ram, base, data))
+    regs = RegisterValues.from_writes(regmap, writes)
+    return LayerContext(get_profile("nv_full"), regs, memory), dumps
+
+
+@pytest.mark.parametrize("name", TRACEPLAYER_CONV)
+def test_traceplayer_conv_int16(nvdla_data, name):
+    ctx, dumps = _play_txn(nvdla_data / "traceplayer" / name)
+    result = conv.run(ctx)
+    assert ctx.regs.enum("CACC", "D_MISC_CFG", "PROC_PRECISION") == "INT16"
+    _sdp_cvt(ctx, result.output)
+    assert dumps
+    for ram, base, expected in dumps:
+        got = ram.read(base, expected.size, unwritten="allow")
+        bad = np.flatnonzero(got != expected)
+        assert bad.size == 0, f"{name}: {bad.size} of {expected.size} bytes differ from {base + bad[0]:#x}"
