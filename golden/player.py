@@ -119,6 +119,8 @@ class TraceResult:
     unwritten_bytes_read: int = 0
     seconds: float = 0.0
     path: str = ""
+    #: The memories after the run (golden implementation; dropped when results cross processes).
+    memory: MemorySystem | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail}
@@ -177,7 +179,7 @@ class Player:
         self.regs = RegisterFile(self.regmap)
         self.memory = MemorySystem(Memory("pri_mem", unwritten="warn", outside="allow"),
                                    Memory("sec_mem", unwritten="warn", outside="allow"))
-        self.result = TraceResult(trace.name, profile.name, path=str(trace.path))
+        self.result = TraceResult(trace.name, profile.name, path=str(trace.path), memory=self.memory)
         self.watches: list[IntrNotify] = []
         self.fired: set[str] = set()
         self.sync_events: set[str] = set()
