@@ -1,0 +1,91 @@
+"""PDP (planar data processor) golden model: max / min / average pooling.
+
+Sources: programming guide "PDP programming" and "Limitation/PDP"; in-memory-data-formats Table 32 and
+the INF table; precision-preservation (PDP padding value, PDP FP16 threshold). Bit behaviour beyond the
+documents follows nvdla/hw cmod/pdp (see pooling.py).
+
+The input is the SDP output cube on the fly (`upstream`, (C, H, W) with C at least CUBE_IN_CHANNEL) or
+the cube PDP_RDMA reads from memory; the output is written to the PDP destination surface. Whole atoms
+are processed, so the padding channels of the last atom are pooled and written too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.errors import ConfigurationError
+from golden.numerics import fp
+from golden.units.base import LayerContext, UnitResult
+from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
+from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
+from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
+
+__all__ = ["run"]
+
+
+def _sign_extend(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _input(ctx: LayerContext, cfg, upstream) -> np.ndarray:
+    atom = ctx.profile.memory_atomic_size
+    channels = padded_channels(cfg.channels, cfg.precision, atom)
+    if not cfg.on_the_fly:
+        base, line, surface, cvsram = cfg.src
+        return read_cube(ctx.memory.select(cvsram), base, (cfg.channels, cfg.in_height, cfg.in_width),
+                         cfg.precision, line, surface, atom)
+    if upstream is None:
+        raise ConfigurationError("on-the-fly PDP needs the SDP output cube (run SDP first)",
+                                 fields=("PDP.D_OPERATION_MODE_CFG.FLYING_MODE",),
+                                 rule="programming-guide: PDP programming (On-the-fly processing)")
+    cube = np.asarray(upstream)
+    if cube.shape[1:] != (cfg.in_height, cfg.in_width) or cube.shape[0] < cfg.channels:
+        raise ConfigurationError(f"SDP output cube {cube.shape} does not match the PDP input "
+                                 f"{cfg.channels}x{cfg.in_height}x{cfg.in_width}",
+                                 fields=("PDP.D_DATA_CUBE_IN_WIDTH", "PDP.D_DATA_CUBE_IN_HEIGHT",
+                                         "PDP.D_DATA_CUBE_IN_CHANNEL"),
+                                 rule="programming-guide: PDP programming (On-the-fly processing)")
+    cube = cube[:channels]
+    if cube.shape[0] < channels:
+        cube = np.concatenate([cube, np.zeros((channels - cube.shape[0], *cube.shape[1:]), cube.dtype)])
+    return cube.view(np.uint16) if cfg.precision == "fp16" and cube.dtype == np.float16 else cube
+
+
+def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    if not cfg.on_the_fly:
+        status["D_INF_INPUT_NUM"] = int(np.count_nonzero((bits & 0x7FFF) == 0x7C00))
+        status["D_NAN_INPUT_NUM"] = fp.nan_count(bits)
+        if cfg.nan_to_zero:
+            bits, _ = fp.flush_nan(bits)
+    if cfg.method != "average":
+        return pool_fp16_extreme(bits, cfg.method, cfg.kernel, cfg.stride, cfg.pads), None
+    out, magnitude = pool_fp16_average(bits, cfg.kernel, cfg.stride, cfg.pads, cfg.recip)
+    # precision-preservation, FP16 thresholds, PDP: |a-b| <= 0.0001 and |a-b| / max_value <= 0.001.
+    return out, np.minimum(1e-4, 1e-3 * magnitude)
+
+
+def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
+    regs = ctx.regs
+    cfg = decode(regs)
+    ctx.profile.require("PDP", "PDP layer", fields=("PDP.D_OP_ENABLE.OP_EN",))
+    ctx.profile.require_precision(cfg.precision, "PDP layer", fields=("PDP.D_DATA_FORMAT.INPUT_DATA",))
+    validate(cfg, regs)
+    if cfg.dst[3] or (not cfg.on_the_fly and cfg.src[3]):
+        ctx.profile.require("SECONDARY_MEMIF", "PDP surface in CV-SRAM",
+                            fields=("PDP.D_DST_RAM_CFG.DST_RAM_TYPE", "PDP_RDMA.D_SRC_RAM_CFG.SRC_RAM_TYPE"))
+    cube = _input(ctx, cfg, upstream)
+    status = {"D_INF_INPUT_NUM": 0, "D_NAN_INPUT_NUM": 0, "D_NAN_OUTPUT_NUM": 0}
+    tolerance = None
+    if cfg.precision == "fp16":
+        out, tolerance = _pool_fp16(cfg, np.asarray(cube).astype(np.uint16), status)
+        status["D_NAN_OUTPUT_NUM"] = fp.nan_count(out)
+    else:
+        bits = 8 if cfg.precision == "int8" else 16
+        pads = tuple(_sign_extend(v, n) for v, n in zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True))
+        out = pool_int(cube, cfg.method, cfg.kernel, cfg.stride, cfg.pads, pads, cfg.recip, bits)
+    base, line, surface, cvsram = cfg.dst
+    written = write_cube(ctx.memory.select(cvsram), base, out, cfg.precision, line, surface,
+                         ctx.profile.memory_atomic_size, "PDP")
+    return UnitResult(status={("PDP", name): value for name, value in status.items()},
+                      surfaces=[written], tolerance=tolerance)
