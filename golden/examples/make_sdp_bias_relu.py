@@ -1,4 +1,4 @@
-"""Write the shipped example layer: golden/examples/sdp_bias_relu_int8/ (.cfg trace + .dat input).
+"""Write the shipped example layer: golden/examples/sdp_bias_relu_int8.cfg + _input.dat.
 
     python -m golden.examples.make_sdp_bias_relu
 
@@ -23,7 +23,7 @@ from golden.regs.regmap import RegisterMap
 from golden.trace import CheckCrc, IntrNotify, MemInit, MemLoad, RegWrite, write_cfg
 
 NAME = "sdp_bias_relu_int8"
-FOLDER = Path(__file__).with_name(NAME)
+FOLDER = Path(__file__).parent
 SHAPE = (16, 8, 8)  # C, H, W
 ATOM = 8  # nv_small memory atom (bytes)
 SRC, DST = 0x80000000, 0x80100000
@@ -86,7 +86,6 @@ def registers() -> list[tuple[str, dict[str, int]]]:
 
 def main() -> None:
     regmap = RegisterMap.for_layout("master")
-    FOLDER.mkdir(exist_ok=True)
     x = input_cube()
     packed_in = pack_feature(x, "int8", LINE, SURFACE, ATOM)
     packed_out = pack_feature(expected_cube(x), "int8", LINE, SURFACE, ATOM)
