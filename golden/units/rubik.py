@@ -1,0 +1,308 @@
+"""Rubik (RBK): reorders feature data in memory; no arithmetic, bytes move whole.
+
+Modes (programming-guide: Rubik programming; addressing as in nvdla/hw nvdlav1 cmod/rubik and
+vmod/nvdla/rubik/NV_NVDLA_RUBIK_seq_gen.v, which take CONTRACT_STRIDE_0/1 as cube/line-block strides):
+
+* CONTRACT, the last phase of a deconvolution: the input holds stride_x*stride_y feature cubes of
+  W x H x C_out (one per kernel phase, cube k = py*stride_x + px at DAIN_ADDR + k*CONTRACT_STRIDE_0).
+  Output pixel (x*stride_x + px, y*stride_y + py) is input pixel (x, y) of cube k, written as
+  a feature cube of (W*stride_x) x (H*stride_y) x C_out at DAOUT_ADDR with line y*stride_y + py at
+  y*CONTRACT_STRIDE_1 + py*DAOUT_LINE_STRIDE. 32-byte atoms (channel padding included) move whole.
+* SPLIT: a W x H x C feature cube -> DATAOUT_CHANNEL+1 planes; element (c, y, x) of bytes-per-element
+  b goes to DAOUT_ADDR + c*DAOUT_PLANAR_STRIDE + y*DAOUT_LINE_STRIDE + x*b. Each plane line is
+  written as whole 32-byte atoms; the bytes after the W*b data up to the atom end are written as 0
+  (cmod/rubik clears its reorder buffer; the DMA writes whole atoms).
+* MERGE: DATAIN_CHANNEL+1 planes (DAIN_PLANAR_STRIDE apart) -> a feature cube at DAOUT_ADDR with
+  DAOUT_LINE/SURF_STRIDE; padding channels of the last surface are written as 0.
+
+The atom is always 32 bytes (RUBIK_ATOM_CUBE_SIZE in cmod/rubik): Rubik exists only in nv_full.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.errors import ConfigurationError
+from golden.memory import MemorySystem
+from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.bdma import grid_offsets, read_rows, write_rows
+
+UNIT = "RBK"
+ATOM = 32
+GUIDE = "programming-guide: Rubik programming"
+LIMIT = "programming-guide: Limitation/Rubik"
+BYTES = {"int8": 1, "int16": 2, "fp16": 2}
+#: (register, field) of every address or stride held in 32-byte units (bits [31:5]).
+ALIGNED = {
+    "DAIN_ADDR": ("D_DAIN_ADDR_LOW", "DAIN_ADDR_LOW"),
+    "DAIN_LINE": ("D_DAIN_LINE_STRIDE", "DAIN_LINE_STRIDE"),
+    "DAIN_SURF": ("D_DAIN_SURF_STRIDE", "DAIN_SURF_STRIDE"),
+    "DAIN_PLANAR": ("D_DAIN_PLANAR_STRIDE", "DAIN_PLANAR_STRIDE"),
+    "DAOUT_ADDR": ("D_DAOUT_ADDR_LOW", "DAOUT_ADDR_LOW"),
+    "DAOUT_LINE": ("D_DAOUT_LINE_STRIDE", "DAOUT_LINE_STRIDE"),
+    "DAOUT_SURF": ("D_DAOUT_SURF_STRIDE", "DAOUT_SURF_STRIDE"),
+    "DAOUT_PLANAR": ("D_DAOUT_PLANAR_STRIDE", "DAOUT_PLANAR_STRIDE"),
+    "CONTRACT_0": ("D_CONTRACT_STRIDE_0", "CONTRACT_STRIDE_0"),
+    "CONTRACT_1": ("D_CONTRACT_STRIDE_1", "CONTRACT_STRIDE_1"),
+}
+#: Which of them each mode uses (the guide lists the registers split/merge need not program).
+USED = {
+    "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
+                 "CONTRACT_0", "CONTRACT_1"),
+    "SPLIT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"),
+    "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF"),
+}
+#: Planar-side registers, which need 64-byte alignment in split/merge.
+PLANAR = {"SPLIT": ("DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"), "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR")}
+
+
+def _qualified(key: str) -> str:
+    register, field = ALIGNED[key]
+    return f"RBK.{register}.{field}"
+
+
+def _surfaces(channels: int, per_atom: int) -> int:
+    return -(-channels // per_atom)
+
+
+@dataclass(frozen=True)
+class RubikLayer:
+    mode: str
+    precision: str
+    width: int
+    height: int
+    in_channels: int
+    out_channels: int
+    in_cvsram: bool
+    out_cvsram: bool
+    stride_x: int
+    stride_y: int
+    #: Byte addresses and strides keyed as ALIGNED (DAIN_ADDR, DAOUT_LINE, CONTRACT_0, ...).
+    bytes: dict
+
+    @property
+    def element_bytes(self) -> int:
+        return BYTES[self.precision]
+
+    @property
+    def per_atom(self) -> int:
+        return ATOM // self.element_bytes
+
+    @classmethod
+    def from_registers(cls, ctx: LayerContext) -> RubikLayer:
+        regs = ctx.regs
+        ctx.profile.require("RUBIK", "a Rubik layer", fields=("RBK.D_OP_ENABLE.OP_EN",))
+        mode = regs.enum(UNIT, "D_MISC_CFG", "RUBIK_MODE")
+        if mode == "CONTRACT":
+            ctx.profile.require("RUBIK_CONTRACT", "Rubik contract mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+        else:
+            ctx.profile.require("RUBIK_RESHAPE", f"Rubik {mode.lower()} mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+        precision = regs.enum(UNIT, "D_MISC_CFG", "IN_PRECISION").lower()
+        ctx.profile.require_precision(precision, "the Rubik layer", fields=("RBK.D_MISC_CFG.IN_PRECISION",))
+        in_cvsram = regs.enum(UNIT, "D_DAIN_RAM_TYPE", "DATAIN_RAM_TYPE") == "CVIF"
+        out_cvsram = regs.enum(UNIT, "D_DAOUT_RAM_TYPE", "DATAOUT_RAM_TYPE") == "CVIF"
+        for cvsram, register in ((in_cvsram, "D_DAIN_RAM_TYPE.DATAIN"), (out_cvsram, "D_DAOUT_RAM_TYPE.DATAOUT")):
+            if cvsram:
+                ctx.profile.require("SECONDARY_MEMIF", "a Rubik layer in CV-SRAM",
+                                    fields=(f"RBK.{register}_RAM_TYPE",))
+        for key in USED[mode]:
+            register, _ = ALIGNED[key]
+            if regs.value(UNIT, register) & (ATOM - 1):
+                raise ConfigurationError(
+                    f"{register} = {regs.value(UNIT, register):#x} is not 32-byte aligned (the register "
+                    "keeps bits [31:5] only)", fields=(_qualified(key),),
+                    rule=f"{LIMIT} (address/line_stride 32-byte aligned)" if mode == "CONTRACT"
+                    else "in-memory-data-formats: Alignment of Start Address and Stride")
+        byte_values = {key: regs.field(UNIT, register, field) << 5 for key, (register, field) in ALIGNED.items()}
+        byte_values["DAIN_ADDR"] |= regs.value(UNIT, "D_DAIN_ADDR_HIGH") << 32
+        byte_values["DAOUT_ADDR"] |= regs.value(UNIT, "D_DAOUT_ADDR_HIGH") << 32
+        return cls(
+            mode=mode, precision=precision,
+            width=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_WIDTH") + 1,
+            height=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_HEIGHT") + 1,
+            in_channels=regs.field(UNIT, "D_DATAIN_SIZE_1", "DATAIN_CHANNEL") + 1,
+            out_channels=regs.field(UNIT, "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
+            in_cvsram=in_cvsram, out_cvsram=out_cvsram,
+            stride_x=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
+            stride_y=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
+            bytes=byte_values,
+        )
+
+    # -- limitations --
+    def validate(self) -> None:
+        for key in PLANAR.get(self.mode, ()):
+            if self.bytes[key] % 64:
+                raise ConfigurationError(
+                    f"{ALIGNED[key][0]} = {self.bytes[key]:#x}: planar data needs 64-byte alignment",
+                    fields=(_qualified(key),), rule=f"{LIMIT} (split/merge planar address/line_stride)")
+        getattr(self, f"_validate_{self.mode.lower()}")()
+
+    def _check_stride(self, key: str, stride: int, needed: int, count: int, what: str) -> None:
+        if count > 1 and stride < needed:
+            raise ConfigurationError(
+                f"{ALIGNED[key][0]} = {stride:#x} is smaller than one {what} ({needed:#x} bytes)",
+                fields=(_qualified(key),), rule="programming-guide: Limitation/Data Format (LINE_STRIDE)")
+
+    def _check_feature(self, side: str, width: int, lines: int, surfaces: int) -> None:
+        line = self.bytes[f"{side}_LINE"]
+        self._check_stride(f"{side}_LINE", line, width * ATOM, lines, "line")
+        self._check_stride(f"{side}_SURF", self.bytes[f"{side}_SURF"], (lines - 1) * line + width * ATOM,
+                           surfaces, "surface")
+
+    def _check_planes(self, side: str, planes: int) -> None:
+        line = self.bytes[f"{side}_LINE"]
+        self._check_stride(f"{side}_LINE", line, self.plane_row_bytes, self.height, "plane line")
+        self._check_stride(f"{side}_PLANAR", self.bytes[f"{side}_PLANAR"],
+                           (self.height - 1) * line + self.plane_row_bytes, planes, "plane")
+
+    def _validate_contract(self) -> None:
+        sx, sy = self.stride_x, self.stride_y
+        if sx * self.width > 8192:
+            raise ConfigurationError(
+                f"deconv_x_stride * datain_width = {sx} * {self.width} exceeds 8192",
+                fields=("RBK.D_DECONV_STRIDE.DECONV_X_STRIDE", "RBK.D_DATAIN_SIZE_0.DATAIN_WIDTH"), rule=LIMIT)
+        if self.out_channels * sx * sy != self.in_channels:
+            raise ConfigurationError(
+                f"DATAOUT_CHANNEL+1 = {self.out_channels} but (DATAIN_CHANNEL+1)/((DECONV_X_STRIDE+1)*"
+                f"(DECONV_Y_STRIDE+1)) = {self.in_channels}/{sx * sy}",
+                fields=("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
+                rule=f"{GUIDE}/Contract (D_DATAOUT_SIZE_1)")
+        surfaces = _surfaces(self.out_channels, self.per_atom)
+        expected = {"CONTRACT_0": surfaces * self.bytes["DAIN_SURF"], "CONTRACT_1": sy * self.bytes["DAOUT_LINE"]}
+        formula = {"CONTRACT_0": "Ceil((DATAOUT_CHANNEL+1)*BPE/32) * DAIN_SURF_STRIDE",
+                   "CONTRACT_1": "(DECONV_Y_STRIDE+1) * DAOUT_LINE_STRIDE"}
+        rule = {"CONTRACT_0": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_0)",
+                "CONTRACT_1": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_1)"}
+        for key, value in expected.items():
+            if self.bytes[key] != value:
+                raise ConfigurationError(
+                    f"{ALIGNED[key][0]} = {self.bytes[key]:#x}, the guide's {formula[key]} is {value:#x}",
+                    fields=(_qualified(key),), rule=rule[key])
+        self._check_feature("DAIN", self.width, self.height, surfaces * sx * sy)
+        self._check_feature("DAOUT", self.width * sx, self.height * sy, surfaces)
+
+    def _validate_split(self) -> None:
+        if self.out_channels > self.in_channels or (
+                _surfaces(self.out_channels, self.per_atom) != _surfaces(self.in_channels, self.per_atom)):
+            raise ConfigurationError(
+                f"split of {self.in_channels} channels into {self.out_channels} planes: DATAOUT_CHANNEL "
+                "gives the planes to split, which must come from the input cube's surfaces",
+                fields=("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
+                rule=f"{GUIDE}/Split/Merge")
+        self._check_feature("DAIN", self.width, self.height, _surfaces(self.in_channels, self.per_atom))
+        self._check_planes("DAOUT", self.out_channels)
+
+    def _validate_merge(self) -> None:
+        self._check_planes("DAIN", self.in_channels)
+        self._check_feature("DAOUT", self.width, self.height, _surfaces(self.in_channels, self.per_atom))
+
+    @property
+    def plane_row_bytes(self) -> int:
+        """Bytes of one plane line as the hardware writes it: W elements rounded up to whole atoms."""
+        return -(-self.width * self.element_bytes // ATOM) * ATOM
+
+    # -- data movement --
+    def contract(self, memory: MemorySystem) -> Surface:
+        sx, sy, width, height = self.stride_x, self.stride_y, self.width, self.height
+        surfaces = _surfaces(self.out_channels, self.per_atom)
+        b = self.bytes
+        rows = read_rows(memory.select(self.in_cvsram),
+                         grid_offsets(b["DAIN_ADDR"], (b["CONTRACT_0"], b["DAIN_SURF"], b["DAIN_LINE"]),
+                                      (sx * sy, surfaces, height)), width * ATOM)
+        atoms = rows.reshape(sy, sx, surfaces, height, width, ATOM).transpose(2, 3, 0, 4, 1, 5)
+        target = memory.select(self.out_cvsram)
+        write_rows(target, grid_offsets(b["DAOUT_ADDR"], (b["DAOUT_SURF"], b["CONTRACT_1"], b["DAOUT_LINE"]),
+                                        (surfaces, height, sy)), atoms.reshape(-1, width * sx * ATOM))
+        return Surface(target.name, b["DAOUT_ADDR"], (self.out_channels, height * sy, width * sx), self.precision,
+                       b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM, name="RUBIK contract output")
+
+    def split(self, memory: MemorySystem) -> Surface:
+        size, per_atom, b = self.element_bytes, self.per_atom, self.bytes
+        surfaces = _surfaces(self.in_channels, per_atom)
+        rows = read_rows(memory.select(self.in_cvsram),
+                         grid_offsets(b["DAIN_ADDR"], (b["DAIN_SURF"], b["DAIN_LINE"]), (surfaces, self.height)),
+                         self.width * ATOM)
+        planes = rows.reshape(surfaces, self.height, self.width, per_atom, size).transpose(0, 3, 1, 2, 4)
+        planes = planes.reshape(surfaces * per_atom, self.height, self.width * size)[:self.out_channels]
+        lines = np.zeros((self.out_channels, self.height, self.plane_row_bytes), np.uint8)
+        lines[..., :self.width * size] = planes
+        target = memory.select(self.out_cvsram)
+        write_rows(target, grid_offsets(b["DAOUT_ADDR"], (b["DAOUT_PLANAR"], b["DAOUT_LINE"]),
+                                        (self.out_channels, self.height)), lines.reshape(-1, self.plane_row_bytes))
+        # A plane is a cube whose "atom" is one element: byte = c*PLANAR + y*LINE + x*BPE.
+        return Surface(target.name, b["DAOUT_ADDR"], (self.out_channels, self.height, self.width), self.precision,
+                       b["DAOUT_LINE"], b["DAOUT_PLANAR"], size, name="RUBIK split planes")
+
+    def merge(self, memory: MemorySystem) -> Surface:
+        size, per_atom, b = self.element_bytes, self.per_atom, self.bytes
+        surfaces = _surfaces(self.in_channels, per_atom)
+        rows = read_rows(memory.select(self.in_cvsram),
+                         grid_offsets(b["DAIN_ADDR"], (b["DAIN_PLANAR"], b["DAIN_LINE"]),
+                                      (self.in_channels, self.height)), self.width * size)
+        channels = np.zeros((surfaces * per_atom, self.height, self.width, size), np.uint8)
+        channels[:self.in_channels] = rows.reshape(self.in_channels, self.height, self.width, size)
+        atoms = channels.reshape(surfaces, per_atom, self.height, self.width, size).transpose(0, 2, 3, 1, 4)
+        target = memory.select(self.out_cvsram)
+        write_rows(target, grid_offsets(b["DAOUT_ADDR"], (b["DAOUT_SURF"], b["DAOUT_LINE"]), (surfaces, self.height)),
+                   atoms.reshape(-1, self.width * ATOM))
+        return Surface(target.name, b["DAOUT_ADDR"], (self.in_channels, self.height, self.width), self.precision,
+                       b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM, name="RUBIK merge output")
+
+    def input_span(self) -> tuple[int, int]:
+        """(first byte, byte count) of the input the layer reads."""
+        b = self.bytes
+        if self.mode == "MERGE":
+            return b["DAIN_ADDR"], ((self.in_channels - 1) * b["DAIN_PLANAR"] + (self.height - 1) * b["DAIN_LINE"]
+                                    + self.width * self.element_bytes)
+        if self.mode == "CONTRACT":
+            cubes, surfaces = self.stride_x * self.stride_y, _surfaces(self.out_channels, self.per_atom)
+        else:
+            cubes, surfaces = 1, _surfaces(self.in_channels, self.per_atom)
+        return b["DAIN_ADDR"], ((cubes - 1) * b["CONTRACT_0"] + (surfaces - 1) * b["DAIN_SURF"]
+                                + (self.height - 1) * b["DAIN_LINE"] + self.width * ATOM)
+
+
+def _check_disjoint(layer: RubikLayer, surface: Surface) -> None:
+    """Input and output must not share bytes: Rubik streams reads ahead of writes."""
+    if layer.in_cvsram != layer.out_cvsram:
+        return
+    start, size = layer.input_span()
+    channels, height, width = surface.shape
+    per_atom = surface.atom_bytes // layer.element_bytes
+    end = surface.base + ((_surfaces(channels, per_atom) - 1) * surface.surface_stride
+                          + (height - 1) * surface.line_stride + max(width * surface.atom_bytes, ATOM))
+    if surface.base < start + size and start < end:
+        raise ConfigurationError(
+            f"input bytes [{start:#x}, {start + size:#x}) and output bytes [{surface.base:#x}, {end:#x}) overlap",
+            fields=("RBK.D_DAIN_ADDR_LOW.DAIN_ADDR_LOW", "RBK.D_DAOUT_ADDR_LOW.DAOUT_ADDR_LOW"),
+            rule="golden model: Rubik input and output buffers are disjoint")
+
+
+def _planned_surface(layer: RubikLayer) -> Surface:
+    b = layer.bytes
+    if layer.mode == "CONTRACT":
+        return Surface("", b["DAOUT_ADDR"], (layer.out_channels, layer.height * layer.stride_y,
+                                             layer.width * layer.stride_x), layer.precision,
+                       b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM)
+    if layer.mode == "SPLIT":
+        return Surface("", b["DAOUT_ADDR"], (layer.out_channels, layer.height, layer.plane_row_bytes
+                                             // layer.element_bytes), layer.precision,
+                       b["DAOUT_LINE"], b["DAOUT_PLANAR"], layer.element_bytes)
+    return Surface("", b["DAOUT_ADDR"], (layer.in_channels, layer.height, layer.width), layer.precision,
+                   b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM)
+
+
+def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
+    """One Rubik hardware layer programmed in ctx.regs."""
+    if upstream is not None:
+        raise ConfigurationError("Rubik reads memory only; it takes no on-the-fly input",
+                                 fields=("RBK.D_OP_ENABLE.OP_EN",), rule=GUIDE)
+    layer = RubikLayer.from_registers(ctx)
+    layer.validate()
+    _check_disjoint(layer, _planned_surface(layer))
+    surface = getattr(layer, layer.mode.lower())(ctx.memory)
+    # Stall counters are timing quantities; the golden model has no clock and reports 0.
+    return UnitResult(status={(UNIT, "D_PERF_READ_STALL"): 0, (UNIT, "D_PERF_WRITE_STALL"): 0},
+                      surfaces=[surface])
