@@ -1,0 +1,124 @@
+"""SDP: the single data processor (X1 bias, X2 batch norm, Y element-wise + LUT, output convertor).
+
+    run(ctx, upstream=None) -> UnitResult
+
+Offline the input cube comes from memory through SDP_RDMA; in flying mode `upstream` is the
+convolution pipeline's (N, C, H, W) int32 / fp32 cube (fp32 as float32 values or uint32 patterns).
+The output goes to memory, or is returned as UnitResult.output when D_FEATURE_MODE_CFG.OUTPUT_DST is
+PDP (an (N, C, H, W) int64 cube for integer outputs, uint16 fp16 patterns for FP16).  In compare
+(EQL) mode nothing is written and D_STATUS.STATUS_UNEQUAL reports a difference.
+
+Precision-preservation "SDP" demands bit-identical FP16 results; see datapath.py for the evidence and
+the open points.  LUT contents come from LayerContext.luts["SDP"] (golden.units.lut).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.formats import feature
+from golden.numerics import fp
+from golden.units import lut
+from golden.units.base import Surface, UnitResult
+from golden.units.sdp import datapath, rdma
+from golden.units.sdp.config import SdpConfig, decode
+from golden.units.sdp.validate import validate
+
+__all__ = ["run", "decode", "validate", "SdpConfig"]
+
+
+def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
+    cfg = decode(ctx.regs)
+    validate(cfg, ctx.profile)
+    tables = lut.ctx_tables(ctx, "SDP") if cfg.y.lut_active else None
+    atom = ctx.profile.memory_atomic_size
+    channels = rdma.padded_channels(cfg, atom)
+    status: dict[tuple[str, str], int] = {}
+    x = rdma.read_input(ctx, cfg, channels, upstream)
+    operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
+    if cfg.proc_precision == "fp16":
+        out, counters, saturated = _run_fp(cfg, x, operands, tables, status)
+    else:
+        out, counters, saturated = _run_int(cfg, x, operands, tables)
+    if counters is not None and cfg.perf_lut:
+        status.update({("SDP", name): value for name, value in counters.items()})
+    if cfg.perf_sat:
+        status["SDP", "D_PERF_OUT_SATURATION"] = saturated
+    if cfg.y.eql:
+        status["SDP", "D_STATUS"] = int(np.any(np.asarray(out) != 0))
+        return UnitResult(status=status)
+    if cfg.out_precision == "fp16" and cfg.perf_nan_out:
+        status["SDP", "D_STATUS_NAN_OUTPUT_NUM"] = fp.nan_count(out, "fp16")
+    if cfg.output_pdp:
+        return UnitResult(status=status, output=out if cfg.batch > 1 else out[0])
+    return UnitResult(status=status, surfaces=[_write(ctx, cfg, out, atom)])
+
+
+def _run_int(cfg: SdpConfig, x, operands, tables):
+    for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
+        x = datapath.int_x(x, stage, *operands[key])
+    x, counters = datapath.int_y(x, cfg.y, *operands["E"], cfg.lut, tables, cfg.proc_precision)
+    if cfg.y.eql:
+        return x, counters, 0
+    out, saturated = datapath.int_output(x, cfg.cvt, cfg.out_precision)
+    return out, counters, saturated
+
+
+def _run_fp(cfg: SdpConfig, x, operands, tables, status):
+    if x.dtype == np.uint16:  # fp16 read from memory
+        if cfg.perf_nan_in:
+            status["SDP_RDMA", "D_STATUS_NAN_INPUT_NUM"] = fp.nan_count(x, "fp16")
+            status["SDP_RDMA", "D_STATUS_INF_INPUT_NUM"] = int(np.count_nonzero((x & 0x7FFF) == 0x7C00))
+        x = fp.fp32_values(fp.fp16_to_fp32(x))
+    if cfg.nan_to_zero:
+        x = np.where(np.isnan(x), np.float32(0), x).astype(np.float32)
+    for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
+        x = datapath.fp_x(x, stage, *operands[key], cfg.nan_to_zero)
+    x, counters = datapath.fp_y(x, cfg.y, *operands["E"], cfg.nan_to_zero, cfg.lut, tables)
+    if cfg.y.eql:
+        return x.view(np.uint32) & 0xFFFF, counters, 0
+    out, saturated = datapath.fp_output(x, cfg.out_precision)
+    return out, counters, saturated
+
+
+def _write(ctx, cfg: SdpConfig, out, atom: int) -> Surface:
+    precision = cfg.out_precision
+    memory = ctx.memory.select(cfg.dst.cvsram)
+    dst = cfg.dst
+    batch_stride = dst.batch_stride if cfg.batch > 1 else None
+    cube = out.astype(feature.element_dtype(precision)) if precision != "fp16" else out.astype(np.uint16)
+    cube = cube if cfg.batch > 1 else cube[0]
+    span = feature.feature_span(cube.shape, precision, dst.line_stride, dst.surface_stride, atom, batch_stride)
+    buf = memory.read(dst.base, span, unwritten="allow")
+    feature.pack_feature(cube, precision, dst.line_stride, dst.surface_stride, atom, batch_stride, buf=buf)
+    _write_atoms(memory, dst.base, buf, cube.shape, precision, dst, atom, batch_stride)
+    return Surface(memory=memory.name, base=dst.base, shape=tuple(out.shape[-3:]) if cfg.batch == 1
+                   else tuple(out.shape), precision=precision, line_stride=dst.line_stride,
+                   surface_stride=dst.surface_stride, atom_bytes=atom,
+                   batch_stride=dst.batch_stride if cfg.batch > 1 else 0, name="SDP output")
+
+
+def _write_atoms(memory, base, buf, shape, precision, dst, atom, batch_stride):
+    """Write back only the atoms of the cube (gaps between lines/surfaces keep their contents)."""
+    covered = _atom_bytes(buf.size, shape, precision, dst, atom, batch_stride)
+    for start, stop in _runs(covered):
+        memory.write(base + int(start), buf[start:stop])
+
+
+def _atom_bytes(size, shape, precision, dst, atom, batch_stride):
+    shape4 = shape if len(shape) == 4 else (1, *shape)
+    per_atom = feature.atom_elements(precision, atom)
+    n_surf = feature.surfaces(shape4[1], per_atom)
+    mask = np.zeros(size, bool)
+    starts = (np.arange(shape4[0])[:, None, None, None] * (batch_stride or 0)
+              + np.arange(n_surf)[None, :, None, None] * dst.surface_stride
+              + np.arange(shape4[2])[None, None, :, None] * dst.line_stride
+              + np.arange(shape4[3])[None, None, None, :] * atom).reshape(-1)
+    offsets = (starts[:, None] + np.arange(atom)[None, :]).reshape(-1)
+    mask[offsets] = True
+    return mask
+
+
+def _runs(mask):
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return zip(edges[::2], edges[1::2], strict=True)

@@ -1,0 +1,190 @@
+"""The SDP datapath: X1 (BS), X2 (BN), Y (EW + LUT) and the output convertor, over whole cubes.
+
+Bit behaviour the documents leave open was read from nvdla/hw cmod/hls/sdp (sdp_x.cpp, sdp_y*.cpp,
+sdp_c.cpp, sdp.h) and cmod/hls_wrapper/sdp_hls_wrapper.cpp.  Integer pipes (INT8/INT16, int32 inside):
+
+* X: operand (int16) << ALU_SHIFT saturated to int32; ALU (SUM/MAX/MIN) in 33 bits; MUL by an int16
+  operand (49 bits); the result is rounded half away from zero by MUL_SHIFT and saturated to int32 --
+  also when MUL is bypassed (the truncation stage sits after the MUL, cmod X_trt), but not for a
+  PReLU-passed positive value; ReLU last.
+* Y: memory operands (int16, one-byte data sign extended) go through their convertor
+  ((e - offset) * scale rounded by TRUNCATE, saturated to int32) unless bypassed; register operands
+  are 32 bits.  MUL comes first (int32 x int32 rounded by EW_TRUNCATE, saturated to int32), then the
+  ALU (SUM/MAX/MIN saturated to int32; EQL gives 0 when equal, 1 otherwise), then the LUT.
+* Output convertor: (x - CVT_OFFSET) * CVT_SCALE rounded by CVT_SHIFT and saturated to 17 bits, then
+  to int16 / int8, or int17 -> fp16.
+
+FP16 pipe (fp32 inside, fp17 in the LUT): fp16 operands widen to fp32 (INF -> +/-FLT_MAX), NaN
+operands are flushed when NAN_TO_ZERO is set, the ALU shifters and truncations do not exist, results
+beyond FLT_MAX are clipped and fp32 denormal results flushed (in-memory-data-formats "FP16 Supporting":
+"fp17/fp32 ... doesn't support denormalized value").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.numerics import fp
+from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
+from golden.units import lut
+
+_FLT_MAX = np.float32(np.finfo(np.float32).max)
+_FLT_MIN = np.float32(np.finfo(np.float32).tiny)
+
+
+# ---- integer pipes -----------------------------------------------------------------------------------------
+
+def int_x(x, stage, alu_op, mul_op):
+    """One X stage over int64 data in the int32 range; alu_op/mul_op: memory operands or None (REG)."""
+    if stage.bypass:
+        return x
+    a = x
+    if not stage.alu_bypass:
+        operand = stage.alu_operand if alu_op is None else alu_op
+        operand = shift_left_saturate(operand, stage.alu_shift, 32)[0]
+        a = {"MAX": np.maximum, "MIN": np.minimum}.get(stage.alu_algo, np.add)(x, operand)
+    shift = stage.mul_shift & 0x3F  # the datapath takes 6 bits of the 8-bit field (cmod X_trt)
+    if stage.mul_bypass:
+        m = saturate(shift_right_round(a, shift), 32)[0]
+    else:
+        operand = stage.mul_operand if mul_op is None else mul_op
+        m = saturate(shift_right_round(a * operand, shift), 32)[0]
+        if stage.mul_prelu:
+            # positive values pass untouched; the 33-bit ALU result is narrowed to 32 bits by wrapping
+            m = np.where(a >= 0, _wrap32(a), m)
+    return m if stage.relu_bypass else np.maximum(m, 0)
+
+
+def _wrap32(v):
+    return ((v + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def int_ew_operand(data, src, operand, cvt, cvt_bypass):
+    """An EW operand: the 32-bit register value, or memory data through its convertor."""
+    if src == "REG" or data is None:
+        return np.int64(operand)
+    if cvt_bypass:
+        return data
+    return saturate(shift_right_round((data - cvt.offset) * cvt.scale, cvt.shift), 32)[0]
+
+
+def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
+    """The Y stage; returns (data, lut counters or None)."""
+    if y.bypass:
+        return x, None
+    m = x
+    if not y.mul_bypass:
+        operand = int_ew_operand(mul_op, y.mul_src, y.mul_operand, y.mul_cvt, y.mul_cvt_bypass)
+        m = saturate(shift_right_round(x * operand, y.truncate), 32)[0]
+        if y.mul_prelu:
+            m = np.where(x >= 0, x, m)
+    a = m
+    if not y.alu_bypass:
+        operand = int_ew_operand(alu_op, y.alu_src, y.alu_operand, y.alu_cvt, y.alu_cvt_bypass)
+        if y.alu_algo == "EQL":
+            a = (m != operand).astype(np.int64)
+        else:
+            a = saturate({"MAX": np.maximum, "MIN": np.minimum}.get(y.alu_algo, np.add)(m, operand), 32)[0]
+    if y.lut_bypass:
+        return a, None
+    result = lut.lookup(a, lut_params, tables, precision)
+    return result.y, result.counters
+
+
+def int_output(x, cvt, out_precision):
+    """Output convertor; returns (values: int64 or fp16 bit patterns, saturation count)."""
+    product = (x - cvt.offset) * cvt.scale
+    rounded = shift_right_round(product, cvt.shift)
+    t = saturate(rounded, 17)[0]
+    # cmod IntShiftRightSat flags an element when the clipped value is more than 1 from the floor shift
+    count = int(np.count_nonzero(np.abs((product >> cvt.shift) - t) > 1))
+    if out_precision == "fp16":
+        return fp.int_to_fp16(t), count
+    return saturate(t, 16 if out_precision == "int16" else 8)[0], count
+
+
+# ---- FP16 pipe ---------------------------------------------------------------------------------------------
+
+def _clean(v):
+    """Clip beyond-FLT_MAX results (never INF) and flush fp32 denormal results to signed zero."""
+    v = np.clip(np.asarray(v, np.float32), -_FLT_MAX, _FLT_MAX)
+    return np.where(np.abs(v) < _FLT_MIN, np.copysign(np.float32(0), v), v).astype(np.float32)
+
+
+def fp16_operand(bits, nan_to_zero):
+    """fp16 patterns -> float32 values (cmod Fp16ToFp32; NaN flushed to +0 when NAN_TO_ZERO)."""
+    bits = np.asarray(bits, np.uint16)
+    if nan_to_zero:
+        bits = fp.flush_nan(bits, "fp16")[0]
+    return fp.fp32_values(fp.fp16_to_fp32(bits))
+
+
+def _order_key(v):
+    bits = np.asarray(v, np.float32).view(np.uint32).astype(np.int64)
+    return np.where(bits >> 31, -(bits & 0x7FFFFFFF) - 1, bits)
+
+
+def fp_alu(algo, a, b):
+    """cmod FpAlu: SUM adds (RNE); MAX/MIN compare sign-magnitude (-0 < +0), a NaN operand wins; EQL
+    gives 0.0 for bit-identical operands and the fp32 pattern 1 otherwise."""
+    a = np.asarray(a, np.float32)
+    b = np.broadcast_to(np.asarray(b, np.float32), np.broadcast_shapes(a.shape, np.shape(b)))
+    if algo == "SUM":
+        return _clean(a + b)
+    if algo == "EQL":
+        return (a.view(np.uint32) != b.view(np.uint32)).astype(np.uint32).view(np.float32)
+    greater = _order_key(a) > _order_key(b)
+    out = np.where(greater, a, b) if algo == "MAX" else np.where(greater, b, a)
+    return np.where(np.isnan(a), a, np.where(np.isnan(b), b, out)).astype(np.float32)
+
+
+def _fp_mul(a, b, prelu):
+    product = _clean(np.asarray(a, np.float32) * np.asarray(b, np.float32))
+    if prelu:
+        return np.where(np.signbit(a), product, a).astype(np.float32)
+    return product
+
+
+def fp_x(x, stage, alu_op, mul_op, nan_to_zero):
+    if stage.bypass:
+        return x
+    a = x
+    if not stage.alu_bypass:
+        operand = alu_op if alu_op is not None else np.uint16(stage.alu_operand & 0xFFFF)
+        a = fp_alu(stage.alu_algo, x, fp16_operand(operand, nan_to_zero))
+    m = a
+    if not stage.mul_bypass:
+        operand = mul_op if mul_op is not None else np.uint16(stage.mul_operand & 0xFFFF)
+        m = _fp_mul(a, fp16_operand(operand, nan_to_zero), stage.mul_prelu)
+    if stage.relu_bypass:
+        return m
+    return np.where(np.isnan(m) | ~np.signbit(m), m, np.float32(0)).astype(np.float32)
+
+
+def _fp_ew_operand(data, src, operand, nan_to_zero):
+    if src == "REG" or data is None:
+        return fp.fp32_values(np.uint32(operand & 0xFFFFFFFF))
+    return fp16_operand(data, nan_to_zero)
+
+
+def fp_y(x, y, alu_op, mul_op, nan_to_zero, lut_params, tables):
+    if y.bypass:
+        return x, None
+    m = x
+    if not y.mul_bypass:
+        m = _fp_mul(x, _fp_ew_operand(mul_op, y.mul_src, y.mul_operand, nan_to_zero), y.mul_prelu)
+    a = m
+    if not y.alu_bypass:
+        a = fp_alu(y.alu_algo, m, _fp_ew_operand(alu_op, y.alu_src, y.alu_operand, nan_to_zero))
+    if y.lut_bypass:
+        return a, None
+    result = lut.lookup(a, lut_params, tables, "fp16")
+    return _clean(result.y), result.counters
+
+
+def fp_output(x, out_precision):
+    """fp32 -> fp16 (RNE, clip to 65504) or -> int16 through fp16; saturation counts |fp16| == 65504."""
+    h = fp.fp32_to_fp16(np.asarray(x, np.float32))
+    if out_precision == "int16":
+        return fp.fp16_to_int(h, 16)[0], 0
+    return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))
