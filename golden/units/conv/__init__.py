@@ -4,17 +4,20 @@ run(ctx, upstream=None) -> UnitResult with
 
 * output: the CACC result cube, shape (K, H, W) for one batch or (N, K, H, W) when BATCH_NUMBER > 0,
   H/W/K = CACC.D_DATAOUT_SIZE (+1). dtype np.int32 for int8/int16 pipelines (after cc_out_trunc and
-  int32 saturation) and np.float32 for the fp16 pipeline (the fp32 values CACC delivers).
-* status: {("CACC", "D_OUT_SATURATION"): saturated element count}.
+  int32 saturation) and np.float32 for the fp16 pipeline (the fp32 values CACC delivers). Only the K
+  real kernels are in the cube: SDP pads the last output atom itself.
+* status: ("CACC", "D_OUT_SATURATION") always; fp16 layers add CDMA's NaN/INF input counters.
 * tolerance (fp16 only): per-element absolute tolerance of the CC DC / CC Winograd thresholds
-  (precision-preservation), same shape as output.
+  (precision-preservation), same shape as output, float64.
 
 Stages: config (register decode), limits (programming-guide Limitation checks), cdma (memory -> CBUF),
-csc (windows and padding), cmac (sums), cacc (truncate/saturate), tolerance (fp16 thresholds),
-winograd, image, compression, deconv (composite of several hardware layers).
+csc (windows and padding), cmac (sums), cacc (truncate/saturate), tolerance (fp16 thresholds), and the
+modes image, winograd, compression; deconv is a composite of several hardware layers.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,44 +26,64 @@ from golden.units.conv import cacc, cdma, cmac, csc, limits
 from golden.units.conv.config import ConvConfig, read_config
 from golden.units.conv.geometry import Geometry, direct_geometry
 
+#: in-memory-data-formats "FP16 Supporting / Infinity": INF inputs of the convolution pipeline.
+INF_DC = 65536.0
+INF_WINOGRAD = 65504.0
 
-def _shape_output(cube: np.ndarray, batches: int) -> np.ndarray:
-    return cube if batches > 1 else cube[0]
+
+@dataclass
+class ConvResult:
+    output: np.ndarray  # (N, K, Ho, Wo)
+    saturated: int = 0
+    status: dict = field(default_factory=dict)
+    tolerance: np.ndarray | None = None
 
 
-def compute(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precision: str, pad_value: int,
-            clip_truncate: int):
-    """Sums of a direct convolution through CACC: (N, K, Ho, Wo) output, saturation count, sums."""
+def convolve(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precision: str, pad_value: int,
+             clip_truncate: int = 0, *, nan_to_zero: bool = False, tolerance_scale: float = 1.0) -> ConvResult:
+    """A direct convolution through CSC, CMAC and CACC.
+
+    cube (N, C, H, W) and weights (K, C, R, S): int64 values for int8/int16, np.float16 for fp16.
+    """
     pad = csc.pad_element(pad_value, precision)
-    win = csc.direct_windows(cube, pad, geometry)
-    sums = cmac.multiply_accumulate(win, weights)
-    if precision == "fp16":
-        return cacc.deliver_fp(sums), 0, win
-    out, count = cacc.deliver_int(sums, clip_truncate)
-    return out, count, win
+    if precision != "fp16":
+        sums = cmac.multiply_accumulate(csc.direct_windows(cube, pad, geometry), weights)
+        out, count = cacc.deliver_int(sums, clip_truncate)
+        return ConvResult(out, count)
+    data, nan_d, inf_d = cdma.fp16_operands(cube, nan_to_zero, INF_DC)
+    wts, nan_w, inf_w = cdma.fp16_operands(weights, nan_to_zero, INF_DC)
+    pad_wide = cdma.fp16_operands(np.asarray([pad]), nan_to_zero, INF_DC)[0][0]
+    sums = cmac.multiply_accumulate(csc.direct_windows(data, pad_wide, geometry), wts)
+    out = cacc.deliver_fp(sums)
+    from golden.units.conv import tolerance
+    tol = tolerance.dc_tolerance(cube, pad, geometry, weights, out, tolerance_scale)
+    status = {("CDMA", "D_NAN_INPUT_DATA_NUM"): nan_d, ("CDMA", "D_NAN_INPUT_WEIGHT_NUM"): nan_w,
+              ("CDMA", "D_INF_INPUT_DATA_NUM"): inf_d, ("CDMA", "D_INF_INPUT_WEIGHT_NUM"): inf_w}
+    return ConvResult(out, 0, status, tol)
+
+
+def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
+    """One hardware layer, output (N, K, Ho, Wo)."""
+    if cfg.image:
+        from golden.units.conv import image
+        return image.run_layer(ctx, cfg)
+    cube = cdma.load_feature(ctx, cfg)
+    weights = cdma.load_weights(ctx, cfg)
+    if cfg.winograd:
+        from golden.units.conv import winograd
+        return winograd.run_layer(cube, weights, cfg)
+    return convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
+                    nan_to_zero=cfg.nan_to_zero)
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg: ConvConfig = read_config(ctx.regs)
     limits.check(ctx.profile, cfg)
-    if cfg.image:
-        from golden.units.conv import image
-        cube, weights, geometry = image.prepare(ctx, cfg)
-    else:
-        cube = cdma.load_feature(ctx, cfg)
-        weights = cdma.load_weights(ctx, cfg)
-        geometry = direct_geometry(cfg)
-    if cfg.winograd:
-        from golden.units.conv import winograd
-        out, count, tolerance = winograd.run_layer(cube, weights, cfg)
-    else:
-        out, count, win = compute(cube, weights, geometry, cfg.precision, cfg.csc_pad_value,
-                                  cfg.clip_truncate)
-        tolerance = None
-        if cfg.precision == "fp16":
-            from golden.units.conv import tolerance as tol
-            tolerance = tol.dc_tolerance(win, weights, out)
-    out = _shape_output(out, cfg.cacc_batches)
-    if tolerance is not None:
-        tolerance = _shape_output(tolerance, cfg.cacc_batches)
-    return UnitResult(status={("CACC", "D_OUT_SATURATION"): count}, output=out, tolerance=tolerance)
+    result = run_layer(ctx, cfg)
+    single = cfg.cacc_batches == 1
+    out = result.output[0] if single else result.output
+    tol = result.tolerance
+    if tol is not None and single:
+        tol = tol[0]
+    status = {("CACC", "D_OUT_SATURATION"): result.saturated, **result.status}
+    return UnitResult(status=status, output=out, tolerance=tol)

@@ -65,3 +65,19 @@ def load_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
     atomic_c, atomic_k = ctx.profile.mac_atomic_c, ctx.profile.mac_atomic_k
     values = weight.unpack_dc_weights(raw, 0, shape, precision, atomic_c, atomic_k)
     return as_values(values, precision)
+
+
+def fp16_operands(values: np.ndarray, flush_nan: bool, inf_value: float) -> tuple[np.ndarray, int, int]:
+    """fp16 operands as the datapath sees them: (float64 values, NaN count, INF count).
+
+    in-memory-data-formats "FP16 Supporting": an INF input becomes +/-65536 in DC and image mode and
+    +/-65504 in Winograd mode; NaN propagates unless NAN_TO_ZERO flushes it to 0. CDMA counts both
+    (D_NAN_INPUT_*_NUM, D_INF_INPUT_*_NUM).
+    """
+    wide = values.astype(np.float64)
+    nan = np.isnan(wide)
+    inf = np.isinf(wide)
+    wide[inf] = np.copysign(inf_value, wide[inf])
+    if flush_nan:
+        wide[nan] = 0.0
+    return wide, int(nan.sum()), int(inf.sum())

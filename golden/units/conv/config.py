@@ -65,6 +65,7 @@ class ConvConfig:
     pad_top: int
     pad_bottom: int
     pad_value: int
+    nan_to_zero: bool
     data_bank: int
     weight_bank: int
     data_reuse: bool
@@ -190,6 +191,7 @@ def read_config(regs: RegisterValues) -> ConvConfig:
         pad_top=f("CDMA", "D_ZERO_PADDING", "PAD_TOP"),
         pad_bottom=f("CDMA", "D_ZERO_PADDING", "PAD_BOTTOM"),
         pad_value=f("CDMA", "D_ZERO_PADDING_VALUE", "PAD_VALUE"),
+        nan_to_zero=bool(f("CDMA", "D_NAN_FLUSH_TO_ZERO", "NAN_TO_ZERO")),
         data_bank=f("CDMA", "D_BANK", "DATA_BANK") + 1,
         weight_bank=f("CDMA", "D_BANK", "WEIGHT_BANK") + 1,
         data_reuse=bool(f("CDMA", "D_MISC_CFG", "DATA_REUSE")),

@@ -1,0 +1,54 @@
+"""Per-element tolerance of fp16 convolution results (precision-preservation: the FP16 threshold table).
+
+    CC DC:        |a - b| <= 2**(max_exp - 20) * R * S * C * 2 * scale + 2**(exp(a) - 10)
+    CC Winograd:  |a - b| <= 2**(max_exp - 20) * 18 * C * 2 * scale + 2**(exp(a) - 10)
+
+exp(a) = ((a >> 10) & 0x1f) - 15 is the fp16 exponent field of the result a; max_exp is, per output
+element, the largest (exp(data) & ~3) + (exp(wt) & ~3) over the R x S x C taps of its window (padding
+taps included: they carry PAD_VALUE). `scale` is the factor applied to the convolution result before it
+is compared (1 when the CACC output itself is judged).
+
+max_exp is a max-plus convolution. It is computed with the same GEMM as the convolution: with levels
+L = ((exp & ~3) + 16) / 4 in 0..8 and a base B = 2**b with B > taps, sum(B**(Ld + Lw)) over a window lies
+in [B**Lmax, taps * B**Lmax], so Lmax = floor(log2(sum) / b).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.units.conv import cmac, csc
+
+
+def fp16_exponent(values) -> np.ndarray:
+    """exp(a) = ((a >> 10) & 0x1f) - 15 of fp16 values (any float array is rounded to fp16 first)."""
+    bits = np.asarray(values, dtype=np.float16).view(np.uint16).astype(np.int64)
+    return ((bits >> 10) & 0x1F) - 15
+
+
+def _levels(values) -> np.ndarray:
+    return ((fp16_exponent(values) & ~3) + 16) // 4
+
+
+def max_exp(cube: np.ndarray, pad, geometry, weights: np.ndarray) -> np.ndarray:
+    """(N, K, Ho, Wo) max over each window of (exp(data) & ~3) + (exp(wt) & ~3)."""
+    taps = weights.shape[1] * weights.shape[2] * weights.shape[3]
+    bits = max(8, int(taps).bit_length() + 1)
+    data_pow = np.ldexp(1.0, bits * _levels(cube))
+    pad_pow = float(np.ldexp(1.0, bits * int(_levels(np.float16(pad)))))
+    weight_pow = np.ldexp(1.0, bits * _levels(weights))
+    win = csc.direct_windows(data_pow, pad_pow, geometry)
+    sums = cmac.multiply_accumulate(win, weight_pow)
+    level = np.floor(np.log2(sums) / bits).astype(np.int64)
+    return 4 * level - 32
+
+
+def threshold(out: np.ndarray, max_exponent: np.ndarray, taps: int, scale: float = 1.0) -> np.ndarray:
+    """The absolute tolerance per element for `taps` = R*S*C (DC) or 18*C (Winograd)."""
+    return (np.ldexp(1.0, max_exponent - 20) * (taps * 2 * scale)
+            + np.ldexp(1.0, fp16_exponent(out) - 10)).astype(np.float64)
+
+
+def dc_tolerance(cube, pad, geometry, weights, out, scale: float = 1.0) -> np.ndarray:
+    taps = weights.shape[1] * weights.shape[2] * weights.shape[3]
+    return threshold(out, max_exp(cube, pad, geometry, weights), taps, scale)
