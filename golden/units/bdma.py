@@ -29,7 +29,9 @@ CFG_LAUNCH<g>). With `deferred=True` it waits for drain() (call it on a trace `w
 and GRP<g>_BUSY can be observed while a group is outstanding.
 
 `run(ctx)` is the standard unit entry point: one operation from ctx.regs (the CFG_* registers),
-validated and executed.
+validated and executed. golden/player.py queues operations in golden/regs/regfile.py and calls
+run() per operation; the group rules (not empty, at most 20 operations, one DST_RAM_TYPE) are in
+`validate_group(profile, [RegisterValues per operation], group)`, to be called before a group runs.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from golden.config import Profile
 from golden.errors import ConfigurationError, RegisterError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import Register, RegisterMap
+from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext, Surface, UnitResult
 
 UNIT = "BDMA"
@@ -227,8 +230,34 @@ def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
                 fields=(f"BDMA.{name}.V8",), rule=f"{RDL} ({name})")
 
 
-def _raw_operation(ctx: LayerContext) -> dict[str, int]:
-    return {name: ctx.regs.value(UNIT, name) for name in OPERATION_REGISTERS}
+def operation_from(regs: RegisterValues) -> BdmaOperation:
+    """The operation whose CFG_* registers `regs` holds."""
+    return BdmaOperation.from_registers(regs.regmap, {name: regs.value(UNIT, name) for name in OPERATION_REGISTERS})
+
+
+def _check_group(operations: list[BdmaOperation], group: int) -> None:
+    field = f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH"
+    if not operations:
+        raise ConfigurationError(
+            f"group {group} was launched with no operation enabled since the last launch; the "
+            "hardware would never finish it", fields=(field, "BDMA.CFG_OP.EN"), rule=GUIDE)
+    if len(operations) > SLOTS:
+        raise ConfigurationError(
+            f"group {group} holds {len(operations)} operations; there are {SLOTS} slots",
+            fields=(field, "BDMA.CFG_OP.EN", "BDMA.STATUS.FREE_SLOT"), rule=f"{GUIDE} (20 slots)")
+    if len({op.dst_cvsram for op in operations}) > 1:
+        raise ConfigurationError(
+            f"the operations of group {group} write to both DRAM and CV-SRAM",
+            fields=("BDMA.CFG_CMD.DST_RAM_TYPE", field), rule=LIMIT)
+
+
+def validate_group(profile: Profile, operations: list[RegisterValues], group: int) -> None:
+    """The group-level rules for a player that queues operations itself (golden/regs/regfile.py):
+    call before running the operations of a launched group, one RegisterValues per operation."""
+    decoded = [operation_from(regs) for regs in operations]
+    for op in decoded:
+        op.validate(profile)
+    _check_group(decoded, group)
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
@@ -237,7 +266,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     if upstream is not None:
         raise ConfigurationError("BDMA reads memory only; it takes no on-the-fly input",
                                  fields=("BDMA.CFG_OP.EN",), rule=GUIDE)
-    operation = BdmaOperation.from_registers(ctx.regs.regmap, _raw_operation(ctx))
+    operation = operation_from(ctx.regs)
     operation.validate(ctx.profile)
     surface = operation.execute(ctx.memory)
     return UnitResult(status={(UNIT, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
@@ -320,19 +349,11 @@ class BdmaEngine:
         self.gathering.append(operation)
 
     def _launch(self, group: int) -> None:
-        field = f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH"
         if self.busy[group]:
             raise ConfigurationError(
                 f"group {group} was launched again before its interrupt returned",
-                fields=(field, f"BDMA.STATUS.GRP{group}_BUSY"), rule=GUIDE)
-        if not self.gathering:
-            raise ConfigurationError(
-                f"group {group} was launched with no operation enabled since the last launch; the "
-                "hardware would never finish it", fields=(field, "BDMA.CFG_OP.EN"), rule=GUIDE)
-        if len({op.dst_cvsram for op in self.gathering}) > 1:
-            raise ConfigurationError(
-                f"the operations of group {group} write to both DRAM and CV-SRAM",
-                fields=("BDMA.CFG_CMD.DST_RAM_TYPE", field), rule=LIMIT)
+                fields=(f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH", f"BDMA.STATUS.GRP{group}_BUSY"), rule=GUIDE)
+        _check_group(self.gathering, group)
         self.launched.append((group, self.gathering))
         self.gathering = []
         self.busy[group] = True

@@ -327,3 +327,38 @@ def test_cvsram_needs_secondary_memory_interface():
     profile = dataclasses.replace(FULL, secondary_memif=False)
     with pytest.raises(ProfileFeatureError, match="SECONDARY_MEMIF"):
         bdma.run(context(program({}, **dict(BASE, dst_mc=False)), profile=profile, memory=loaded_memory()))
+
+
+# -- the player's path: operations queued by the register file, run() per operation ----------------------
+def operation_values(p: dict) -> RegisterValues:
+    return RegisterValues(REGMAP, {("BDMA", name): value for name, value in program({}, **p).items()})
+
+
+def test_validate_group_rules():
+    bdma.validate_group(FULL, [operation_values(small_op(i)) for i in range(20)], 0)
+    with pytest.raises(ConfigurationError, match="21 operations") as info:
+        bdma.validate_group(FULL, [operation_values(small_op(i)) for i in range(21)], 1)
+    assert "20 slots" in info.value.rule and "BDMA.CFG_LAUNCH1.GRP1_LAUNCH" in info.value.fields
+    with pytest.raises(ConfigurationError, match="both DRAM and CV-SRAM"):
+        bdma.validate_group(FULL, [operation_values(small_op(0)), operation_values(small_op(1, dst_mc=False))], 0)
+    with pytest.raises(ConfigurationError, match="no operation"):
+        bdma.validate_group(FULL, [], 0)
+    with pytest.raises(ProfileFeatureError):
+        bdma.validate_group(get_profile("nv_small"), [operation_values(small_op(0))], 0)
+
+
+@pytest.mark.parametrize("name", SANITY)
+def test_sanity_traces_through_the_player(nvdla_data, name):
+    from golden import player
+
+    folder = nvdla_data / "traceplayer" / name
+    result = player.play(folder / "input.txn", FULL)
+    reads = sum(line.startswith("read_reg") for line in (folder / "input.txn").read_text().splitlines())
+    assert result.status == "passed", result.detail
+    assert len(result.checks) == reads
+    if name != "sanity0":
+        assert [layer.name for layer in result.layers] == ["BDMA"]
+        source = parse_byte_lines((folder / "sample_surf.dat").read_text())[:0x800]
+        memory = result.memory.sec if name.endswith("cvsram") else result.memory.pri
+        np.testing.assert_array_equal(memory.read(0x51000000 if name.endswith("cvsram") else 0x81000000, 0x800),
+                                      source)
