@@ -322,3 +322,39 @@ def test_bad_mode_is_a_register_error():
     values = regs("SPLIT", "int8", **split_case()).with_values({("RBK", "D_MISC_CFG"): 3})
     with pytest.raises(Exception, match="RUBIK_MODE"):
         run(values, filled_memory())
+
+
+# -- a Rubik layer through the trace player ---------------------------------------------------------------
+def txn_writes(values: RegisterValues) -> list[str]:
+    lines = []
+    for (unit, name), value in values.written().items():
+        word = 0xFFFF0000 | REGMAP.address(REGMAP.get(unit, name)) >> 2
+        lines.append(f"write_reg {word:#010x} {value:#x} #NVDLA_{unit}.{name}_0")
+    return lines
+
+
+@pytest.mark.parametrize("precision", ["int8", "int16", "fp16"])
+def test_split_layer_plays_through_the_player(tmp_path, precision):
+    """A hand-written nvdlav1 txn: load a cube, split it, wait, check the interrupt and dump the planes."""
+    from golden import player
+    from golden.memory import format_byte_lines
+
+    rng = np.random.default_rng(7)
+    size = BYTES[precision]
+    channels, height, width = 20, 3, 40 // size  # 40-byte plane lines: one 64-byte row each
+    cube = random_cube(rng, (channels, height, width), precision)
+    source = pack_feature(cube, precision, width * 32, height * width * 32, 32)
+    (tmp_path / "cube.dat").write_text(format_byte_lines(source))
+    planes = np.zeros((channels, height, 64), np.uint8)
+    planes[..., :40] = np.ascontiguousarray(bits(cube)).view(np.uint8).reshape(channels, height, 40)
+    (tmp_path / "planes.dat").write_text(format_byte_lines(planes.reshape(-1)))
+    values = regs("SPLIT", precision, width=width, height=height, in_channels=channels, out_channels=channels,
+                  in_line=width * 32, in_surf=height * width * 32, out_line=64, out_planar=height * 64)
+    values = values.with_values({("RBK", "D_OP_ENABLE"): 1})
+    txn = [f"load_mem {IN_BASE:#x} {source.size:#x} cube.dat", *txn_writes(values), "wait",
+           "read_reg 0xffff0003 0x00000100 0x00000100 #NVDLA_GLB.S_INTR_STATUS_0.RUBIK_DONE_STATUS0",
+           f"dump_mem {OUT_BASE:#x} {planes.size:#x} planes.dat"]
+    (tmp_path / "input.txn").write_text("\n".join(txn) + "\n")
+    result = player.play(tmp_path / "input.txn", FULL)
+    assert result.status == "passed", result.detail
+    assert [layer.name for layer in result.layers] == ["RUBIK"] and len(result.checks) == 2
