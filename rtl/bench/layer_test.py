@@ -1,0 +1,62 @@
+"""The cocotb entry point: one pyuvm test that plays the job named by $NVDLA_RTL_JOB.
+
+The simulator process writes result.json next to the job (status, scoreboard
+results, simulated time) for rtl.runner to read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from pathlib import Path
+
+import cocotb
+import pyuvm
+from cocotb.utils import get_sim_time
+from pyuvm import ConfigDB, uvm_test
+
+from rtl.bench.env import NvdlaEnv, bind_ports, reset, start_clock_and_tie_offs
+from rtl.bench.sequences import LayerSequence, LayerTimeout
+from rtl.job import Job
+
+
+@pyuvm.test()
+class LayerTest(uvm_test):
+    def build_phase(self):
+        self.job_path = Path(os.environ["NVDLA_RTL_JOB"])
+        self.job = Job.load(self.job_path)
+        dut = cocotb.top
+        bind_ports(dut)
+        ConfigDB().set(None, "*", "DUT", dut)
+        ConfigDB().set(None, "*", "CORE_CLOCK", dut.dla_core_clk)
+        ConfigDB().set(None, "*", "CSB_CLOCK", dut.dla_csb_clk)
+        self.env = NvdlaEnv("env", self)
+        self.status, self.message, self.log = "pass", "", []
+
+    async def run_phase(self):
+        self.raise_objection()
+        dut = cocotb.top
+        start_clock_and_tie_offs(dut, self.job.clock_ns)
+        await reset(dut)
+        sequence = LayerSequence("layer", self.job, self.job_path.parent, self.env)
+        try:
+            await sequence.start(self.env.csb.seqr)
+        except LayerTimeout as error:
+            self.status, self.message = "timeout", str(error)
+        except Exception as error:  # reported in result.json, never swallowed silently
+            self.status, self.message = "error", "".join(traceback.format_exception(error))
+        self.log = sequence.log
+        self.sim_ns = get_sim_time("ns")
+        self.drop_objection()
+
+    def report_phase(self):
+        results = self.env.scoreboard.results
+        if self.status == "pass" and not all(r["ok"] for r in results):
+            self.status = "fail"
+        summary = {"status": self.status, "message": self.message, "checks": results, "log": self.log,
+                   "sim_ns": getattr(self, "sim_ns", 0), "clock_ns": self.job.clock_ns,
+                   "interrupts": self.env.intr.count}
+        (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
+        if self.status != "pass":
+            self.logger.error(f"layer {self.status}: {self.message}")
