@@ -49,7 +49,7 @@ def _input(ctx: LayerContext, cfg, upstream) -> np.ndarray:
     cube = cube[:channels]
     if cube.shape[0] < channels:
         cube = np.concatenate([cube, np.zeros((channels - cube.shape[0], *cube.shape[1:]), cube.dtype)])
-    return cube.view(np.uint16) if cfg.precision == "fp16" and cube.dtype == np.float16 else cube
+    return cube
 
 
 def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, np.ndarray | None]:
@@ -78,7 +78,9 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     status = {"D_INF_INPUT_NUM": 0, "D_NAN_INPUT_NUM": 0, "D_NAN_OUTPUT_NUM": 0}
     tolerance = None
     if cfg.precision == "fp16":
-        out, tolerance = _pool_fp16(cfg, np.asarray(cube).astype(np.uint16), status)
+        cube = np.ascontiguousarray(cube)
+        bits = cube.view(np.uint16) if cube.dtype.itemsize == 2 else cube.astype(np.uint16)
+        out, tolerance = _pool_fp16(cfg, bits, status)
         status["D_NAN_OUTPUT_NUM"] = fp.nan_count(out)
     else:
         bits = 8 if cfg.precision == "int8" else 16
