@@ -119,11 +119,18 @@ def nan_count(bits, fmt: str = "fp16") -> int:
 def flush_nan(bits, fmt: str = "fp16") -> tuple[np.ndarray, int]:
     """NaN flush-to-zero: every NaN becomes +0 ("all input NaNs are treated as zero value"); (bits, count).
 
-    The sign of the flushed zero is not documented; +0 is chosen (see report, open question).
+    The document does not give the zero's sign; the cmod (hls/sdp/sdp_x.cpp, sdp_y_cvt.cpp) clears sign,
+    exponent and mantissa, i.e. +0.
     """
     arr = fp32_bits(bits) if fmt == "fp32" else np.asarray(bits)
     mask = is_nan(arr, fmt)
     return np.where(mask, arr.dtype.type(0), arr), int(np.count_nonzero(mask))
+
+
+def fp16_saturation_count(h) -> int:
+    """FP16 output saturation count: outputs of magnitude 65504 (precision-preservation overflow
+    definition fabs(x) >= 65504, evaluated on the output as the cmod's SDP wrapper does)."""
+    return int(np.count_nonzero((np.asarray(h).astype(np.uint16) & 0x7FFF) == FP16_MAX_BITS))
 
 
 # ---- widening --------------------------------------------------------------------------------------------

@@ -99,20 +99,54 @@ def shift_right_round(x, shift) -> np.ndarray:
     return (x + (half - ((x < 0) & (s > 0)))) >> s
 
 
-def convertor(x, offset, scale, shift, out_bits: int) -> tuple[np.ndarray, int]:
+def convertor(
+    x,
+    offset,
+    scale,
+    shift,
+    out_bits: int,
+    *,
+    offset_bits: int = 32,
+    scale_bits: int = 16,
+    shift_bits: int = 5,
+    fields: tuple[str, str, str] = ("offset", "scale", "shift"),
+) -> tuple[np.ndarray, int]:
     """NVDLA convertor y = saturate(round((x - offset) * scale >> shift)), count of overflows.
 
-    Encodings (precision-preservation, convertor parameter table, INT->INT): offset INT32, scale INT16,
-    shift UINT5; rounding round half away from zero.  x must satisfy |x| < 2**46.
+    Default encodings are the document's (precision-preservation, convertor parameter table, INT->INT):
+    offset INT32, scale INT16, shift UINT5; rounding is round half away from zero.  Some register fields
+    are wider or narrower than the table (SDP D_CVT_SHIFT and CDP DATOUT_SHIFTER are 6 bits, CDP
+    DATIN_OFFSET 16 bits): pass offset_bits/scale_bits/shift_bits and the register names in `fields`
+    ("UNIT.REGISTER.FIELD" for offset, scale, shift) so errors name them.  Requires |x| < 2**46 and
+    offset_bits <= 32, scale_bits <= 16, shift_bits <= 6.
     """
-    offset = check_encoding(offset, "offset", -(1 << 31), (1 << 31) - 1, "INT32")
-    scale = check_encoding(scale, "scale", -(1 << 15), (1 << 15) - 1, "INT16")
-    shift = check_encoding(shift, "shift", 0, 31, "UINT5")
+    if offset_bits > 32 or scale_bits > 16 or shift_bits > 6:
+        raise ConfigurationError("convertor encodings are at most INT32/INT16/UINT6", rule=PRECISION_RULE)
+    lo, hi = int_range(offset_bits)
+    offset = check_encoding(offset, fields[0], lo, hi, f"INT{offset_bits}")
+    lo, hi = int_range(scale_bits)
+    scale = check_encoding(scale, fields[1], lo, hi, f"INT{scale_bits}")
+    shift = check_encoding(shift, fields[2], 0, (1 << shift_bits) - 1, f"UINT{shift_bits}")
     bits = _check_bits(out_bits, "out_bits")
     x = as_int64(x)
     if x.size and (int(x.min()) < -(1 << 46) or int(x.max()) >= 1 << 46):
         raise ConfigurationError("convertor input exceeds |x| < 2**46", rule=PRECISION_RULE)
     return saturate(shift_right_round((x - offset) * scale, shift), bits)
+
+
+def cmod_shift_saturation_flag(x, shift, bits: int) -> np.ndarray:
+    """Per-element saturation flag as the C model's IntShiftRightSat computes it (nvdla_int.h).
+
+    The flag is set when the rounded, saturated result differs from the floor shift by more than one,
+    so an overflow caused by rounding alone (floor in range, rounded value one past it) is not
+    flagged.  The SDP output convertor's D_PERF_OUT_SATURATION sums this flag for 17-bit results
+    (cmod hls/sdp/sdp_c.cpp); the document's definition is the `count` of `convertor`.
+    """
+    x = as_int64(x)
+    _check_magnitude(x, "shift input")
+    floor = np.right_shift(x, np.minimum(np.asarray(shift), 63))
+    rounded, _ = saturate(shift_right_round(x, shift), bits)
+    return np.abs(floor - rounded) > 1
 
 
 def truncate(x, lsb, out_bits: int) -> tuple[np.ndarray, int]:

@@ -335,3 +335,8 @@ def test_float64_input_is_refused():
         fp.fp32_to_fp16(np.array([1.0]))
     with pytest.raises(ConfigurationError):
         fp.is_nan(np.array([1], dtype=np.uint16), "bf16")
+
+
+def test_fp16_saturation_count():
+    out = fp.fp32_to_fp16(np.array([65504.0, -1e9, 70000.0, 65472.0, np.inf, 1.0], dtype=np.float32))
+    assert fp.fp16_saturation_count(out) == 4

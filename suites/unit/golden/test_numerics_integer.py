@@ -216,3 +216,22 @@ def test_shift_left_saturate_edges(bits):
     y, count = integer.shift_left_saturate(x, shifts, bits)
     exp, exp_count = ref_many(range(8), lambda i: ref_sat(int(x[i]) << int(shifts[i]), bits))
     assert y.tolist() == exp and count == exp_count == 6
+
+
+def test_convertor_register_widths_and_field_names():
+    fields = ("SDP.D_CVT_OFFSET.CVT_OFFSET", "SDP.D_CVT_SCALE.CVT_SCALE", "SDP.D_CVT_SHIFT.CVT_SHIFT")
+    y, _ = integer.convertor(np.array([1 << 40]), 0, 1, 40, 16, shift_bits=6, fields=fields)
+    assert y.tolist() == [1]
+    with pytest.raises(ConfigurationError) as info:
+        integer.convertor(np.array([1]), 0, 1, 40, 16, fields=fields)  # document default: UINT5
+    assert info.value.fields == ("SDP.D_CVT_SHIFT.CVT_SHIFT",)
+    with pytest.raises(ConfigurationError):
+        integer.convertor(np.array([1]), 1 << 15, 1, 0, 16, offset_bits=16)
+
+
+def test_cmod_saturation_flag_ignores_rounding_only_overflow():
+    # int8: 255 >> 1 = 127.5 rounds to 128 -> clipped to 127; floor is 127: not flagged by the cmod
+    # 300 >> 1 = 150 -> 127 flagged; -257 >> 1 = -128.5 -> -129 -> -128, floor -129: not flagged
+    flags = integer.cmod_shift_saturation_flag(np.array([255, 300, -257, -300, 10]), 1, 8)
+    assert flags.tolist() == [False, True, False, True, False]
+    assert integer.convertor(np.array([255, 300, -257, -300, 10]), 0, 1, 1, 8)[1] == 4
