@@ -22,7 +22,8 @@ from golden.units.conv import cmac, csc
 
 def fp16_exponent(values) -> np.ndarray:
     """exp(a) = ((a >> 10) & 0x1f) - 15 of fp16 values (any float array is rounded to fp16 first)."""
-    bits = np.asarray(values, dtype=np.float16).view(np.uint16).astype(np.int64)
+    with np.errstate(over="ignore"):  # beyond the fp16 range: INF, exponent field 31
+        bits = np.asarray(values).astype(np.float16).view(np.uint16).astype(np.int64)
     return ((bits >> 10) & 0x1F) - 15
 
 

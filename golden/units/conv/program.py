@@ -1,0 +1,162 @@
+"""Program a convolution hardware layer from arrays: the registers and memory images a driver would set up.
+
+The inverse of config.read_config, for tests, benchmarks and stimulus: `direct_layer` lays out the cube
+and the weights in memory (feature and weight formats of golden/formats, optionally compressed) and
+encodes every CDMA/CSC/CMAC/CACC field, choosing legal derived values (right/bottom padding, entries per
+slice, banks) the way the programming guide's formulas give them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.config import Profile
+from golden.errors import ConfigurationError
+from golden.formats import compression, feature, weight
+from golden.memory import MemorySystem
+from golden.regs.regmap import RegisterMap
+from golden.regs.values import RegisterValues
+from golden.units.base import LayerContext
+from golden.units.conv.limits import dc_entries_per_slice, entry_bytes
+
+PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
+DATA_BASE = 0x8000_0000
+WEIGHT_BASE = 0x8400_0000
+WMB_BASE = 0x8800_0000
+WGS_BASE = 0x8900_0000
+
+
+@dataclass(frozen=True)
+class DirectLayer:
+    """Algorithm parameters of one direct-convolution layer (strides, dilation, padding in elements)."""
+
+    precision: str = "int8"
+    stride: tuple[int, int] = (1, 1)  # (y, x)
+    dilation: tuple[int, int] = (1, 1)  # (y, x)
+    pad: tuple[int, int] = (0, 0)  # (top, left); right/bottom follow from the output size
+    pad_value: int = 0
+    clip_truncate: int = 0
+    compressed: bool = False
+    nan_to_zero: bool = False
+
+
+def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """(output size, after-padding) so that every input element is used (Limitation/General)."""
+    span = (kernel - 1) * dilation + 1
+    out = (pad_before + size - span) // stride + 1
+    if out < 1:
+        raise ConfigurationError("kernel larger than the padded input")
+    after = (out - 1) * stride + span - pad_before - size
+    if after < 0:
+        # the last input lines are not used: drop nothing, add padding up to the next output instead
+        out += 1
+        after += stride
+    return out, after
+
+
+def _fp16_raw(values: np.ndarray, precision: str) -> np.ndarray:
+    return feature.as_elements(values, precision)
+
+
+def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer: DirectLayer,
+                 memory: MemorySystem | None = None) -> LayerContext:
+    """A LayerContext running `weights` (K, C, R, S) over `cube` (C, H, W) or (N, C, H, W)."""
+    cube = _fp16_raw(np.asarray(cube), layer.precision)
+    weights = _fp16_raw(np.asarray(weights), layer.precision)
+    cube4 = cube if cube.ndim == 4 else cube[None]
+    batches, channels, height, width = cube4.shape
+    kernels, wchannels, rows, cols = weights.shape
+    if wchannels != channels:
+        raise ConfigurationError(f"weights have {wchannels} channels, the cube {channels}")
+    atom = profile.memory_atomic_size
+    precision = layer.precision
+    bpe = feature.element_bytes(precision)
+    line_stride, surf_stride = feature.packed_strides(cube4.shape, precision, atom)
+    surfaces = feature.surfaces(channels, atom // bpe)
+    batch_stride = -(-(surfaces * surf_stride) // 64) * 64 if batches > 1 else 0
+    memory = memory or MemorySystem()
+    data = feature.pack_feature(cube4 if batches > 1 else cube4[0], precision, line_stride, surf_stride, atom,
+                                batch_stride or None)
+    memory.pri.write(DATA_BASE, data)
+
+    stream = weight.pack_dc_weights(weights, precision, profile.mac_atomic_c, profile.mac_atomic_k)
+    weight_bytes = weight.dc_weight_bytes(weights.shape, precision)
+    weight_total = weight.aligned_size(weight_bytes)
+    wmb_bytes = 0
+    if layer.compressed:
+        groups = compression.group_elements(kernels, channels * rows * cols, precision, profile.mac_atomic_k)
+        packed = compression.compress(stream[:weight_bytes], precision, groups)
+        memory.pri.write(WEIGHT_BASE, packed.weight)
+        memory.pri.write(WMB_BASE, packed.wmb)
+        memory.pri.write(WGS_BASE, packed.wgs)
+        wmb_bytes = packed.wmb_bytes
+    else:
+        memory.pri.write(WEIGHT_BASE, stream)
+
+    (dy, dx), (sy, sx), (pt, pl) = layer.dilation, layer.stride, layer.pad
+    out_h, pb = output_size(height, pt, rows, sy, dy)
+    out_w, pr = output_size(width, pl, cols, sx, dx)
+    entries = dc_entries_per_slice(profile, width, channels, precision)
+    bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
+    data_banks = -(-entries * height * batches // bank_entries)
+    weight_banks = profile.cbuf_bank_number - data_banks - (1 if layer.compressed else 0)
+    if weight_banks < 1:
+        raise ConfigurationError(f"the input needs {data_banks} CBUF banks, too many for one layer")
+
+    mode = PRECISION_CODES[precision]
+    misc = {"CONV_MODE": 0, "IN_PRECISION": mode, "PROC_PRECISION": mode}
+    fields: dict[str, int] = {}
+
+    def put(unit: str, reg: str, **values: int) -> None:
+        for name, value in values.items():
+            fields[f"{unit}.{reg}.{name}"] = int(value)
+
+    for unit in ("CDMA", "CSC"):
+        put(unit, "D_MISC_CFG", **misc)
+        put(unit, "D_BATCH_NUMBER", BATCHES=batches - 1)
+        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
+        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
+        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight_total)
+        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
+        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
+        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=weight_banks - 1)
+    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
+    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
+    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
+    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
+    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
+    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
+    put("CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
+    put("CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
+    put("CDMA", "D_BATCH_STRIDE", BATCH_STRIDE=batch_stride)
+    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=channels * rows * cols * bpe - 1)
+    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
+    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
+    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
+    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
+    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
+    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
+    put("CDMA", "D_NAN_FLUSH_TO_ZERO", NAN_TO_ZERO=int(layer.nan_to_zero))
+    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
+    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=channels - 1)
+    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=cols - 1, WEIGHT_HEIGHT_EXT=rows - 1)
+    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=channels - 1, WEIGHT_KERNEL=kernels - 1)
+    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
+    put("CSC", "D_RELEASE", RLS_SLICES=height - 1)
+    put("CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
+    put("CSC", "D_DILATION_EXT", X_DILATION_EXT=dx - 1, Y_DILATION_EXT=dy - 1)
+    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
+    for unit in ("CMAC_A", "CMAC_B"):
+        put(unit, "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
+    put("CACC", "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
+    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CACC", "D_BATCH_NUMBER", BATCHES=batches - 1)
+    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+    regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
+    return LayerContext(profile, regs, memory)
