@@ -70,12 +70,14 @@ from golden.trace import (
     Wait,
     load_trace,
 )
+from golden.units.lut import LutRam
 
 STATUSES = ("passed", "failed", "unsupported", "invalid", "error")
 CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
 #: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS).
 INTERRUPTS = {"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",), "SDP": ("SDP",), "PDP": ("PDP",),
               "CDP": ("CDP",), "RBK": ("RUBIK",), "BDMA": ("BDMA",)}
+LUT_UNITS = ("SDP", "CDP")
 #: Units a profile may lack entirely, with the .spec switch.
 UNIT_SWITCHES = {"BDMA": "BDMA", "RBK": "RUBIK", "PDP": "PDP", "PDP_RDMA": "PDP", "CDP": "CDP",
                  "CDP_RDMA": "CDP"}
@@ -183,7 +185,10 @@ class Player:
         self.watches: list[IntrNotify] = []
         self.fired: set[str] = set()
         self.sync_events: set[str] = set()
-        self.line_events = 0
+        #: Done interrupts of finished layers not yet seen by software, one bit each, in hardware order.
+        self.irq_queue: list[int] = []
+        #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
+        self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
 
     # -- driving ----------------------------------------------------------------------------------------
     def run(self) -> TraceResult:
@@ -234,12 +239,15 @@ class Player:
             group = self.regs.producer(reg.unit)
             if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
                 self.flush()  # the armed group runs before software may reprogram it
+        if reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
+            if reg.unit in self.regs.armed():
+                self.flush()  # an armed layer uses the LUT as programmed so far
+            self.luts[reg.unit].write(reg.name, c.value)
         self.regs.write(reg, c.value)
 
     def _do_RegRead(self, c: RegRead) -> None:
         value = self.regs.read(c.register)
-        if (value ^ c.expected) & c.mask:
-            self.flush()  # a poll: give the hardware time to finish what is armed
+        while (value ^ c.expected) & c.mask and self._time_passes():  # a poll: the hardware moves on
             value = self.regs.read(c.register)
         if c.mask:
             name = ("read_reg" if self.trace.format == "txn"
@@ -262,9 +270,29 @@ class Player:
         if c.source is not None:
             self._source_bit(c)  # validate now
         self.watches.append(c)
-        self._deliver()
+        self._notify()
 
-    def _deliver(self) -> None:
+    def _time_passes(self) -> bool:
+        """Let the hardware make one step: deliver the next interrupt, or run what is armed.
+
+        Returns False when nothing can happen any more (the trace would wait forever).
+        """
+        if not self.regs.cbuf_flushed:
+            self.regs.cbuf_flushed = True
+            return True
+        if self.irq_queue:
+            self._deliver_next()
+            return True
+        return self.flush() > 0
+
+    def _deliver_next(self) -> bool:
+        """Raise the next done interrupt in GLB.S_INTR_STATUS; True when it is unmasked (raises the line)."""
+        bit = self.irq_queue.pop(0)
+        self.regs.raise_interrupts(bit)
+        self._notify()
+        return bool(self.regs.unmasked(bit))
+
+    def _notify(self) -> None:
         """Fire the sync of every watch whose interrupt bit is set (clearing the bit, as a handler does)."""
         for watch in list(self.watches):
             status = self.regs.raw("GLB", "S_INTR_STATUS")
@@ -276,9 +304,8 @@ class Player:
                     self.regs.write(self.regmap.get("GLB", "S_INTR_STATUS"), bit)
 
     def _await(self, sync: str, c: Command) -> None:
-        if sync in self.fired:
-            return
-        self.flush()
+        while sync not in self.fired and self._time_passes():
+            pass
         if sync not in self.fired:
             waiting = [w for w in self.watches if w.sync == sync]
             cause = (f"interrupt {waiting[0].source} never raised" if waiting
@@ -286,11 +313,12 @@ class Player:
             raise TraceHang(f"sync {sync} never fires: {cause}{self._armed_note()}", path=c.path, line=c.line)
 
     def _do_Wait(self, c: Wait) -> None:
-        if not self.line_events:
-            self.flush()
-        if not self.line_events:
-            raise TraceHang(f"wait: no interrupt is pending{self._armed_note()}", path=c.path, line=c.line)
-        self.line_events -= 1
+        while True:  # the DLA interrupt line: the next unmasked done interrupt
+            while self.irq_queue:
+                if self._deliver_next():
+                    return
+            if not self.flush():
+                raise TraceHang(f"wait: no interrupt is pending{self._armed_note()}", path=c.path, line=c.line)
 
     def _do_SyncNotify(self, c: SyncNotify) -> None:
         self.sync_events.add(c.event)
@@ -312,7 +340,8 @@ class Player:
 
     def _do_CheckFile(self, c: CheckFile) -> None:
         if c.sync is None:
-            self.flush()
+            while self.flush():  # dump_mem: when the hardware is done
+                pass
         else:
             self._await(c.sync, c)
         path = self.trace.folder / c.file
@@ -392,12 +421,14 @@ class Player:
             pipelines.append((["RBK"], ["RUBIK"]))
         return pipelines
 
-    def flush(self, final: bool = False) -> None:
-        """Run every hardware layer whose units are all armed, until none is left."""
+    def flush(self, final: bool = False) -> int:
+        """Run every hardware layer whose units are all armed, until none is left; returns how many ran."""
+        ran = 0
         while True:
             if self.regs.bdma_launched:
                 group, ops = self.regs.bdma_launched.pop(0)
                 self._run_bdma(group, ops)
+                ran += 1
                 continue
             armed = self.regs.armed()
             ready = [(units, stages) for units, stages in self._pipelines(armed)
@@ -406,8 +437,10 @@ class Player:
                 break
             units, stages = ready[0]
             self._run_layer(units, stages, armed)
+            ran += 1
         if final and self.regs.armed():
             raise TraceHang(f"the trace ends with units armed{self._armed_note()}", path=str(self.trace.path))
+        return ran
 
     def _run_layer(self, units: list[str], stages: list[str], armed: dict[str, int]) -> None:
         groups = {unit: armed[unit] for unit in units}
@@ -422,18 +455,18 @@ class Player:
                 layer.outputs[stage] = result.output
             for (unit, reg), value in result.status.items():
                 self.regs.set_hardware(unit, reg, value, groups.get(unit))
-        bits = 0
         for unit in units:
             group = self.regs.complete(unit)
-            for source in INTERRUPTS.get(unit, ()):
-                bits |= self.regs.interrupt_bit(source, group)
-        self._interrupt(bits)
+            # Done interrupts in pipeline order: CDMA_DAT, CDMA_WT, CACC, SDP, PDP (the order the
+            # traceplayer's conv_8x8_fc_int16 reads them after successive waits).
+            self.irq_queue.extend(self.regs.interrupt_bit(source, group) for source in INTERRUPTS.get(unit, ()))
 
     def _run_stage(self, stage: str, regs: RegisterValues, upstream):
         from golden.units.base import LayerContext
 
         model = golden.units.load(stage)
         ctx = LayerContext(self.profile, regs, self.memory)
+        ctx.luts = self.luts  # golden/units/lut.py: ctx_tables(ctx, unit)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", MemoryAccessWarning)
             result = model.run(ctx, upstream)
@@ -453,12 +486,7 @@ class Player:
             layer.surfaces.extend(result.surfaces)
             for (unit, reg), value in result.status.items():
                 self.regs.set_hardware(unit, reg, value)
-        self._interrupt(self.regs.interrupt_bit("BDMA", group))
-
-    def _interrupt(self, bits: int) -> None:
-        self.regs.raise_interrupts(bits)
-        self.line_events += bin(self.regs.unmasked(bits)).count("1")
-        self._deliver()
+        self.irq_queue.append(self.regs.interrupt_bit("BDMA", group))
 
 
 # -- the reusable verdict ---------------------------------------------------------------------------------

@@ -67,6 +67,8 @@ def test_reads_return_only_implemented_bits(rf):
     rf.write(reg("SDP.D_DP_BS_ALU_SRC_VALUE"), 0xEE0FE1CF)
     assert rf.read(reg("SDP.D_DP_BS_ALU_SRC_VALUE")) == 0xE1CF
     assert rf.read(reg("GLB.S_NVDLA_HW_VERSION")) == reg("GLB.S_NVDLA_HW_VERSION").reset
+    assert rf.read(reg("CDMA.S_CBUF_FLUSH_STATUS")) == 0  # flush after reset still running
+    rf.cbuf_flushed = True
     assert rf.read(reg("CDMA.S_CBUF_FLUSH_STATUS")) == 1
 
 
