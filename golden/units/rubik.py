@@ -147,6 +147,11 @@ class RubikLayer:
 
     def _check_feature(self, side: str, width: int, lines: int, surfaces: int) -> None:
         line = self.bytes[f"{side}_LINE"]
+        if width == 1 and lines == 1 and surfaces > 1 and (line, self.bytes[f"{side}_SURF"]) != (ATOM, ATOM):
+            raise ConfigurationError(
+                f"a 1x1xC cube must be line- and surface-packed (strides 32), got {line:#x}/"
+                f"{self.bytes[f'{side}_SURF']:#x}", fields=(_qualified(f"{side}_LINE"), _qualified(f"{side}_SURF")),
+                rule="programming-guide: Limitation/Data Format (1x1xC cube)")
         self._check_stride(f"{side}_LINE", line, width * ATOM, lines, "line")
         self._check_stride(f"{side}_SURF", self.bytes[f"{side}_SURF"], (lines - 1) * line + width * ATOM,
                            surfaces, "surface")

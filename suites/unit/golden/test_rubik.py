@@ -75,10 +75,13 @@ def planar_cases(draw):
     row = -(-width * BYTES[precision] // 32) * 32
     plane_line = -(-row // 64) * 64 + 64 * draw(st.integers(0, 2))
     in_line = width * 32 + 32 * draw(st.integers(0, 2))
-    return dict(precision=precision, channels=channels, height=height, width=width,
+    case = dict(precision=precision, channels=channels, height=height, width=width,
                 in_line=in_line, in_surf=height * in_line + 32 * draw(st.integers(0, 2)),
                 plane_line=plane_line, planar=height * plane_line + 64 * draw(st.integers(0, 2)),
                 out_line=in_line + 32 * draw(st.integers(0, 1)), seed=draw(st.integers(0, 2**32 - 1)))
+    if width == height == 1:  # Limitation/Data Format: a 1x1xC cube is line- and surface-packed
+        case.update(in_line=32, in_surf=32, out_line=32)
+    return case
 
 
 @settings(max_examples=40, deadline=None)
@@ -195,15 +198,16 @@ def test_contract_gives_transposed_convolution(case):
     _, height, width = cubes[0].shape
     per_atom = 32 // BYTES[precision]
     surfaces = -(-k // per_atom)
-    in_line = width * 32 + 32 * case["pad"]
-    in_surf = height * in_line + 32 * case["pad"]
+    pad = 0 if width == height == 1 else case["pad"]  # a 1x1xC cube is line- and surface-packed
+    in_line = width * 32 + 32 * pad
+    in_surf = height * in_line + 32 * pad
     contract0 = surfaces * in_surf  # the guide's Ceil((DATAOUT_CHANNEL+1)*BPE/32) * DAIN_SURF_STRIDE
     memory = MemorySystem()
     for index, cube in enumerate(cubes):
         memory.pri.write(IN_BASE + index * contract0,
                          pack_feature(cube.astype(DTYPES[precision]), precision, in_line, in_surf, 32))
-    out_line = width * sx * 32 + 32 * case["pad"]
-    out_surf = height * sy * out_line + 64 * case["pad"]
+    out_line = width * sx * 32 + 32 * pad
+    out_surf = height * sy * out_line + 64 * pad
     result = run(regs("CONTRACT", precision, width=width, height=height, in_channels=k * sx * sy, out_channels=k,
                       in_line=in_line, in_surf=in_surf, out_line=out_line, out_surf=out_surf, contract0=contract0,
                       contract1=sy * out_line, stride_x=sx, stride_y=sy), memory)
@@ -275,6 +279,8 @@ def filled_memory():
     ("SPLIT", split_case(in_line=32), "RBK.D_DAIN_LINE_STRIDE", "LINE_STRIDE"),
     ("MERGE", merge_case(in_addr=IN_BASE + 32), "RBK.D_DAIN_ADDR_LOW", "planar"),
     ("MERGE", merge_case(in_planar=64), "RBK.D_DAIN_PLANAR_STRIDE", "LINE_STRIDE"),
+    ("MERGE", merge_case(width=1, height=1, in_channels=40, out_channels=40, out_line=32, out_surf=64),
+     "RBK.D_DAOUT_LINE_STRIDE", "1x1xC"),
     ("MERGE", merge_case(in_channels=40, out_channels=40, out_surf=96), "RBK.D_DAOUT_SURF_STRIDE", "LINE_STRIDE"),
 ])
 def test_limitations_name_field_and_rule(mode, case, field, rule):
