@@ -125,8 +125,9 @@ def pack_aux(data, proc_precision: str, use: str, data_size: str, mode: str, lin
         buf = np.zeros(base_offset + span, dtype=np.uint8)
     else:
         buf = as_byte_buffer(buf)
-    raw = array.view(np.uint8).reshape(*cube, components * dtype.itemsize)
-    scatter_elements(raw, buf, base_offset, per_atom, strides, pad_value)
+    carriers = array.view(np.uint8).reshape(-1, components * dtype.itemsize)
+    carriers = carriers.view(f"<u{components * dtype.itemsize}").reshape(cube)
+    scatter_elements(carriers, buf, base_offset, per_atom, strides, pad_value)
     return buf
 
 
@@ -140,7 +141,7 @@ def unpack_aux(buf, base_offset: int, shape, proc_precision: str, use: str, data
     strides = _strides(mode, cube, per_atom, atom, line_stride, surface_stride)
     raw = gather_elements(as_byte_buffer(buf), base_offset, cube, per_atom,
                           components * dtype.itemsize, strides)
-    values = np.ascontiguousarray(raw).view(dtype)
+    values = np.ascontiguousarray(raw).view(np.uint8).view(dtype)
     if mode == "PER_KERNEL":
         return values.reshape(cube[1], components)
     return values.reshape(*cube[1:], components)

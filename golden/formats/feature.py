@@ -19,7 +19,6 @@ passes them in, or writes the returned buffer back.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from golden.errors import ConfigurationError
 
@@ -147,8 +146,15 @@ def _span(shape, per_atom, atom_bytes, line_stride, surface_stride, batch_stride
             + (height - 1) * line_stride + width * atom_bytes)
 
 
+def carrier_dtype(size: int) -> np.dtype:
+    """An opaque little-endian carrier for elements of `size` bytes (1, 2, 4 or 8)."""
+    if size not in (1, 2, 4, 8):
+        raise ConfigurationError(f"no carrier for {size}-byte elements", rule=RULE)
+    return np.dtype(f"<u{size}")
+
+
 def _atom_view(buf, base, shape4, per_atom, element_size, strides):
-    """Writable/readable (N, S, H, W, per_atom, element_size) byte view of the atoms in buf."""
+    """Writable/readable (N, S, H, W, per_atom) view of the atoms in buf, in element carriers."""
     batch, channels, height, width = shape4
     batch_stride, surface_stride, line_stride = strides
     atom = per_atom * element_size
@@ -156,33 +162,39 @@ def _atom_view(buf, base, shape4, per_atom, element_size, strides):
     if base < 0 or need > buf.size:
         raise ConfigurationError(
             f"feature cube needs bytes [{base}, {need}) but the buffer has {buf.size}", rule=RULE)
-    view_shape = (batch, surfaces(channels, per_atom), height, width, per_atom, element_size)
-    view_strides = (batch_stride or 0, surface_stride, line_stride, atom, element_size, 1)
-    return as_strided(buf[base:], shape=view_shape, strides=view_strides)
+    view_shape = (batch, surfaces(channels, per_atom), height, width, per_atom)
+    view_strides = (batch_stride or 0, surface_stride, line_stride, atom, element_size)
+    view = np.ndarray(view_shape, dtype=carrier_dtype(element_size), buffer=buf, offset=base,
+                      strides=view_strides)
+    if not buf.flags.writeable:
+        view.flags.writeable = False
+    return view
 
 
 def scatter_elements(elements: np.ndarray, buf: np.ndarray, base: int, per_atom: int, strides,
                      pad_value: int = 0) -> None:
-    """Write an (N, C, H, W, B) byte array of B-byte elements as atoms of per_atom elements."""
-    batch, channels, height, width, size = elements.shape
-    view = _atom_view(buf, base, (batch, channels, height, width), per_atom, size, strides)
+    """Write an (N, C, H, W) array of elements (any dtype) as atoms of per_atom elements."""
+    batch, channels, height, width = elements.shape
+    size = elements.dtype.itemsize
+    values = np.ascontiguousarray(elements).view(carrier_dtype(size))
+    view = _atom_view(buf, base, elements.shape, per_atom, size, strides)
     full, rest = divmod(channels, per_atom)
     if full:
-        source = elements[:, :full * per_atom].reshape(batch, full, per_atom, height, width, size)
-        view[:, :full] = source.transpose(0, 1, 3, 4, 2, 5)
+        source = values[:, :full * per_atom].reshape(batch, full, per_atom, height, width)
+        view[:, :full] = source.transpose(0, 1, 3, 4, 2)
     if rest:
-        view[:, full, :, :, :rest] = elements[:, full * per_atom:].transpose(0, 2, 3, 1, 4)
-        view[:, full, :, :, rest:] = pad_value
+        view[:, full, :, :, :rest] = values[:, full * per_atom:].transpose(0, 2, 3, 1)
+        view[:, full, :, :, rest:] = int.from_bytes(bytes([pad_value & 0xFF]) * size, "little")
 
 
 def gather_elements(buf: np.ndarray, base: int, shape4, per_atom: int, size: int, strides) -> np.ndarray:
-    """Read the (N, C, H, W, B) byte array of B-byte elements stored as atoms of per_atom elements."""
+    """Read the (N, C, H, W) array of `size`-byte element carriers stored as atoms of per_atom elements."""
     batch, channels, height, width = shape4
     view = _atom_view(buf, base, shape4, per_atom, size, strides)
     count = view.shape[1]
-    out = np.empty((batch, count, per_atom, height, width, size), dtype=np.uint8)
-    np.copyto(out, view.transpose(0, 1, 4, 2, 3, 5))
-    out = out.reshape(batch, count * per_atom, height, width, size)
+    out = np.empty((batch, count, per_atom, height, width), dtype=view.dtype)
+    np.copyto(out, view.transpose(0, 1, 4, 2, 3))
+    out = out.reshape(batch, count * per_atom, height, width)
     return out if count * per_atom == channels else out[:, :channels]
 
 
@@ -205,10 +217,8 @@ def pack_feature(cube, precision: str, line_stride: int, surface_stride: int, at
                                            batch_stride), dtype=np.uint8)
     else:
         buf = as_byte_buffer(buf)
-    size = elements.dtype.itemsize
-    raw = elements.reshape(shape4).view(np.uint8).reshape(*shape4, size)
-    scatter_elements(raw, buf, base_offset, per_atom, (batch_stride, surface_stride, line_stride),
-                     pad_value)
+    scatter_elements(elements.reshape(shape4), buf, base_offset, per_atom,
+                     (batch_stride, surface_stride, line_stride), pad_value)
     return buf
 
 
@@ -221,7 +231,7 @@ def unpack_feature(buf, base_offset: int, shape, precision: str, line_stride: in
     dtype = element_dtype(precision)
     raw = gather_elements(as_byte_buffer(buf), base_offset, shape4, per_atom, dtype.itemsize,
                           (batch_stride, surface_stride, line_stride))
-    cube = np.ascontiguousarray(raw).view(dtype).reshape(shape4)
+    cube = np.ascontiguousarray(raw).view(dtype)
     return cube if batched else cube[0]
 
 
