@@ -1,0 +1,140 @@
+"""Limitation checks of the convolution model: each illegal programming is rejected before any data is
+read, naming its rule and register fields; legal layers pass (the NVIDIA traces in test_conv_traces.py
+also pass every check)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from golden.config import get_profile
+from golden.errors import ConfigurationError, ProfileFeatureError
+from golden.units import conv
+from golden.units.conv.limits import dc_entries_per_slice
+from golden.units.conv.program import DirectLayer, direct_layer
+
+
+def layer(profile="nv_full", precision="int8", **kwargs):
+    cube = np.ones((20, 6, 7), dtype=np.int64)
+    weights = np.ones((5, 20, 3, 3), dtype=np.int64)
+    return direct_layer(get_profile(profile), cube, weights, DirectLayer(precision=precision, **kwargs))
+
+
+def with_fields(ctx, **changes):
+    """Change register fields, given as UNIT__REG__FIELD=value."""
+    values = {}
+    for key, number in changes.items():
+        unit, reg, name = key.split("__")
+        field = ctx.regs.register(unit, reg).field(name)
+        old = values.get((unit, reg), ctx.regs.value(unit, reg))
+        mask = ((1 << field.width) - 1) << field.lsb
+        values[unit, reg] = (old & ~mask) | (number << field.lsb)
+    ctx.regs = ctx.regs.with_values(values)
+    return ctx
+
+
+def test_legal_layer_runs():
+    assert conv.run(layer()).output.shape == (5, 4, 5)
+
+
+WINOGRAD_MODE = {f"{unit}__D_MISC_CFG__CONV_MODE": 1 for unit in ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")}
+
+CASES = [
+    ("stage precisions differ", {"CACC__D_MISC_CFG__PROC_PRECISION": 1}, "CACC.D_MISC_CFG.PROC_PRECISION",
+     "Register definition"),
+    ("conv modes differ", {"CMAC_B__D_MISC_CFG__CONV_MODE": 1}, "CMAC_B.D_MISC_CFG.CONV_MODE", "Register definition"),
+    ("feature int8 -> int16 (Table 29 invalid)", {"CDMA__D_MISC_CFG__IN_PRECISION": 1,
+                                                  "CSC__D_MISC_CFG__IN_PRECISION": 1},
+     "CDMA.D_MISC_CFG.IN_PRECISION", "Table 29"),
+    ("output width", {"CSC__D_DATAOUT_SIZE_0__DATAOUT_WIDTH": 5, "CACC__D_DATAOUT_SIZE_0__DATAOUT_WIDTH": 5,
+                      "CSC__D_ATOMICS__ATOMICS": 6 * 4 - 1}, "DATAOUT_WIDTH", "Limitation/Convolution/General"),
+    ("CSC/CACC output differ", {"CACC__D_DATAOUT_SIZE_0__DATAOUT_HEIGHT": 2}, "CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT",
+     "Register definition"),
+    ("atomics", {"CSC__D_ATOMICS__ATOMICS": 7}, "CSC.D_ATOMICS.ATOMICS", "CSC.D_ATOMICS"),
+    ("left padding >= S", {"CDMA__D_ZERO_PADDING__PAD_LEFT": 3, "CSC__D_ZERO_PADDING__PAD_LEFT": 3},
+     "CDMA.D_ZERO_PADDING.PAD_LEFT", "Limitation/Convolution/General"),
+    ("CSC padding differs", {"CSC__D_ZERO_PADDING__PAD_TOP": 1}, "CSC.D_ZERO_PADDING.PAD_TOP",
+     "Register definition"),
+    ("padding values differ", {"CSC__D_ZERO_PADDING_VALUE__PAD_VALUE": 3}, "CSC.D_ZERO_PADDING_VALUE.PAD_VALUE",
+     "ZERO_PADDING_VALUE"),
+    ("weight bytes", {"CDMA__D_WEIGHT_BYTES__WEIGHT_BYTES": 128, "CSC__D_WEIGHT_BYTES__WEIGHT_BYTES": 128},
+     "CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES", "WEIGHT_BYTES"),
+    ("byte per kernel", {"CDMA__D_WEIGHT_SIZE_0__BYTE_PER_KERNEL": 99}, "CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL",
+     "WEIGHT_BYTES"),
+    ("kernel counts", {"CSC__D_WEIGHT_SIZE_EXT_1__WEIGHT_KERNEL": 6}, "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_KERNEL",
+     "Register definition"),
+    ("weight channels", {"CSC__D_WEIGHT_SIZE_EXT_1__WEIGHT_CHANNEL_EXT": 10},
+     "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT", "WEIGHT_SIZE_EXT"),
+    ("strides differ", {"CSC__D_CONV_STRIDE_EXT__CONV_X_STRIDE_EXT": 1}, "CSC.D_CONV_STRIDE_EXT.CONV_X_STRIDE_EXT",
+     "CONV_STRIDE"),
+    ("release > height", {"CSC__D_RELEASE__RLS_SLICES": 9}, "CSC.D_RELEASE.RLS_SLICES", "General"),
+    ("entries per slice", {"CDMA__D_ENTRY_PER_SLICE__ENTRIES": 5, "CSC__D_ENTRY_PER_SLICE__ENTRIES": 5},
+     "CDMA.D_ENTRY_PER_SLICE.ENTRIES", "ENTRY_PER_SLICE"),
+    ("too many banks", {"CDMA__D_BANK__WEIGHT_BANK": 15, "CSC__D_BANK__WEIGHT_BANK": 15}, "CDMA.D_BANK.DATA_BANK",
+     "General"),
+    ("clip truncate beyond 48 bits", {"CACC__D_CLIP_CFG__CLIP_TRUNCATE": 17}, "CACC.D_CLIP_CFG.CLIP_TRUNCATE",
+     "cc_out_trunc"),
+    ("unaligned line stride", {"CDMA__D_LINE_STRIDE__LINE_STRIDE": 7 * 32 + 8}, "CDMA.D_LINE_STRIDE",
+     "Table 35"),
+    ("line stride too small", {"CDMA__D_LINE_STRIDE__LINE_STRIDE": 32}, "CDMA.D_LINE_STRIDE.LINE_STRIDE",
+     "Data Format"),
+    ("dilation with image", {"CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT": 1, "CSC__D_DATAIN_FORMAT__DATAIN_FORMAT": 1,
+                             "CSC__D_DILATION_EXT__X_DILATION_EXT": 1}, "CSC.D_DILATION_EXT", "feature crossing"),
+    ("batch with post-extension", {"CDMA__D_BATCH_NUMBER__BATCHES": 1, "CSC__D_BATCH_NUMBER__BATCHES": 1,
+                                   "CACC__D_BATCH_NUMBER__BATCHES": 1, "CSC__D_POST_Y_EXTENSION__Y_EXTENSION": 1},
+     "CSC.D_POST_Y_EXTENSION", "feature crossing"),
+    ("winograd with dilation", {**WINOGRAD_MODE, "CSC__D_DILATION_EXT__Y_DILATION_EXT": 1},
+     "CSC.D_DILATION_EXT", "feature crossing"),
+    ("winograd output not 4-divisible", {**WINOGRAD_MODE, "CSC__D_WEIGHT_SIZE_EXT_0__WEIGHT_WIDTH_EXT": 3,
+                                         "CSC__D_WEIGHT_SIZE_EXT_0__WEIGHT_HEIGHT_EXT": 3},
+     "CSC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH", "Winograd"),
+]
+
+
+@pytest.mark.parametrize("name,changes,field,rule", CASES, ids=[c[0] for c in CASES])
+def test_violation_is_rejected(name, changes, field, rule):
+    ctx = with_fields(layer(), **changes)
+    with pytest.raises(ConfigurationError) as info:
+        conv.run(ctx)
+    assert any(field in f for f in info.value.fields), info.value
+    assert rule in info.value.rule, info.value
+
+
+def test_fp16_pixel_to_int8_is_invalid():
+    ctx = with_fields(layer(), CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT=1, CSC__D_DATAIN_FORMAT__DATAIN_FORMAT=1,
+                      CDMA__D_DATAIN_FORMAT__PIXEL_FORMAT=5)  # T_R16_F
+    with pytest.raises(ConfigurationError, match="invalid case") as info:
+        conv.run(ctx)
+    assert "Table 29" in info.value.rule
+
+
+def test_image_channel_count_follows_table_33():
+    ctx = with_fields(layer(), CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT=1, CSC__D_DATAIN_FORMAT__DATAIN_FORMAT=1,
+                      CDMA__D_DATAIN_FORMAT__PIXEL_FORMAT=12)  # T_A8B8G8R8 has 4 channels, the layer 20
+    with pytest.raises(ConfigurationError, match="channel size 4") as info:
+        conv.run(ctx)
+    assert "Table 33" in info.value.rule
+
+
+@pytest.mark.parametrize("feature,changes", [
+    ("WINOGRAD", WINOGRAD_MODE),
+    ("BATCH", {"CDMA__D_BATCH_NUMBER__BATCHES": 1, "CSC__D_BATCH_NUMBER__BATCHES": 1,
+               "CACC__D_BATCH_NUMBER__BATCHES": 1}),
+    ("WEIGHT_COMPRESSION", {"CDMA__D_WEIGHT_FORMAT__WEIGHT_FORMAT": 1, "CSC__D_WEIGHT_FORMAT__WEIGHT_FORMAT": 1}),
+])
+def test_profile_features_are_required(feature, changes):
+    ctx = with_fields(layer("nv_large"), **changes)
+    with pytest.raises(ProfileFeatureError, match=feature):
+        conv.run(ctx)
+
+
+@pytest.mark.parametrize("profile,width,channels,precision,entries", [
+    ("nv_small", 13, 64, "int8", 0x67 + 1),  # nv_small/dc_13x15x64_5x3x64x16_int8_0
+    ("nv_small", 14, 49, "int8", 0x61 + 1),  # nv_small/dc_14x7x49_3x4x49x32_int8_0
+    ("nv_large", 8, 128, "int8", 0xF + 1),  # nv_large/dc_8x16x128_3x3x128x32_int8
+    ("nv_large", 8, 32, "int8", 0x3 + 1),  # nv_large/dc_8x8x32_1x1x32x32_int8_0 (two lines per entry)
+    ("nv_full", 8, 32, "int16", 0x3 + 1),  # traceplayer conv_8x8_fc_int16
+    ("nv_full", 19, 64, "int16", 0x12 + 1),  # traceplayer googlenet_conv2_3x3_int16
+])
+def test_entries_per_slice_match_nvidia_traces(profile, width, channels, precision, entries):
+    assert dc_entries_per_slice(get_profile(profile), width, channels, precision) == entries
