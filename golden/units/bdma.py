@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from golden.config import Profile
-from golden.errors import ConfigurationError, RegisterError
+from golden.errors import ConfigurationError, MemoryAccessError, RegisterError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
@@ -99,6 +99,10 @@ def write_rows(memory: Memory, offsets, rows: np.ndarray) -> None:
 
 def grid_offsets(base: int, strides, counts) -> np.ndarray:
     """base + sum(i_k * stride_k) over the index grid, outermost index first, flattened."""
+    last = base + sum((count - 1) * stride for stride, count in zip(strides, counts, strict=True))
+    if last >= 1 << 62:
+        raise MemoryAccessError("the golden model keeps addresses below 2**62", address=last,
+                                rule="golden model: address range")
     offsets = np.full(1, base, np.int64)
     for stride, count in zip(strides, counts, strict=True):
         offsets = (offsets[:, None] + np.arange(count, dtype=np.int64) * stride).reshape(-1)

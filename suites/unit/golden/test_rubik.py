@@ -364,3 +364,10 @@ def test_split_layer_plays_through_the_player(tmp_path, precision):
     result = player.play(tmp_path / "input.txn", FULL)
     assert result.status == "passed", result.detail
     assert [layer.name for layer in result.layers] == ["RUBIK"] and len(result.checks) == 2
+
+
+def test_huge_addresses_are_reported_not_wrapped():
+    from golden.errors import MemoryAccessError
+
+    with pytest.raises(MemoryAccessError, match="2\\*\\*62"):
+        run(regs("SPLIT", "int8", in_addr=0x4000_0000_8000_0000, **split_case()), filled_memory())
