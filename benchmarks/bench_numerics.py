@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from golden.numerics import fp, integer  # noqa: E402
+from golden.numerics import fp, fp_arith, integer  # noqa: E402
 
 
 def best_time(fn, repeat: int) -> float:
@@ -47,6 +47,7 @@ def main() -> None:
         "fp16 -> fp32": lambda: fp.fp16_to_fp32(h),
         "fp32 -> fp16": lambda: fp.fp32_to_fp16(a),
         "convertor int32 -> int8": lambda: integer.convertor(x, 12345, -1234, 13, 8),
+        "fp32 add, cmod-exact (fp_arith)": lambda: fp_arith.fp_add(a, b),
     }
     baseline = best_time(cases["numpy float32 add (baseline)"], args.repeat)
     print(f"elements: {n}, best of {args.repeat}, numpy {np.__version__}")

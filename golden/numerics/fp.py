@@ -24,6 +24,10 @@ Fp16ToFp17, Fp17ToFp16, Fp17ToFp32, Fp32ToFp17, FpIntToFloat, FpFloatToInt):
 * NaN propagates with its sign.  The cmod keeps an fp16 NaN's 10-bit payload in the LOW mantissa bits of
   fp17/fp32 (not shifted) and narrows a NaN by keeping the low 10 mantissa bits, so fp16 -> fp32/fp17
   -> fp16 returns the same NaN pattern.  The document calls the payload undefined.
+
+Arithmetic: numpy float32 add/mul agree with NVDLA only for results in the normal range (NVDLA flushes
+denormal results, clips overflow, and signs an exact-zero sum after its larger operand); the bit-exact
+fp17/fp32 add/sub/mul and max/min are in golden.numerics.fp_arith.
 """
 
 from __future__ import annotations
