@@ -1,30 +1,40 @@
 """Play a trace (golden/trace.py) on the golden model and judge it.
 
-    play(trace, profile, impl="golden") -> TraceResult
+API:
+    play(trace_or_path, profile, impl="golden") -> TraceResult   never raises for a trace/model problem
+    Player(trace, profile).run() -> TraceResult                   raises; .regs, .memory, .luts to inspect
+    TraceResult: name, profile, status, detail, checks [Check], layers [HardwareLayer],
+        unwritten_bytes_read, seconds, memory; .as_dict(), .mismatch_summary(), .decoded_registers()
+    impl="rtl" calls rtl.runner.play(trace, profile) -> TraceResult (imported lazily).
 
-Commands run in file order (memory commands too: ../shared/nvdla/README.md,
-"mem_load"). Register writes go to the RegisterFile (golden/regs/regfile.py).
-`D_OP_ENABLE = 1` only arms a group: the hardware layer runs when something waits
-for it (wait, intr_notify's sync used by a check, a read_reg that does not match
-yet, dump_mem, the end of the trace), as on the real bench where a read-back of
-D_OP_ENABLE right after the write still sees 1. A layer runs once every unit of
-its pipeline is armed (programming guide: "Convolution pipeline programming",
-"SDP programming", "PDP programming"):
+Commands run in file order (memory commands too: ../shared/nvdla/README.md, "mem_load").
+Register writes go to the RegisterFile (golden/regs/regfile.py); S_LUT_ACCESS_CFG/DATA writes
+also fill the SDP/CDP LUT RAMs handed to the models as `ctx.luts` (golden/units/lut.py).
+`D_OP_ENABLE = 1` only arms a group: a hardware layer runs when time passes, i.e. when
+the trace waits (wait, a check on an intr_notify sync, a read_reg/poll that does not match
+yet, dump_mem, the end of the trace), as on the real bench, where a read-back of
+D_OP_ENABLE right after the write still sees 1. A layer runs once every unit of its
+pipeline is armed in its consumer group (programming guide: "Convolution pipeline
+programming", "SDP programming", "PDP programming"):
 
-    CONV      CDMA + CSC + CMAC_A + CMAC_B + CACC + SDP (FLYING_MODE=ON)
-    SDP       SDP (+ SDP_RDMA when SDP reads memory: flying mode off or an
-              operand DMA enabled) (+ PDP when OUTPUT_DST=PDP, PDP on the fly)
+    CONV      CDMA + CSC + CMAC_A + CMAC_B + CACC + SDP (FLYING_MODE=ON), then as SDP
+    SDP       SDP (+ SDP_RDMA when SDP reads memory: flying mode off or an operand DMA
+              enabled) (+ PDP when OUTPUT_DST=PDP: PDP on the fly)
     PDP       PDP_RDMA + PDP (offline);  CDP: CDP_RDMA + CDP;  RUBIK: RBK
     BDMA      each CFG_LAUNCH0/1 runs the operations queued by CFG_OP writes
 
-Stages run in hardware order through golden.units.load(stage).run(ctx, upstream),
-each stage's `output` the next one's `upstream`. Then status registers take
-UnitResult.status, the groups complete (op-enable cleared, consumer flipped) and
-GLB.S_INTR_STATUS gets the done bits of every unit of the layer.
+Stages run in hardware order through golden.units.load(stage).run(ctx, upstream), each
+stage's `output` the next one's `upstream`. Status registers then take UnitResult.status,
+the groups complete (op-enable cleared, consumer flipped, S_STATUS updated) and the done
+interrupts of the layer's units are queued in pipeline order (CDMA_DAT, CDMA_WT, CACC, SDP,
+PDP): each step of time raises the next one in GLB.S_INTR_STATUS, and `wait` returns at the
+next unmasked one (the traceplayer's conv_8x8_fc_int16 reads them one per wait).
+intr_notify(SRC, sync) fires `sync` when its bit is set and clears the bit, as a handler does.
+Reads of never-written memory are allowed (read as 0) and counted in unwritten_bytes_read.
 
-Status of a trace: "passed" (every check passed), "failed" (a CRC, dump or
-read-back mismatch), "unsupported" (a unit model raised NotModelledError),
-"invalid" (the trace needs a feature its profile lacks: ProfileFeatureError),
+Status of a trace: "passed" (every check passed), "failed" (a CRC, dump or read-back
+mismatch), "unsupported" (a model raised NotModelledError), "invalid" (the trace needs a
+feature its profile lacks: ProfileFeatureError, or enables a unit the profile lacks),
 "error" (a missing input file, a trace that would hang, any other error).
 """
 

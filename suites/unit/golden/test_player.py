@@ -207,3 +207,67 @@ def test_play_cli_default_example_runs(capsys, fake_units):
     out = capsys.readouterr().out
     assert "sdp_bias_relu_int8" in out and "layer 0: SDP" in out
     assert code == 1  # a copy is not bias+ReLU+CVT: the example's CRC catches it
+
+
+def test_done_interrupts_arrive_one_per_wait_in_pipeline_order(tmp_path, fake_units):
+    fake_units({"CONV": lambda ctx, upstream=None: UnitResult(output=np.zeros((1, 8, 1, 1), np.int32)),
+                "SDP": lambda ctx, upstream=None: UnitResult()})
+    enables = "".join(f"write_reg {a} 0x1\n" for a in ("0xffff2c2c", "0xffff2402", "0xffff1c02",
+                                                        "0xffff2002", "0xffff1802"))
+    # SDP.D_FEATURE_MODE_CFG=1 (flying) above, then SDP, CACC, CMAC_A, CMAC_B, CSC, CDMA op-enables.
+    lines = [enables.replace("0xffff2c2c 0x1", "0xffff2c2c 0x1\nwrite_reg 0xffff2c0e 0x1"),
+             "write_reg 0xffff1404 0x1\n"]
+    for bit in (16, 18, 20, 0):  # CDMA_DAT, CDMA_WT, CACC, SDP (conv_8x8_fc_int16 reads this order)
+        lines.append(f"wait\nread_reg 0xffff0003 0xffffffff {1 << bit:#x}\nwrite_reg 0xffff0003 0xffffffff\n")
+    lines.append("wait\n")  # a fifth wait: nothing left to wait for
+    (tmp_path / "input.txn").write_text("".join(lines))
+    result = play(tmp_path / "input.txn", NV_FULL)
+    assert [c.passed for c in result.checks] == [True] * 4
+    assert result.status == "error" and "input.txn:20: wait: no interrupt is pending" in result.detail
+
+
+def test_cbuf_flush_reads_zero_until_time_passes(tmp_path):
+    (tmp_path / "input.txn").write_text("read_reg 0xffff1403 0x1 0x0\nread_reg 0xffff1403 0x1 0x1\n")
+    assert play(tmp_path / "input.txn", NV_FULL).status == "passed"  # the second read polls
+    (tmp_path / "t.cfg").write_text("poll_reg_equal(NVDLA_CDMA.S_CBUF_FLUSH_STATUS_0, 0x1);\n")
+    assert play(tmp_path / "t.cfg", NV_SMALL).status == "passed"
+
+
+def test_lut_writes_reach_the_model(tmp_path, fake_units):
+    seen = {}
+
+    def sdp(ctx, upstream=None):
+        tables = ctx.luts["SDP"].tables
+        seen["le"], seen["lo"] = tables.le[:3].tolist(), tables.lo[:2].tolist()
+        return UnitResult()
+
+    fake_units({"SDP": sdp})
+    (tmp_path / "t.cfg").write_text(
+        "reg_write(NVDLA_SDP.S_LUT_ACCESS_CFG_0, 0x20000);\n"  # WRITE, LE, address 0
+        + "".join(f"reg_write(NVDLA_SDP.S_LUT_ACCESS_DATA_0, {v:#x});\n" for v in (7, 8, 9))
+        + "reg_write(NVDLA_SDP.S_LUT_ACCESS_CFG_0, 0x30000);\n"  # WRITE, LO, address 0
+        + "reg_write(NVDLA_SDP.S_LUT_ACCESS_DATA_0, 0x5);\n"
+        "reg_write(NVDLA_SDP.D_OP_ENABLE_0, 0x1);\nreg_write(NVDLA_SDP_RDMA.D_OP_ENABLE_0, 0x1);\n")
+    assert play(tmp_path / "t.cfg", NV_SMALL).status == "passed"
+    assert seen == {"le": [7, 8, 9], "lo": [5, 0]}
+
+
+def test_ping_pong_groups_run_in_consumer_order(tmp_path, fake_units):
+    widths = []
+
+    def cdp(ctx, upstream=None):
+        widths.append(ctx.regs.field("CDP", "D_DST_LINE_STRIDE", "DST_LINE_STRIDE"))
+        return UnitResult()
+
+    fake_units({"CDP": cdp})
+    program = "".join(
+        f"reg_write(NVDLA_CDP.S_POINTER_0, {g});\nreg_write(NVDLA_CDP_RDMA.S_POINTER_0, {g});\n"
+        f"reg_write(NVDLA_CDP.D_DST_LINE_STRIDE_0, {w});\n"
+        "reg_write(NVDLA_CDP.D_OP_ENABLE_0, 0x1);\nreg_write(NVDLA_CDP_RDMA.D_OP_ENABLE_0, 0x1);\n"
+        for g, w in ((0, 0x40), (1, 0x80)))
+    (tmp_path / "t.cfg").write_text(program + "intr_notify(CDP_0, a);\nintr_notify(CDP_1, b);\n"
+                                    "check_nothing(a);\ncheck_nothing(b);\n")
+    result = play(tmp_path / "t.cfg", NV_SMALL)
+    assert result.status == "passed" and widths == [0x40, 0x80]
+    assert [layer.describe() for layer in result.layers] == ["CDP (CDP_RDMA[0], CDP[0])",
+                                                             "CDP (CDP_RDMA[1], CDP[1])"]
