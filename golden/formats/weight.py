@@ -18,7 +18,13 @@ one kernel into one small cube; a last, shorter row group gets no zero rows.
 
 Deconvolution (programming guide: Deconvolution): the kernel is split into
 stride_x * stride_y kernels of ceil(R/stride_y) x ceil(S/stride_x) taps, each
-mapped as a direct-convolution weight.
+mapped as a direct-convolution weight. Set (y, x), y-major, takes taps
+r = y + stride_y * r', s = x + stride_x * s' without flipping (nvdla/sw's weight
+translation does the same); the weights given are already (K, C, R, S) with K the
+deconvolution's output channels.
+
+NVIDIA's dc_/img_ traces program CDMA.D_WEIGHT_BYTES with the 128-byte aligned size
+(aligned_size(dc_weight_bytes(...))), e.g. 0x4980 for 3x4x49x32 int8.
 """
 
 from __future__ import annotations
