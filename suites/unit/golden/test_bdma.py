@@ -362,3 +362,19 @@ def test_sanity_traces_through_the_player(nvdla_data, name):
         memory = result.memory.sec if name.endswith("cvsram") else result.memory.pri
         np.testing.assert_array_equal(memory.read(0x51000000 if name.endswith("cvsram") else 0x81000000, 0x800),
                                       source)
+
+
+def test_reading_never_written_source_follows_memory_policy():
+    from golden.errors import MemoryAccessError
+
+    p = dict(small_op(0), lines=4, src_line=64, dst_line=32, src_surf=256, dst_surf=128)
+    memory = MemorySystem()
+    memory.pri.write(0x80000000, np.ones(32 * 3, np.uint8))  # line 1 (0x80000040) and line 3 never written
+    with pytest.raises(MemoryAccessError, match="never-written"):
+        bdma.run(context(program({}, **p), memory=memory))
+    memory.pri.write(0x80000000, np.ones(256, np.uint8))
+    memory.pri.declare(0x80000000, 0x40)
+    memory.pri.declare(0x80000040, 0x100)  # rows inside regions, the window across two: still legal
+    memory.pri.declare(0x90000000, 0x80)
+    bdma.run(context(program({}, **p), memory=memory))
+    np.testing.assert_array_equal(memory.pri.read(0x90000000, 128, unwritten="allow"), 1)
