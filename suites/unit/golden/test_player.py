@@ -271,3 +271,27 @@ def test_ping_pong_groups_run_in_consumer_order(tmp_path, fake_units):
     assert result.status == "passed" and widths == [0x40, 0x80]
     assert [layer.describe() for layer in result.layers] == ["CDP (CDP_RDMA[0], CDP[0])",
                                                              "CDP (CDP_RDMA[1], CDP[1])"]
+
+
+def test_every_nvdlav1_register_read_back_passes(nvdla_data, fake_units):
+    """The register file alone (models stubbed) satisfies all 808 read_reg checks of the traceplayer tests."""
+    idle = lambda ctx, upstream=None: UnitResult(output=np.zeros((1, 1, 1, 1), np.int32))  # noqa: E731
+    fake_units({stage: idle for stage in ("CONV", "SDP", "PDP", "CDP", "BDMA", "RUBIK")})
+    reads = 0
+    for path in sorted((nvdla_data / "traceplayer").glob("*/input.txn")):
+        trace = load_trace(path)
+        if trace.missing_files():
+            trace.commands = [c for c in trace.commands if type(c).__name__ != "MemLoad"]
+        result = Player(trace, NV_FULL).run()
+        checks = [c for c in result.checks if c.command == "read_reg"]
+        assert all(c.passed for c in checks), [c for c in checks if not c.passed][:3]
+        reads += len(checks)
+    assert reads == 808
+
+
+def test_conform_exits_nonzero_when_a_valid_trace_is_not_passed(nvdla_data, monkeypatch, capsys):
+    from ci.cli import main
+
+    monkeypatch.setitem(golden.units.MODELS, "SDP", "golden.units.no_such_sdp_model")
+    code = main(["conform", str(nvdla_data / "trace_tests/nv_large"), "-k", "sdp_passthrough_8x8x32_pack_inc"])
+    assert code == 1 and "UNSUPPORTED" in capsys.readouterr().out
