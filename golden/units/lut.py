@@ -387,6 +387,11 @@ def _extrapolate_fp(x, y0, offset, scale, bias):
 
 def lookup(x, params: LutParams, tables: LutTables, precision: str) -> LutResult:
     """Run the hybrid LUT over x (int pipes: int64 within int32; fp16 pipe: float32 values)."""
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN inputs propagate, overflow is clipped
+        return _lookup(x, params, tables, precision)
+
+
+def _lookup(x, params, tables, precision):
     if precision == "fp16":
         x = np.asarray(x, np.float32)
         le = (_index_exponent_fp(x, params.le_start, params.le_index_offset, LE_DEPTH)
