@@ -50,10 +50,13 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     """Integer CDP on a (C_padded, H, W) cube whose first `channels` channels are real."""
     widths = INT_WIDTHS[cfg.precision]
     offset, scale, shifter = cfg.datin
+    offset = _signed(offset, widths["offset"])
     x = np.asarray(cube, dtype=np.int64).copy()
-    x[channels:] = _signed(offset, widths["offset"])  # the cmod fills padding channels with the offset
-    x = saturate(shift_right_round((x - _signed(offset, widths["offset"])) * scale, shifter), widths["in"])[0]
-    total = x if cfg.sqsum_bypass else window_sum(x * x, cfg.local_size)
+    x[channels:] = offset  # the cmod fills the padding channels with the offset
+    x = saturate(shift_right_round((x - offset) * scale, shifter), widths["in"])[0]
+    # int8: 9-bit values, square sums below 2**23 fit int32 (half the memory traffic of int64).
+    narrow = x.astype(np.int32) if cfg.precision == "int8" else x
+    total = narrow if cfg.sqsum_bypass else window_sum(narrow * narrow, cfg.local_size)
     looked_up, status = lut_cdp.lookup(total, cfg.lut, tables)
     product = looked_up if cfg.mul_bypass else looked_up * x
     out_offset, out_scale, out_shifter = cfg.datout
@@ -112,7 +115,7 @@ def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, 
     result = shared_lut.lookup(total, cfg.lut, tables, "fp16")
     y = result.y.astype(np.float32)
     (le_under, le_over), (lo_under, lo_over) = _fp_flags(total, cfg.lut)
-    _, status = lut_cdp.select(le_under, le_over, np.zeros(1), lo_under, lo_over, np.zeros(1), cfg.lut)
+    _, status = lut_cdp.choose(le_under, le_over, lo_under, lo_over, cfg.lut)
     if cfg.mul_bypass:
         out = np.where(np.isnan(x), x, y)
     else:

@@ -34,73 +34,82 @@ def _scaled(value: np.ndarray, shift: int) -> np.ndarray:
 
 def _fraction16(remainder: np.ndarray, bits) -> np.ndarray:
     """A remainder of `bits` bits (int or array, >= 0) as a 16-bit fraction (truncating extra bits)."""
+    if np.ndim(bits) == 0:
+        return remainder >> (bits - FRACTION_BITS) if bits > FRACTION_BITS else remainder << (FRACTION_BITS - bits)
     bits = np.asarray(bits, dtype=np.int64)
     return np.where(bits > FRACTION_BITS, remainder >> np.maximum(bits - FRACTION_BITS, 0),
                     remainder << np.maximum(FRACTION_BITS - bits, 0))
 
 
-class _Table:
-    """One table's lookup: flags and the 16-bit result for every element of x."""
-
-    def __init__(self, x, entries, depth, start, end, scales, shifts, bias=0):
-        self.x, self.entries, self.depth = x, entries.astype(np.int64), depth
-        self.start, self.end, self.scales, self.shifts, self.bias = start, end, scales, shifts, bias
-
-    def result(self, under, over, idx, frac):
-        idx = np.where(under | over, 0, idx)
-        y0, y1 = self.entries[idx], self.entries[np.minimum(idx + 1, self.depth - 1)]
-        hit_y = y0 + _scaled((y1 - y0) * frac, FRACTION_BITS)
-        under_y = self.entries[0] + _scaled((self.x - self.start - self.bias) * self.scales[0], self.shifts[0])
-        over_y = self.entries[-1] + _scaled((self.x - self.end) * self.scales[1], self.shifts[1])
-        y = np.where(under, under_y, np.where(over, over_y, hit_y))
-        return under, over, saturate(y, 16)[0]
+def _linear_flags(x, start: int, select: int, depth: int):
+    """(under, over) of a linear table: x <= START, or index (x - START) >> SELECT beyond the last entry."""
+    last = (depth - 1) << select if select >= 0 else -(-(depth - 1) >> -select)  # first t with index >= depth-1
+    return x <= _bounded(start), x >= _bounded(start + last)
 
 
-def _linear(table: _Table, select: int):
-    t = table.x - table.start
-    positive = np.maximum(t, 0)
-    if select >= 0:
-        idx = positive >> select
-        frac = _fraction16(positive & ((1 << select) - 1), select)
-    else:
-        idx = positive << -select
-        frac = np.zeros_like(t)
-    under = t <= 0
-    over = ~under & (idx >= table.depth - 1)
-    return table.result(under, over, idx, frac)
+def _exponent_flags(x, start: int, offset: int, depth: int):
+    """(under, over) of an exponent table: index floor(log2(x - START)) - OFFSET below 0 or beyond the last."""
+    low = 1 << max(offset, 0)  # smallest t with log2(t) >= offset
+    high = start + (1 << (offset + depth - 1)) if offset + depth - 1 >= 0 else start + 1
+    return x < _bounded(start + low), x >= _bounded(high)
 
 
-def _exponent(table: _Table, offset: int):
-    t = table.x - table.start
-    positive = np.maximum(t, 1)
-    log2 = np.frexp(positive.astype(np.float64))[1].astype(np.int64) - 1  # exact below 2**53
-    idx = log2 - offset
-    under = (t <= 0) | (idx < 0)
-    over = ~under & (idx >= table.depth - 1)
-    frac = _fraction16(positive - (np.int64(1) << log2), log2)
-    return table.result(under, over, idx, frac)
+def _bounded(threshold: int) -> int:
+    """A comparison threshold clamped to what any square sum (< 2**40) can reach, so it fits the array dtype."""
+    return max(-(1 << 40), min(1 << 40, threshold))
+
+
+def _hit(x, start: int, select: int, exponent: bool):
+    """(index, 16-bit fraction) for elements inside a table."""
+    t = (x - start).astype(np.int64)
+    if exponent:
+        log2 = np.frexp(t.astype(np.float64))[1].astype(np.int64) - 1  # exact below 2**53
+        return log2 - select, _fraction16(t - (np.int64(1) << log2), log2)
+    if select < 0:
+        return t << -select, np.zeros_like(t)
+    return t >> select, _fraction16(t & ((1 << select) - 1), select)
 
 
 def lookup(x, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[str, int]]:
-    """CDP LUT on int64 square sums; returns (int16-range int64 results, D_PERF_LUT_* counters)."""
-    x = np.asarray(x, dtype=np.int64)
-    le_entries, lo_entries = tables.le.view(np.int16), tables.lo.view(np.int16)
+    """CDP LUT on integer square sums; returns (int16-range int64 results, D_PERF_LUT_* counters)."""
+    x = np.asarray(x)
     exponent = params.le_function == "EXPONENT"
+    le_under, le_over = (_exponent_flags(x, params.le_start, params.le_index_offset, LE_DEPTH) if exponent
+                         else _linear_flags(x, params.le_start, params.le_index_select, LE_DEPTH))
+    lo_under, lo_over = _linear_flags(x, params.lo_start, params.lo_index_select, LO_DEPTH)
+    use_lo, counters = choose(le_under, le_over, lo_under, lo_over, params)
+    le_entries = tables.le.view(np.int16).astype(np.int64)
+    lo_entries = tables.lo.view(np.int16).astype(np.int64)
     bias = (1 << params.le_index_offset) if exponent and params.le_index_offset >= 0 else 0
-    le_table = _Table(x, le_entries, LE_DEPTH, params.le_start, params.le_end,
-                      (params.le_uflow_scale, params.le_oflow_scale),
-                      (params.le_uflow_shift, params.le_oflow_shift), bias)
-    lo_table = _Table(x, lo_entries, LO_DEPTH, params.lo_start, params.lo_end,
-                      (params.lo_uflow_scale, params.lo_oflow_scale),
-                      (params.lo_uflow_shift, params.lo_oflow_shift))
-    le_under, le_over, le_y = (_exponent(le_table, params.le_index_offset) if exponent
-                               else _linear(le_table, params.le_index_select))
-    lo_under, lo_over, lo_y = _linear(lo_table, params.lo_index_select)
-    return select(le_under, le_over, le_y, lo_under, lo_over, lo_y, params)
+    y = np.empty(x.shape, np.int64)
+    cases = [  # (elements, entries, start, select or offset, exponent index, (under/over: origin, scale, shift))
+        (~use_lo, le_entries, params.le_start, params.le_index_offset if exponent else params.le_index_select,
+         exponent, le_under, le_over, (params.le_start + bias, params.le_uflow_scale, params.le_uflow_shift),
+         (params.le_end, params.le_oflow_scale, params.le_oflow_shift)),
+        (use_lo, lo_entries, params.lo_start, params.lo_index_select, False, lo_under, lo_over,
+         (params.lo_start, params.lo_uflow_scale, params.lo_uflow_shift),
+         (params.lo_end, params.lo_oflow_scale, params.lo_oflow_shift)),
+    ]
+    for chosen, entries, start, select, is_exponent, under, over, uflow, oflow in cases:
+        hit = chosen & ~under & ~over
+        if hit.all():
+            y[...] = _interpolate(x, entries, start, select, is_exponent)
+        elif hit.any():
+            y[hit] = _interpolate(x[hit], entries, start, select, is_exponent)
+        for mask, entry, (origin, scale, shift) in ((chosen & under, 0, uflow), (chosen & over, -1, oflow)):
+            if mask.any():
+                y[mask] = entries[entry] + _scaled((x[mask].astype(np.int64) - origin) * scale, shift)
+    return np.clip(y, -(1 << 15), (1 << 15) - 1, out=y), counters
 
 
-def select(le_under, le_over, le_y, lo_under, lo_over, lo_y, params: LutParams):
-    """The hybrid choice between the LE and LO results and the CDP counters."""
+def _interpolate(x, entries, start, select, exponent):
+    idx, frac = _hit(x, start, select, exponent)
+    y0 = entries[idx]
+    return y0 + shift_right_round((entries[idx + 1] - y0) * frac, FRACTION_BITS)
+
+
+def choose(le_under, le_over, lo_under, lo_over, params: LutParams):
+    """The hybrid choice of table per element (True: LO) and the CDP counters."""
     le_hit, lo_hit = ~(le_under | le_over), ~(lo_under | lo_over)
     both_under, both_over = le_under & lo_under, le_over & lo_over
     one_hit = ~both_under & ~both_over & (le_hit ^ lo_hit)
@@ -114,4 +123,4 @@ def select(le_under, le_over, le_y, lo_under, lo_over, lo_y, params: LutParams):
         "D_PERF_LUT_LE_HIT": int(np.count_nonzero(one_hit & le_hit)),
         "D_PERF_LUT_LO_HIT": int(np.count_nonzero(one_hit & lo_hit)),
     }
-    return np.where(use_lo, lo_y, le_y), counters
+    return use_lo, counters

@@ -67,13 +67,14 @@ def padding_sum(in_hw, kernel, stride, pads, pad_values) -> np.ndarray:
 def pool_int(cube: np.ndarray, method: str, kernel, stride, pads, pad_values=(0,) * 7, recip=(0, 0),
              out_bits: int = 8) -> np.ndarray:
     """Pool an integer (C, H, W) cube; returns int64 values of `out_bits` bits."""
-    cube = np.asarray(cube, dtype=np.int64 if method == "average" else cube.dtype)
+    cube = np.asarray(cube)
     oh_ow = out_shape(cube.shape[1:], kernel, stride, pads)
     if method in ("max", "min"):
         info = np.iinfo(cube.dtype)
         fill, reduce = (info.min, np.maximum) if method == "max" else (info.max, np.minimum)
         return _windows(_pad(cube, pads, fill), kernel, stride, oh_ow, reduce).astype(np.int64)
-    total = _windows(_pad(cube, pads, 0), kernel, stride, oh_ow, np.add)
+    # int32 holds any window sum of int16 data (64 x 2**15); the products below need int64.
+    total = _windows(_pad(cube.astype(np.int32), pads, 0), kernel, stride, oh_ow, np.add).astype(np.int64)
     total = total + padding_sum(cube.shape[1:], kernel, stride, pads, pad_values)[None]
     scaled = shift_right_round(shift_right_round(total * recip[0], 16) * recip[1], 16)
     wrap = 1 << out_bits
