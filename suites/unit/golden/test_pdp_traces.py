@@ -21,7 +21,7 @@ PDP_TRACES = {
         "pdp_passthrough_8x8x32_pack_inc_int8",
     ],
 }
-# SDP -> PDP on the fly: they need the SDP model (reported "unsupported" until it has run()).
+# SDP -> PDP on the fly: PDP pools the SDP output cube (`upstream`).
 CHAINED = {"nv_large": ["pdp_3x3x33_2x2_ave_int8_0"], "nv_small": ["sdp_pdp_32x16x32_pass_through_int8_0"]}
 
 CASES = [(profile, name) for profile, names in PDP_TRACES.items() for name in names]
@@ -42,8 +42,6 @@ def test_pdp_trace(nvdla_data, profile, name):
 @pytest.mark.parametrize(("profile", "name"), CHAINED_CASES, ids=[f"{p}/{n}" for p, n in CHAINED_CASES])
 def test_sdp_pdp_chained_trace(nvdla_data, profile, name):
     result = _play(nvdla_data, profile, name)
-    if result.status == "unsupported" and "SDP" in result.detail:
-        pytest.skip(f"needs the SDP model: {result.detail}")
     assert result.status == "passed", result.detail
 
 
