@@ -489,10 +489,14 @@ class Player:
         return result
 
     def _run_bdma(self, group: int, ops: list) -> None:
-        layer = HardwareLayer(("BDMA",), {"BDMA": group}, self.regs.bdma_values(ops[0]) if ops else None)
+        operations = [self.regs.bdma_values(op) for op in ops]
+        layer = HardwareLayer(("BDMA",), {"BDMA": group}, operations[0] if operations else None)
         self.result.layers.append(layer)
-        for op in ops:
-            result = self._run_stage("BDMA", self.regs.bdma_values(op), None)
+        model = golden.units.load("BDMA")
+        if hasattr(model, "validate_group"):  # group rules: not empty, <= 20 operations, one DST_RAM_TYPE
+            model.validate_group(self.profile, operations, group)
+        for regs in operations:
+            result = self._run_stage("BDMA", regs, None)
             layer.surfaces.extend(result.surfaces)
             for (unit, reg), value in result.status.items():
                 self.regs.set_hardware(unit, reg, value)
