@@ -68,10 +68,13 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
         from golden.units.conv import image
         return image.run_layer(ctx, cfg)
     cube = cdma.load_feature(ctx, cfg)
-    weights = cdma.load_weights(ctx, cfg)
     if cfg.winograd:
         from golden.units.conv import winograd
-        return winograd.run_layer(cube, weights, cfg)
+        return winograd.convolve(cube, cdma.load_winograd_weights(ctx, cfg), cfg.precision, cfg.pad_value,
+                                 (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
+                                 (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),
+                                 cfg.pra_truncate, cfg.clip_truncate)
+    weights = cdma.load_weights(ctx, cfg)
     return convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
                     nan_to_zero=cfg.nan_to_zero)
 

@@ -47,6 +47,20 @@ def weight_shape(cfg: ConvConfig) -> tuple[int, int, int, int]:
     return cfg.csc_kernels, cfg.weight_channel_ext, cfg.weight_height_ext, cfg.weight_width_ext
 
 
+def load_winograd_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
+    """The (K, C'*sx*sy, 4, 4) pre-transformed Winograd weights (phase 2 layout)."""
+    from golden.formats import winograd
+    shape = (cfg.csc_kernels, cfg.weight_channel_ext, 4, 4)
+    stored = weight.dc_weight_bytes(shape, cfg.proc_precision)
+    if cfg.weight_format == "compressed":
+        from golden.units.conv import compression
+        raw = compression.decompress(ctx, cfg, stored)
+    else:
+        raw = read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
+    values = winograd.unpack_winograd_weights(raw, 0, shape, cfg.proc_precision, ctx.profile.mac_atomic_k)
+    return as_values(values, cfg.proc_precision)
+
+
 def load_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
     """The (K, C, R, S) weights in the direct-convolution layout (uncompressed or compressed)."""
     shape = weight_shape(cfg)

@@ -19,12 +19,14 @@ import numpy as np
 _CHUNK_ELEMENTS = 1 << 24
 
 
+def _magnitude(values: np.ndarray) -> int:
+    return max(abs(int(values.min(initial=0))), abs(int(values.max(initial=0))))
+
+
 def _gemm_dtype(windows: np.ndarray, weights: np.ndarray, taps: int):
     if windows.dtype.kind == "f" or weights.dtype.kind == "f":
         return np.float64
-    x_max = max(abs(int(windows.min(initial=0))), abs(int(windows.max(initial=0))))
-    w_max = max(abs(int(weights.min(initial=0))), abs(int(weights.max(initial=0))))
-    bound = x_max * w_max * taps
+    bound = _magnitude(windows) * _magnitude(weights) * taps
     if bound < 1 << 24:
         return np.float32
     if bound < 1 << 53:
@@ -51,3 +53,10 @@ def multiply_accumulate(windows: np.ndarray, weights: np.ndarray) -> np.ndarray:
             cols_mat = windows[n, :, :, :, y0:y1].astype(dtype).reshape(taps, (y1 - y0) * out_w)
             out[n, :, y0:y1] = (wmat @ cols_mat).reshape(kernels, y1 - y0, out_w)
     return out
+
+
+def exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b (batched), exact for integer operands (int64 result), float64 for float operands."""
+    dtype = _gemm_dtype(a, b, a.shape[-1])
+    out = a.astype(dtype) @ b.astype(dtype)
+    return out if a.dtype.kind == "f" or b.dtype.kind == "f" else out.astype(np.int64)

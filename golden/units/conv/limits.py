@@ -275,18 +275,30 @@ def check_winograd(cfg: ConvConfig) -> None:
                   (f"CSC.D_DATAOUT_SIZE_0.{name}",), WINOGRAD)
     sx, sy = cfg.stride_x, cfg.stride_y
     expect = (-(-(cfg.width + cfg.pad_left + cfg.pad_right) // sx),
-              -(-(cfg.height + cfg.pad_top + cfg.pad_bottom) // sy), cfg.channels * sx * sy)
-    got = (cfg.csc_width_ext, cfg.csc_height_ext, cfg.csc_channel_ext)
+              -(-(cfg.height + cfg.pad_top + cfg.pad_bottom) // sy))
+    got = (cfg.csc_width_ext, cfg.csc_height_ext)
     if got != expect:
-        _fail(f"Winograd DATAIN_SIZE_EXT (W, H, C) must be (ceil((W+PL+PR)/sx), ceil((H+PT+PB)/sy), C*sx*sy) = "
-              f"{expect}, got {got}", ("CSC.D_DATAIN_SIZE_EXT_0", "CSC.D_DATAIN_SIZE_EXT_1"),
+        _fail(f"Winograd DATAIN_SIZE_EXT (W, H) must be (ceil((W+PL+PR)/sx), ceil((H+PT+PB)/sy)) = {expect}, "
+              f"got {got}", ("CSC.D_DATAIN_SIZE_EXT_0",), f"{REGDEF}, CSC.DATAIN_SIZE_EXT")
+    per_atom = 32 // BYTES[cfg.proc_precision]
+    aligned = -(-cfg.channels // per_atom) * per_atom
+    if cfg.weight_channel_ext != aligned * sx * sy:
+        _fail(f"Winograd WEIGHT_CHANNEL_EXT must be C' * sx * sy = {aligned * sx * sy} (C' = C rounded up to "
+              f"32 bytes), got {cfg.weight_channel_ext}", ("CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT",),
+              f"{REGDEF}, CSC.WEIGHT_SIZE_EXT")
+    if cfg.csc_channel_ext not in (cfg.channels * sx * sy, aligned * sx * sy):
+        _fail(f"Winograd DATAIN_CHANNEL_EXT must be C * sx * sy = {cfg.channels * sx * sy}, got "
+              f"{cfg.csc_channel_ext}", ("CSC.D_DATAIN_SIZE_EXT_1.DATAIN_CHANNEL_EXT",),
               f"{REGDEF}, CSC.DATAIN_SIZE_EXT")
     if (cfg.csc_stride_x, cfg.csc_stride_y) != (1, 1):
         _fail("Winograd CSC strides must be 1", ("CSC.D_CONV_STRIDE_EXT",), f"{REGDEF}, CSC.CONV_STRIDE_X/Y_EXT")
-    if (cfg.csc_out_width, cfg.csc_out_height) != (cfg.csc_width_ext - 2, cfg.csc_height_ext - 2):
-        _fail(f"Winograd output must be the extended input minus the 3x3 kernel's 2: "
-              f"{(cfg.csc_width_ext - 2, cfg.csc_height_ext - 2)}, got {(cfg.csc_out_width, cfg.csc_out_height)}",
-              ("CSC.D_DATAOUT_SIZE_0",), f"{REGDEF}, CACC.D_DATAOUT_SIZE_0")
+    if (cfg.csc_out_width, cfg.csc_out_height) != (cfg.csc_width_ext - 4, cfg.csc_height_ext - 4):
+        _fail(f"Winograd output must be DATAIN_SIZE_EXT - 4 = {(cfg.csc_width_ext - 4, cfg.csc_height_ext - 4)}, "
+              f"got {(cfg.csc_out_width, cfg.csc_out_height)}", ("CSC.D_DATAOUT_SIZE_0",),
+              f"{REGDEF}, CACC.D_DATAOUT_SIZE_0")
+    if cfg.pra_truncate and cfg.proc_precision == "fp16":
+        _fail("pra_trunc is for INT8/INT16 Winograd only", ("CSC.D_PRA_CFG.PRA_TRUNCATE",),
+              "precision-preservation: pra_trunc")
 
 
 def entry_bytes(profile: Profile) -> int:

@@ -160,3 +160,88 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
     return LayerContext(profile, regs, memory)
+
+
+@dataclass(frozen=True)
+class WinogradLayer:
+    """A Winograd layer: stride folds into channels; the output (multiple of 4, >= 8) sets the right and
+    bottom padding so that DATAIN_SIZE_EXT = output + 4 (programming guide: CACC.D_DATAOUT_SIZE_0)."""
+
+    precision: str = "int8"
+    stride: tuple[int, int] = (1, 1)  # (y, x)
+    pad: tuple[int, int] = (1, 1)  # (top, left)
+    out_hw: tuple[int, int] = (8, 8)
+    pad_value: int = 0
+    pra_truncate: int = 0
+    clip_truncate: int = 0
+
+
+def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, layer: WinogradLayer,
+                   memory: MemorySystem | None = None) -> LayerContext:
+    """A LayerContext for `transformed` (K, C'*sx*sy, 4, 4) weights (formats.winograd.phase1) over (C, H, W)."""
+    from golden.formats import winograd
+    precision = layer.precision
+    cube = feature.as_elements(np.asarray(cube), precision)
+    transformed = feature.as_elements(np.asarray(transformed), precision)
+    channels, height, width = cube.shape
+    kernels, ext_channels = transformed.shape[:2]
+    (sy, sx), (pt, pl), (out_h, out_w) = layer.stride, layer.pad, layer.out_hw
+    ext_h, ext_w = out_h + 4, out_w + 4
+    pb, pr = ext_h * sy - height - pt, ext_w * sx - width - pl
+    if min(pb, pr) < 0 or max(pb, pr) > 63 or max(pt, pl) > 31:
+        raise ConfigurationError(f"input {height}x{width} does not give a {out_h}x{out_w} Winograd output")
+    atom = profile.memory_atomic_size
+    bpe = feature.element_bytes(precision)
+    memory = memory or MemorySystem()
+    line_stride, surf_stride = feature.packed_strides(cube.shape, precision, atom)
+    memory.pri.write(DATA_BASE, feature.pack_feature(cube, precision, line_stride, surf_stride, atom))
+    stream = winograd.pack_winograd_weights(transformed, precision, profile.mac_atomic_k)
+    memory.pri.write(WEIGHT_BASE, stream)
+    entries = ext_w * bpe * ext_channels // 128
+    bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
+    data_banks = -(-entries * ext_h // bank_entries)
+    weight_banks = profile.cbuf_bank_number - data_banks
+    mode = PRECISION_CODES[precision]
+    fields: dict[str, int] = {}
+
+    def put(unit: str, reg: str, **values: int) -> None:
+        for name, value in values.items():
+            fields[f"{unit}.{reg}.{name}"] = int(value)
+
+    for unit in ("CDMA", "CSC"):
+        put(unit, "D_MISC_CFG", CONV_MODE=1, IN_PRECISION=mode, PROC_PRECISION=mode)
+        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
+        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(transformed.nbytes))
+        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
+        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=weight_banks - 1)
+    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
+    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
+    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=ext_w - 1, DATAIN_HEIGHT_EXT=ext_h - 1)
+    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
+    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
+    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
+    put("CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
+    put("CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
+    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=ext_channels * 16 * bpe - 1)
+    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
+    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
+    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
+    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
+    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=ext_w - 1, DATAIN_HEIGHT_EXT=ext_h - 1)
+    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=ext_channels - 1)
+    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=3, WEIGHT_HEIGHT_EXT=3)
+    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=ext_channels - 1, WEIGHT_KERNEL=kernels - 1)
+    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
+    put("CSC", "D_RELEASE", RLS_SLICES=ext_h - 1)
+    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
+    put("CSC", "D_PRA_CFG", PRA_TRUNCATE=layer.pra_truncate)
+    for unit in ("CMAC_A", "CMAC_B", "CACC"):
+        put(unit, "D_MISC_CFG", CONV_MODE=1, PROC_PRECISION=mode)
+    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+    regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
+    return LayerContext(profile, regs, memory)

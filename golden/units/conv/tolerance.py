@@ -53,3 +53,20 @@ def threshold(out: np.ndarray, max_exponent: np.ndarray, taps: int, scale: float
 def dc_tolerance(cube, pad, geometry, weights, out, scale: float = 1.0) -> np.ndarray:
     taps = weights.shape[1] * weights.shape[2] * weights.shape[3]
     return threshold(out, max_exp(cube, pad, geometry, weights), taps, scale)
+
+
+def winograd_tolerance(transformed: np.ndarray, weights: np.ndarray, out: np.ndarray,
+                       scale: float = 1.0) -> np.ndarray:
+    """CC Winograd threshold; max_exp over the pre-transformed tile and weights of each 2x2 output block.
+
+    transformed (C, Ty, Tx, 4, 4) fp16, weights (K, C, 4, 4) fp16, out (K, 2Ty, 2Tx).
+    """
+    channels, ty, tx = transformed.shape[:3]
+    kernels = weights.shape[0]
+    bits = max(8, int(channels * 16).bit_length() + 1)
+    data_pow = np.ldexp(1.0, bits * _levels(transformed)).transpose(0, 3, 4, 1, 2).reshape(channels * 16, -1)
+    weight_pow = np.ldexp(1.0, bits * _levels(weights)).reshape(kernels, channels * 16)
+    level = np.floor(np.log2(weight_pow @ data_pow) / bits).astype(np.int64).reshape(kernels, ty, tx)
+    per_tile = 4 * level - 32
+    max_exponent = np.repeat(np.repeat(per_tile, 2, axis=1), 2, axis=2)
+    return threshold(out, max_exponent, 18 * channels, scale)
