@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from golden.config import Profile, get_profile, infer_profile_name, load_spec
-from golden.errors import ProfileError
 from golden.player import STATUSES, TraceResult, play
 from golden.trace import find_traces
 
@@ -34,19 +33,20 @@ def add_arguments(parser) -> None:
                         help="implementation to play the traces on (rtl needs rtl/runner.py)")
 
 
-def _profile_for(path: Path, args) -> Profile:
-    if args.profile_spec:
-        return load_spec(args.profile_spec)
+def _profile_for(path: Path, args, spec: Profile | None) -> Profile | None:
+    if spec is not None:
+        return spec
     if args.profile:
         return get_profile(args.profile)
     name = infer_profile_name(path)
-    if name is None:
-        raise ProfileError(f"{path}: cannot infer the profile from the folder names; use --profile")
-    return get_profile(name)
+    return get_profile(name) if name else None
 
 
-def _play_one(task: tuple[str, Profile, str]) -> TraceResult:
+def _play_one(task: tuple[str, Profile | None, str]) -> TraceResult:
     path, profile, impl = task
+    if profile is None:
+        return TraceResult(_label(Path(path)), "?", "error",
+                           "cannot infer the hardware profile from the folder names; use --profile")
     result = play(path, profile, impl=impl)
     result.layers, result.memory = [], None  # registers and memories stay in the worker
     return result
@@ -66,7 +66,8 @@ def exit_code(results: list[TraceResult]) -> int:
 def run(args) -> int:
     paths = [p for p in find_traces(*args.paths) if not args.k or any(k in p.stem or k in p.parent.name
                                                                          for k in args.k)]
-    tasks = [(str(p), _profile_for(p, args), args.impl) for p in paths]
+    spec = load_spec(args.profile_spec) if args.profile_spec else None
+    tasks = [(str(p), _profile_for(p, args, spec), args.impl) for p in paths]
     started = time.perf_counter()
     results: list[TraceResult] = []
     width = max((len(_label(Path(t[0]))) for t in tasks), default=10)
