@@ -10,6 +10,8 @@ Facts the documents leave open, read from nvdla/hw cmod/pdp/NV_NVDLA_pdp.cpp:
 * The sum is then multiplied by RECIP_KERNEL_WIDTH and by RECIP_KERNEL_HEIGHT (unsigned 1.16 fixed
   point), each product rounded half away from zero to an integer; the result is cast to the output
   width (the cmod's static_cast keeps the low bits).
+* fp16 uses the cmod's fp16 compare for max / min and fp17 adds / multiplies for the average
+  (golden.numerics.fp_arith), in the cmod's operand order.
 * The split-width passes of a legal split produce the same windows as one pass over the whole width,
   so the model pools the whole cube once (validated by the split equalities in config.py).
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp
+from golden.numerics import fp, fp_arith
 from golden.numerics.integer import shift_right_round
 
 
@@ -81,39 +83,52 @@ def pool_int(cube: np.ndarray, method: str, kernel, stride, pads, pad_values=(0,
     return (scaled + wrap // 2) % wrap - wrap // 2
 
 
-def _fp16_order_key(bits: np.ndarray, nan_key: int) -> np.ndarray:
-    """An int32 key ordering fp16 patterns by value (+0 == -0); NaN gets `nan_key`."""
-    magnitude = (bits & 0x7FFF).astype(np.int32)
-    key = np.where(bits & 0x8000, -magnitude, magnitude)
-    return np.where(fp.is_nan(bits), nan_key, key)
+def _masked_windows(values: np.ndarray, kernel, stride, pads, width_op, height_op) -> np.ndarray:
+    """Separable window reduction visiting only the real elements of each window, in the cmod's order:
+    along a row left to right as width_op(accumulated, new), then down the rows as height_op(new row,
+    accumulated) (cmod LineOperation / PoolingStage0Calc operand order)."""
+    (kw, kh), (sw, sh), (pl, pt, _, _) = kernel, stride, pads
+    oh, ow = out_shape(values.shape[1:], kernel, stride, pads)
+
+    def reduce(array, axis, taps, step, before, count, combine):
+        size = array.shape[axis]
+        acc = started = None
+        for tap in range(taps):
+            index = np.arange(count) * step + tap - before
+            valid = (index >= 0) & (index < size)
+            taken = np.take(array, np.clip(index, 0, size - 1), axis=axis)
+            valid = valid.reshape((-1, 1) if axis == 1 else (-1,))
+            if acc is None:
+                acc, started = taken, valid
+                continue
+            acc = np.where(valid & started, combine(acc, taken), np.where(valid, taken, acc))
+            started = started | valid
+        return acc
+
+    rows = reduce(values, 2, kw, sw, pl, ow, width_op)
+    return reduce(rows, 1, kh, sh, pt, oh, lambda acc, new: height_op(new, acc))
 
 
 def pool_fp16_extreme(bits: np.ndarray, method: str, kernel, stride, pads) -> np.ndarray:
-    """fp16 max / min pooling on uint16 patterns: picks an input element, so INF stays INF
-    (in-memory-data-formats, INF table: "INF (For Max/Min)") and a NaN in the window wins."""
-    big = 1 << 20
-    sign = 1 if method == "max" else -1
-    key = sign * _fp16_order_key(bits, sign * big).astype(np.int64)
-    # Pack (key, bits) into one int64 so that one max-reduction selects the element and its pattern.
-    packed = (key << 16) | bits.astype(np.int64)
-    fill = np.int64(-(big + 1) << 16)
-    best = _windows(_pad(packed, pads, fill), kernel, stride, out_shape(bits.shape[1:], kernel, stride, pads),
-                    np.maximum)
-    return (best & 0xFFFF).astype(np.uint16)
+    """fp16 max / min pooling on uint16 patterns with the cmod's fp16 compare (a NaN operand wins, INF
+    stays INF: in-memory-data-formats, INF table "INF (For Max/Min)")."""
+    op = fp_arith.fp_max if method == "max" else fp_arith.fp_min
+    return _masked_windows(bits, kernel, stride, pads, op, op).astype(np.uint16)
 
 
 def pool_fp16_average(bits: np.ndarray, kernel, stride, pads, recip_bits) -> tuple[np.ndarray, np.ndarray]:
-    """fp16 average pooling: INF counts as +/-4292870144 (the fp17 maximum), the sum is scaled by the
-    fp17 reciprocals and rounded to fp16 with clipping. Returns (uint16 patterns, float64 window max |x|).
-
-    The hardware sums in fp17 in its own order; this model sums exactly, which the documented PDP FP16
-    threshold (precision-preservation) covers. The padding registers are ignored for fp16
-    (precision-preservation: "for FP16 pipe, they're ignored").
+    """fp16 average pooling as the cmod computes it: fp16 -> fp17 (INF -> +/-4292870144), fp17 sums along
+    the rows then down the columns, times RECIP_KERNEL_WIDTH then RECIP_KERNEL_HEIGHT (fp17 patterns),
+    fp17 -> fp16 (rounded, clipped). Returns (uint16 patterns, float64 max |x| of each window) for the
+    documented PDP FP16 threshold. The padding registers are ignored for fp16 (precision-preservation:
+    "for FP16 pipe, they're ignored"; the cmod would add them as fp17 values).
     """
-    values = fp.fp16_to_float64_mapped(bits, "pdp_average")
-    oh_ow = out_shape(bits.shape[1:], kernel, stride, pads)
-    total = _windows(_pad(values, pads, 0.0), kernel, stride, oh_ow, np.add)
-    recip = fp.fp32_values(fp.fp17_to_fp32(np.asarray(recip_bits, dtype=np.uint32))).astype(np.float64)
-    result = total * recip[0] * recip[1]
-    magnitude = _windows(_pad(np.abs(values), pads, 0.0), kernel, stride, oh_ow, np.fmax)
-    return fp.fp32_to_fp16(result.astype(np.float32)), magnitude
+    def add(a, b):
+        return fp_arith.fp_add(a, b, "fp17")
+
+    total = _masked_windows(fp.fp16_to_fp17(bits).astype(np.uint32), kernel, stride, pads, add, add)
+    scaled = fp_arith.fp_mul(fp_arith.fp_mul(total, np.uint32(recip_bits[0] & 0x1FFFF), "fp17"),
+                             np.uint32(recip_bits[1] & 0x1FFFF), "fp17")
+    values = np.abs(fp.fp16_to_float64_mapped(bits, "pdp_average"))
+    magnitude = _masked_windows(values, kernel, stride, pads, np.fmax, np.fmax)
+    return fp.fp17_to_fp16(scaled), magnitude

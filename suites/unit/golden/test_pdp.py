@@ -319,3 +319,15 @@ def test_int16_needs_a_profile_with_int16():
     with pytest.raises(ProfileFeatureError):
         pdp.run(LayerContext(get_profile("nv_large"), RegisterValues.encode(RegisterMap.for_layout("master"),
                                                                             fields), MemorySystem()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(pooling_layers(max_channels=20), st.sampled_from(["max", "min"]))
+def test_fp16_max_min_match_numpy(layer, method):
+    cube, kernel, stride, pads, out_hw = layer
+    values = (cube.astype(np.float32) * 600).astype(np.float16)  # |x| > 109 overflows to +/-INF
+    out, _ = run_model(values, "fp16", method, kernel, stride, pads, out_hw)
+    fill = -np.inf if method == "max" else np.inf
+    reduce = np.max if method == "max" else np.min
+    expected = reduce(windows(values.astype(np.float64), kernel, stride, pads, fill), axis=(-2, -1))
+    np.testing.assert_array_equal(out.astype(np.float64), expected)
