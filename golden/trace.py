@@ -24,9 +24,13 @@ API:
     Trace.layers() -> [Layer]          the commands cut after each launch's synchronisation
     format_cfg(trace or commands) -> str, write_cfg(trace, path)
 
-Every syntax error, unknown register or out-of-range value raises one TraceError
-naming file:line. Memory names: `pri_mem`, `sec_mem`, and `1`, which NVIDIA's
-benches read as the primary memory (../shared/nvdla/README.md, "check_crc").
+Every command carries .path, .line (.where = "file:line") and .comment (txn trailing
+comment). Every syntax error, unknown register or out-of-range value raises one TraceError
+naming file:line. A register value must fit 32 bits; with strict=True a value may not set
+bits outside the register's fields either (NVIDIA's own traces do, e.g. random filler in
+SDP.D_DP_BN_ALU_SRC_VALUE[31:16], so strict is off for them; stimulus should use it).
+Memory names: `pri_mem`, `sec_mem`, and `1`, which NVIDIA's benches read as the primary
+memory (../shared/nvdla/README.md, "check_crc").
 """
 
 from __future__ import annotations
