@@ -154,7 +154,8 @@ class TraceResult:
                 if unit not in layer.groups and unit != "GLB":
                     continue
                 reg = layer.regs.register(unit, name)
-                fields_text = " ".join(f"{k}={v:#x}" for k, v in reg.decode(value).items())
+                fields_text = " ".join(f"{f.name}={f.enum_name(f.decode(value)) or hex(f.decode(value))}"
+                                       for f in reg.fields)
                 out.append(f"{unit}.{name} = {value:#010x}  {fields_text}")
         return "\n".join(out)
 
