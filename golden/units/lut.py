@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.errors import ConfigurationError, NotModelledError
-from golden.numerics.fp import fp16_to_fp17, fp17_to_fp32, fp32_to_fp17
+from golden.numerics.fp import fp16_to_fp17, fp17_to_fp32, fp32_to_fp17, fp32_values
+from golden.numerics.fp_arith import fp_add, fp_mul, fp_sub
 from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
 
 LE_DEPTH = 65
@@ -265,7 +266,7 @@ def _flags(under, idx, frac, depth):
 
 
 def _fp_difference(x, start_bits):
-    d = x - np.float32(_fp32(start_bits))
+    d = fp32_values(fp_sub(x, np.uint32(start_bits & 0xFFFFFFFF), "fp32"))
     under = np.isnan(d) | (d <= 0)
     return np.where(under, np.float32(1), d).astype(np.float64), under
 
@@ -331,14 +332,13 @@ def _flow_operands(params, use_lo, over, under, precision):
     return offset, scale, shift, bias
 
 
-def _fp17(v) -> np.ndarray:
-    """Round float64 values to fp17 (RNE, no denormals, clipped) and return them as float64."""
-    return fp17_to_fp32(fp32_to_fp17(np.asarray(v, np.float64).astype(np.float32))).view(np.float32) \
-        .astype(np.float64)
+def _fp17_bits(values) -> np.ndarray:
+    """float64 values exactly representable in fp32 -> fp17 patterns (RNE, no denormals, clipped)."""
+    return fp32_to_fp17(np.asarray(values, np.float64).astype(np.float32))
 
 
 def _fp16_as_fp17(h) -> np.ndarray:
-    return fp17_to_fp32(fp16_to_fp17(h)).view(np.float32).astype(np.float64)
+    return fp16_to_fp17(np.asarray(h, np.int64).astype(np.uint16))
 
 
 def _fraction_to_fp17(frac) -> np.ndarray:
@@ -369,20 +369,20 @@ def _as_signed32(v):
 
 
 def _interpolate_fp(y0, y1, frac):
-    a0 = np.where(frac == 0, 1.0, _fraction_to_fp17((1 << FRACTION_BITS) - frac))
-    a1 = _fraction_to_fp17(frac)
-    b0 = _fp17(a0 * _fp16_as_fp17(y0))
-    b1 = _fp17(a1 * _fp16_as_fp17(y1))
-    return _fp17(b0 + b1)
+    """fp17: (1 - f) * y0 + f * y1, the weights from the 35-bit fraction (1.0 when f is 0)."""
+    a0 = _fp17_bits(np.where(frac == 0, 1.0, _fraction_to_fp17((1 << FRACTION_BITS) - frac)))
+    a1 = _fp17_bits(_fraction_to_fp17(frac))
+    b0 = fp_mul(a0, _fp16_as_fp17(y0), "fp17")
+    b1 = fp_mul(a1, _fp16_as_fp17(y1), "fp17")
+    return fp17_to_fp32(fp_add(b0, b1, "fp17"))
 
 
 def _extrapolate_fp(x, y0, offset, scale, bias):
-    offset_values = np.asarray(offset, np.int64).astype(np.uint32).view(np.float32)
-    ob = offset_values + bias.astype(np.float32)
-    xob = x.astype(np.float32) - ob
-    a = _fp17(xob.astype(np.float64))
-    b = _fp17(a * _fp16_as_fp17(np.asarray(scale, np.int64).astype(np.uint16)))
-    return _fp17(_fp16_as_fp17(y0) + b)
+    """fp32 x - (START|END + bias), then fp17: y0 + that * slope scale."""
+    ob = fp_add(np.asarray(offset, np.int64).astype(np.uint32), bias, "fp32")
+    a = fp32_to_fp17(fp_sub(x, ob, "fp32"))
+    b = fp_mul(a, _fp16_as_fp17(np.asarray(scale, np.int64).astype(np.uint16)), "fp17")
+    return fp17_to_fp32(fp_add(_fp16_as_fp17(y0), b, "fp17"))
 
 
 def lookup(x, params: LutParams, tables: LutTables, precision: str) -> LutResult:
@@ -412,7 +412,7 @@ def _lookup(x, params, tables, precision):
     if precision == "fp16":
         hit_y = _interpolate_fp(y0, y1, frac)
         flow_y = _extrapolate_fp(x, y0, offset, scale, bias)
-        y = np.where(flow, flow_y, hit_y).astype(np.float32)
+        y = fp32_values(np.where(flow, flow_y, hit_y).astype(np.uint32))
     else:
         flow_y = _extrapolate_int(x, y0, offset, scale, shift, bias)
         y = np.where(flow, flow_y, _interpolate_int(y0, y1, frac))

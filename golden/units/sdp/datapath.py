@@ -15,16 +15,16 @@ sdp_c.cpp, sdp.h) and cmod/hls_wrapper/sdp_hls_wrapper.cpp.  Integer pipes (INT8
   to int16 / int8, or int17 -> fp16.
 
 FP16 pipe (fp32 inside, fp17 in the LUT): fp16 operands widen to fp32 (INF -> +/-FLT_MAX), NaN
-operands are flushed when NAN_TO_ZERO is set, the ALU shifters and truncations do not exist, results
-beyond FLT_MAX are clipped and fp32 denormal results flushed (in-memory-data-formats "FP16 Supporting":
-"fp17/fp32 ... doesn't support denormalized value").
+operands are flushed when NAN_TO_ZERO is set, the ALU shifters and truncations do not exist; additions
+and products are the cmod's FpAdd/FpMul (golden.numerics.fp_arith: RNE, no denormals, clipped, never
+INF), with an IEEE float32 fast path for the elements where both agree (normal operands and result).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp
+from golden.numerics import fp, fp_arith
 from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
 from golden.units import lut
 
@@ -105,10 +105,39 @@ def int_output(x, cvt, out_precision):
 
 # ---- FP16 pipe ---------------------------------------------------------------------------------------------
 
-def _clean(v):
-    """Clip beyond-FLT_MAX results (never INF) and flush fp32 denormal results to signed zero."""
-    v = np.clip(np.asarray(v, np.float32), -_FLT_MAX, _FLT_MAX)
-    return np.where(np.abs(v) < _FLT_MIN, np.copysign(np.float32(0), v), v).astype(np.float32)
+def fp32_add(a, b) -> np.ndarray:
+    """cmod FpAdd on float32 values.
+
+    For normal operands with a normal sum, IEEE float32 addition (RNE) gives the same bits; elements
+    whose result is zero, denormal, INF or NaN are recomputed with golden.numerics.fp_arith (zero signs,
+    flush, clipping and NaN choice follow the cmod there).
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = a + b
+    return _patch(out, a, b, fp_arith.fp_add)
+
+
+def fp32_mul(a, b) -> np.ndarray:
+    """cmod FpMul on float32 values (IEEE product where it is normal, fp_arith elsewhere)."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = a * b
+    return _patch(out, a, b, fp_arith.fp_mul)
+
+
+def _patch(out, a, b, exact):
+    odd = _unusual(out) | (out == 0) | _unusual(a) | _unusual(b)
+    if odd.any():
+        out = np.array(out, np.float32)
+        out[odd] = fp.fp32_values(exact(a[odd], b[odd], "fp32"))
+    return out
+
+
+def _unusual(v):
+    """Denormal, INF or NaN (the cases where the cmod and IEEE float32 part ways)."""
+    magnitude = np.abs(v)
+    return ((v != 0) & ~(magnitude >= _FLT_MIN)) | (magnitude > _FLT_MAX)
 
 
 def fp16_operand(bits, nan_to_zero):
@@ -119,27 +148,20 @@ def fp16_operand(bits, nan_to_zero):
     return fp.fp32_values(fp.fp16_to_fp32(bits))
 
 
-def _order_key(v):
-    bits = np.asarray(v, np.float32).view(np.uint32).astype(np.int64)
-    return np.where(bits >> 31, -(bits & 0x7FFFFFFF) - 1, bits)
-
-
 def fp_alu(algo, a, b):
-    """cmod FpAlu: SUM adds (RNE); MAX/MIN compare sign-magnitude (-0 < +0), a NaN operand wins; EQL
-    gives 0.0 for bit-identical operands and the fp32 pattern 1 otherwise."""
-    a = np.asarray(a, np.float32)
-    b = np.broadcast_to(np.asarray(b, np.float32), np.broadcast_shapes(a.shape, np.shape(b)))
+    """cmod FpAlu: SUM (FpAdd), MAX/MIN (FpCmp: sign-magnitude, -0 < +0, a NaN operand wins), EQL
+    (0.0 for bit-identical operands, the fp32 pattern 1 otherwise)."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
     if algo == "SUM":
-        return _clean(a + b)
+        return fp32_add(a, b)
     if algo == "EQL":
         return (a.view(np.uint32) != b.view(np.uint32)).astype(np.uint32).view(np.float32)
-    greater = _order_key(a) > _order_key(b)
-    out = np.where(greater, a, b) if algo == "MAX" else np.where(greater, b, a)
-    return np.where(np.isnan(a), a, np.where(np.isnan(b), b, out)).astype(np.float32)
+    compare = fp_arith.fp_max if algo == "MAX" else fp_arith.fp_min
+    return fp.fp32_values(compare(a, b, "fp32"))
 
 
 def _fp_mul(a, b, prelu):
-    product = _clean(np.asarray(a, np.float32) * np.asarray(b, np.float32))
+    product = fp32_mul(a, b)
     if prelu:
         return np.where(np.signbit(a), product, a).astype(np.float32)
     return product
@@ -179,7 +201,7 @@ def fp_y(x, y, alu_op, mul_op, nan_to_zero, lut_params, tables):
     if y.lut_bypass:
         return a, None
     result = lut.lookup(a, lut_params, tables, "fp16")
-    return _clean(result.y), result.counters
+    return result.y, result.counters
 
 
 def fp_output(x, out_precision):
