@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp
+from golden.numerics import fp, fp_arith
 from golden.numerics.integer import saturate, shift_right_round
-from golden.units import lut as shared_lut
 from golden.units.cdp import lut_cdp
 
 INT_WIDTHS = {"int8": {"in": 9, "offset": 8, "out_offset": 25, "out": 8},
@@ -66,63 +65,38 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     return out, status
 
 
-def _fp_flags(x: np.ndarray, params, precision: str = "fp16"):
-    """Underflow/overflow flags of the LE and LO tables for float32 inputs (CDP counters)."""
-    def linear(start_bits, select, depth):
-        d = x.astype(np.float64) - float(np.uint32(start_bits & 0xFFFFFFFF).view(np.float32))
-        under = np.isnan(d) | (d <= 0)
-        over = ~under & (np.floor(np.ldexp(np.where(under, 0.0, d), -select)) >= depth - 1)
-        return under, over
-
-    def exponent(start_bits, offset, depth):
-        d = x.astype(np.float64) - float(np.uint32(start_bits & 0xFFFFFFFF).view(np.float32))
-        under = np.isnan(d) | (d <= 0)
-        power = np.frexp(np.where(under, 1.0, d))[1] - 1
-        under |= power < offset
-        return under, ~under & (power - offset >= depth - 1)
-
-    le = (exponent(params.le_start, params.le_index_offset, shared_lut.LE_DEPTH)
-          if params.le_function == "EXPONENT" else linear(params.le_start, params.le_index_select, shared_lut.LE_DEPTH))
-    lo = linear(params.lo_start, params.lo_index_select, shared_lut.LO_DEPTH)
-    return le, lo
-
-
-def _fp17_values(bits: np.ndarray) -> np.ndarray:
-    return fp.fp32_values(fp.fp17_to_fp32(bits)).astype(np.float32)
-
-
 def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int], np.ndarray]:
-    """fp16 CDP (convertors not used): fp16 -> fp17 (INF -> +/-4292870144), fp32 squares summed in the
-    cmod's order ((c-1 + c+1) + c, then the +/-2, +/-3, +/-4 pairs), the LUT's fp path, fp17 multiply,
-    fp17 -> fp16. Returns (uint16 patterns, counters, float64 max |value| of each square-sum window)."""
+    """fp16 CDP (the convertors are not used for fp16): fp16 -> fp17 (INF -> +/-4292870144) -> fp32, fp32
+    squares summed in the cmod's order ((c-1 + c+1) + c, then + (c-k + c+k) for k = 2..), the CDP LUT's
+    fp path (lut_cdp.lookup_fp), fp17 multiply, fp17 -> fp16; arithmetic as the cmod's
+    (golden.numerics.fp_arith). Returns
+    (uint16 patterns, counters, float64 max |x| of each square-sum window)."""
     bits = np.asarray(bits, dtype=np.uint16).copy()
     bits[channels:] = 0
-    x = _fp17_values(fp.fp16_to_fp17(bits))
+    x17 = fp.fp16_to_fp17(bits).astype(np.uint32)
+    x32 = fp.fp17_to_fp32(x17)
     if cfg.sqsum_bypass:
-        total = x
+        total = x32
     else:
-        squares = x * x
         half = cfg.local_size // 2
-        pad = np.zeros((half, *x.shape[1:]), np.float32)
-        padded = np.concatenate([pad, squares, pad])
-        count = x.shape[0]
+        squares = fp_arith.fp_mul(x32, x32, "fp32")
+        padded = np.concatenate([np.zeros((half, *x32.shape[1:]), np.uint32), squares,
+                                 np.zeros((half, *x32.shape[1:]), np.uint32)])
+        count = x32.shape[0]
 
         def at(k):
             return padded[half + k:half + k + count]
-        total = (at(-1) + at(1)) + at(0)
+        total = fp_arith.fp_add(fp_arith.fp_add(at(-1), at(1), "fp32"), at(0), "fp32")
         for k in range(2, half + 1):
-            total = total + (at(-k) + at(k))
-    result = shared_lut.lookup(total, cfg.lut, tables, "fp16")
-    y = result.y.astype(np.float32)
-    (le_under, le_over), (lo_under, lo_over) = _fp_flags(total, cfg.lut)
-    _, status = lut_cdp.choose(le_under, le_over, lo_under, lo_over, cfg.lut)
+            total = fp_arith.fp_add(total, fp_arith.fp_add(at(-k), at(k), "fp32"), "fp32")
+    looked_up, status = lut_cdp.lookup_fp(total, cfg.lut, tables)
     if cfg.mul_bypass:
-        out = np.where(np.isnan(x), x, y)
+        out = np.where(fp.is_nan(x17, "fp17"), x17, looked_up)
     else:
-        out = _fp17_values(fp.fp32_to_fp17(y * x))
-    magnitude = _window_max(np.abs(x), cfg.local_size)
+        out = fp_arith.fp_mul(x17, looked_up, "fp17")
+    magnitude = _window_max(np.abs(fp.fp16_to_float64_mapped(bits, "cdp")), cfg.local_size)
     status["D_OUT_SATURATION"] = 0
-    return fp.fp17_to_fp16(fp.fp32_to_fp17(out)), status, magnitude
+    return fp.fp17_to_fp16(out), status, magnitude
 
 
 def _window_max(values: np.ndarray, local_size: int) -> np.ndarray:

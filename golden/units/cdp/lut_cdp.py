@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.numerics import fp, fp_arith
 from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
 from golden.units.lut import LE_DEPTH, LO_DEPTH, LutParams, LutTables
 
@@ -124,3 +125,53 @@ def choose(le_under, le_over, lo_under, lo_over, params: LutParams):
         "D_PERF_LUT_LO_HIT": int(np.count_nonzero(one_hit & lo_hit)),
     }
     return use_lo, counters
+
+
+# ---- fp16 pipeline (cmod hls_wrapper/cdp_hls_wrapper.cpp, HLS_CDP_lookup_lut) ------------------------------------
+
+def _fp_table(total, entries, upper: int, start: int, end: int, scales, offset: int, select: int, exponent: bool):
+    """One table on fp32 square sums: (under, over, fp17 result). START/END are fp32 patterns (LOW word),
+    SCALEs fp16 patterns; the interpolation fraction keeps 16 bits and becomes an fp17 number."""
+    start, end = np.uint32(start & 0xFFFFFFFF), np.uint32(end & 0xFFFFFFFF)
+    d = fp_arith.fp_sub(total, start, "fp32").astype(np.int64)
+    value = fp.fp32_values(d.astype(np.uint32)).astype(np.float64)
+    under = ~(value > 0)  # <= 0 or NaN
+    if exponent:
+        idx = ((d >> 23) & 0xFF) - 127 - offset
+        frac = (d >> 7) & 0xFFFF
+        under |= idx < 0
+        over = ~under & (idx >= upper)
+    else:
+        shifted = np.ldexp(np.where(under, 0.0, value), -select).astype(np.float32).astype(np.float64)
+        over = ~under & (shifted >= upper)
+        whole = np.trunc(np.minimum(shifted, upper))
+        idx = whole.astype(np.int64)
+        frac = ((shifted - whole) * 65536).astype(np.int64)
+    idx = np.where(under | over, 0, idx)
+    table = entries.astype(np.uint16)
+    y0, y1 = table[idx], table[idx + 1]
+    difference = fp.fp32_to_fp17(fp_arith.fp_sub(fp.fp16_to_fp32(y1), fp.fp16_to_fp32(y0), "fp32"))
+    fraction = fp.fp32_to_fp17((frac / 65536.0).astype(np.float32))
+    hit_y = fp_arith.fp_add(fp_arith.fp_mul(difference, fraction, "fp17"), fp.fp16_to_fp17(y0), "fp17")
+    if exponent:
+        origin = fp_arith.fp_add(start, fp.fp32_bits(np.float32(2.0**offset)), "fp32")
+        d = fp_arith.fp_sub(total, origin, "fp32")
+    under_y = fp_arith.fp_add(fp_arith.fp_mul(fp.fp32_to_fp17(d), fp.fp16_to_fp17(np.uint16(scales[0] & 0xFFFF)),
+                                              "fp17"), fp.fp16_to_fp17(table[0]), "fp17")
+    over_d = fp.fp32_to_fp17(fp_arith.fp_sub(total, end, "fp32"))
+    over_y = fp_arith.fp_add(fp_arith.fp_mul(over_d, fp.fp16_to_fp17(np.uint16(scales[1] & 0xFFFF)), "fp17"),
+                             fp.fp16_to_fp17(table[upper]), "fp17")
+    return under, over, np.where(under, under_y, np.where(over, over_y, hit_y)).astype(np.uint32)
+
+
+def lookup_fp(total, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[str, int]]:
+    """CDP LUT on fp32 square-sum patterns; returns (fp17 patterns, D_PERF_LUT_* counters)."""
+    exponent = params.le_function == "EXPONENT"
+    le_under, le_over, le_y = _fp_table(total, tables.le, LE_DEPTH - 1, params.le_start, params.le_end,
+                                        (params.le_uflow_scale, params.le_oflow_scale), params.le_index_offset,
+                                        params.le_index_select, exponent)
+    lo_under, lo_over, lo_y = _fp_table(total, tables.lo, LO_DEPTH - 1, params.lo_start, params.lo_end,
+                                        (params.lo_uflow_scale, params.lo_oflow_scale), 0,
+                                        params.lo_index_select, False)
+    use_lo, counters = choose(le_under, le_over, lo_under, lo_over, params)
+    return np.where(use_lo, lo_y, le_y), counters

@@ -241,3 +241,28 @@ def test_index_select_range_for_cdp_int8():
 def test_lrn_has_no_precision_conversion():
     error = _error(**{"CDP_RDMA.D_DATA_FORMAT.INPUT_DATA": 1})
     assert "Table 31" in error.rule
+
+
+def test_fp16_exponent_lut_within_documented_threshold():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-0.05, 0.05, (24, 2, 3)).astype(np.float16)
+    offset = -20  # LE entry i at 2**(i - 20)
+    points = 2.0 ** (np.arange(65) + offset)
+    le = (0.5 * (1.0 + points) ** -0.75).astype(np.float16).view(np.uint16)
+    lo = np.full(257, 0x3800, np.uint16)
+    fp32 = {v: int(np.float32(v).view(np.uint32)) for v in (0.0, 0.5)}
+    fields = layer_fields(x.shape, "fp16", 3)
+    fields.update(lut_fields(fp32[0.0], fp32[0.5], fp32[0.0], fp32[0.5], 0, -9, linear=False, offset=offset))
+    out, _ = run_model(x, "fp16", fields, le, lo)
+    values = x.astype(np.float64)
+    squares = np.pad(values**2, ((1, 1), (0, 0), (0, 0)))
+    sums = squares[:-2] + squares[1:-1] + squares[2:]
+    exponent = np.floor(np.log2(sums))
+    index = (exponent - offset).astype(int)
+    table = le.view(np.float16).astype(np.float64)
+    interpolated = table[index] + (table[index + 1] - table[index]) * (sums / 2.0**exponent - 1)
+    reference = values * interpolated
+    padded = np.pad(np.abs(values), ((1, 1), (0, 0), (0, 0)))
+    max_value = np.maximum(np.maximum(padded[:-2], padded[1:-1]), padded[2:])
+    error = np.abs(out.astype(np.float64) - reference)
+    assert np.all((error <= 1e-4) & (error / max_value <= 1e-3)), float(error.max())
