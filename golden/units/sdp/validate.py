@@ -74,6 +74,9 @@ def check_precisions(cfg: SdpConfig) -> None:
 
 
 def check_rdma_mirror(cfg: SdpConfig) -> None:
+    """Only when SDP_RDMA runs: offline input, or an operand read (on-the-fly layers may leave it alone)."""
+    if cfg.flying and all(dma.disable for dma in cfg.dmas.values()):
+        return
     mirror = cfg.rdma
     pairs = (("width", cfg.width, "D_DATA_CUBE_WIDTH.WIDTH"), ("height", cfg.height, "D_DATA_CUBE_HEIGHT.HEIGHT"),
              ("channel", cfg.channel, "D_DATA_CUBE_CHANNEL.CHANNEL"),
