@@ -106,6 +106,15 @@ def decode(regs: RegisterValues) -> PdpConfig:
     )
 
 
+def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride: int) -> int:
+    """programming-guide "PDP programming": pooled_width = ceil((width + pad_left + pad_right - kernel) /
+    stride) + 1, minus one when the last window would start in the right padding."""
+    pooled = -(-(size + pad_before + pad_after - kernel) // stride) + 1
+    if (pooled - 1) * stride >= size + pad_before:
+        pooled -= 1
+    return pooled
+
+
 def _require(ok: bool, message: str, fields: tuple[str, ...], rule: str = RULE) -> None:
     if not ok:
         raise ConfigurationError(message, fields=fields, rule=rule)
@@ -134,15 +143,18 @@ def validate(cfg: PdpConfig, regs: RegisterValues) -> None:
               "PDP.D_DATA_CUBE_IN_HEIGHT.CUBE_IN_HEIGHT", "PDP.D_POOLING_KERNEL_CFG.KERNEL_STRIDE_HEIGHT"),
              RULE + " ((PL+W+PR-Kernel_W)%stride_x == 0, applied to the height)")
     # The guide writes CUBE_IN_WIDTH + PL == (CUBE_OUT_WIDTH-1)*stride_x + kernel_width; NVIDIA's own
-    # traces (e.g. nv_small/pdp_8x8x64_2x2_ave_int8_0, PR=1) satisfy it only with PR added.
-    _require(cfg.in_width + pl + pr == (cfg.out_width - 1) * sw + kw,
-             f"CUBE_IN_WIDTH+PL+PR={cfg.in_width + pl + pr} != (CUBE_OUT_WIDTH-1)*stride_x+kernel_width="
-             f"{(cfg.out_width - 1) * sw + kw}",
+    # traces (e.g. nv_small/pdp_8x8x64_2x2_ave_int8_0, PR=1) satisfy it only with PR added, which is what
+    # the guide's pooled_width calculation gives once (PL+W+PR-Kernel_W) % stride_x == 0 holds.
+    expected_w = pooled_size(cfg.in_width, pl, pr, kw, sw)
+    _require(cfg.out_width == expected_w,
+             f"CUBE_OUT_WIDTH={cfg.out_width} but pooled_width = {expected_w} "
+             f"(CUBE_IN_WIDTH+PL+PR = (CUBE_OUT_WIDTH-1)*stride_x + kernel_width)",
              ("PDP.D_DATA_CUBE_IN_WIDTH.CUBE_IN_WIDTH", "PDP.D_DATA_CUBE_OUT_WIDTH.CUBE_OUT_WIDTH",
               "PDP.D_POOLING_PADDING_CFG.PAD_LEFT", "PDP.D_POOLING_PADDING_CFG.PAD_RIGHT"))
-    _require(cfg.in_height + pt + pb == (cfg.out_height - 1) * sh + kh,
-             f"CUBE_IN_HEIGHT+PT+PB={cfg.in_height + pt + pb} != (CUBE_OUT_HEIGHT-1)*stride_y+kernel_height="
-             f"{(cfg.out_height - 1) * sh + kh}",
+    expected_h = pooled_size(cfg.in_height, pt, pb, kh, sh)
+    _require(cfg.out_height == expected_h,
+             f"CUBE_OUT_HEIGHT={cfg.out_height} but the pooled height = {expected_h} "
+             f"(CUBE_IN_HEIGHT+PT+PB = (CUBE_OUT_HEIGHT-1)*stride_y + kernel_height)",
              ("PDP.D_DATA_CUBE_IN_HEIGHT.CUBE_IN_HEIGHT", "PDP.D_DATA_CUBE_OUT_HEIGHT.CUBE_OUT_HEIGHT",
               "PDP.D_POOLING_PADDING_CFG.PAD_TOP", "PDP.D_POOLING_PADDING_CFG.PAD_BOTTOM"))
     _require(regs.field("PDP", "D_DATA_CUBE_OUT_CHANNEL", "CUBE_OUT_CHANNEL") + 1 == cfg.channels,
