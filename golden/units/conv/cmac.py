@@ -50,7 +50,7 @@ def multiply_accumulate(windows: np.ndarray, weights: np.ndarray) -> np.ndarray:
     for n in range(batch):
         for y0 in range(0, out_h, rows_per_chunk):
             y1 = min(out_h, y0 + rows_per_chunk)
-            cols_mat = windows[n, :, :, :, y0:y1].astype(dtype).reshape(taps, (y1 - y0) * out_w)
+            cols_mat = windows[n, :, :, :, y0:y1].astype(dtype, order="C").reshape(taps, (y1 - y0) * out_w)
             out[n, :, y0:y1] = (wmat @ cols_mat).reshape(kernels, y1 - y0, out_w)
     return out
 
