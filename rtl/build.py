@@ -43,6 +43,13 @@ class BuildOptions:
     cache_dir: Path | None = None
     jobs: int = field(default_factory=lambda: min(2, os.cpu_count() or 1))
 
+    @classmethod
+    def from_env(cls) -> BuildOptions:
+        """$NVDLA_RTL_FILELIST, $NVDLA_RTL_TOP and $NVDLA_RTL_DEFINES (space separated); default the fixture."""
+        filelist = os.environ.get("NVDLA_RTL_FILELIST")
+        return cls(Path(filelist) if filelist else None, os.environ.get("NVDLA_RTL_TOP") or None,
+                   tuple(os.environ.get("NVDLA_RTL_DEFINES", "").split()))
+
     @property
     def is_fixture(self) -> bool:
         return self.filelist is None

@@ -60,11 +60,17 @@ def coordinates(addr: int, layout: dict | None) -> dict:
     return {"w": w, "h": h, "c": c}
 
 
+def _as_bytes(data) -> np.ndarray:
+    if isinstance(data, bytes | bytearray | memoryview):
+        return np.frombuffer(data, np.uint8)
+    return np.asarray(data, np.uint8).ravel()
+
+
 class BitExact:
     """Every byte equal."""
 
     def compare(self, name, got, expected, layout=None, base=0) -> Comparison:
-        got, expected = np.asarray(got, np.uint8), np.asarray(expected, np.uint8)
+        got, expected = _as_bytes(got), _as_bytes(expected)
         if got.shape != expected.shape:
             return Comparison(name, False, max(got.size, expected.size),
                               [{"addr": base, "got": 0, "want": 0, "note": "size differs"}])

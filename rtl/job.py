@@ -1,9 +1,12 @@
-"""A hardware layer as the bench plays it: an ordered list of steps, saved as JSON for the simulator.
+"""A trace as the bench plays it: an ordered list of steps, saved as JSON for the simulator process.
 
-Steps: register writes (byte address), memory fills and loads (raw byte files),
-interrupt waits (GLB S_INTR_STATUS bit), register polls, and region checks
-(expected CRC and, when the golden model ran, the expected bytes). `steps_from_cfg`
-reads NVIDIA's `.cfg` trace language (nvdla/README.md, "trace_tests").
+`job_from_trace` translates a parsed trace (golden/trace.py) command by command, with
+the golden player's semantics (golden/player.py): intr_notify only arms a watch on
+a GLB interrupt bit; a check (or check_nothing) waits for its sync to fire; firing
+clears the bit (write 1 to S_INTR_STATUS, as an interrupt handler does); at the end
+the bench waits for every watch still armed. Memory loads become raw byte files
+next to the job; a region check carries the trace's CRC or golden file and, when
+the golden model ran, its bytes.
 """
 
 from __future__ import annotations
@@ -13,27 +16,44 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from golden.errors import TraceError
+from golden.errors import NvdlaVerifError, TraceError
 from golden.memory import read_memory_file
 from golden.regs.regmap import RegisterMap
+from golden.trace import (
+    CheckCrc,
+    CheckFile,
+    CheckNothing,
+    IntrNotify,
+    MemInit,
+    MemLoad,
+    MemRelease,
+    MemReserve,
+    RegRead,
+    RegWrite,
+    SyncNotify,
+    SyncWait,
+    Trace,
+    Wait,
+)
 
-# GLB S_INTR_STATUS bit of each interrupt source (NVDLA_GLB.rdl, master layout)
-INTR_BITS = {"SDP": 0, "CDP": 2, "PDP": 4, "BDMA": 6, "RUBIK": 8, "CDMA_DAT": 16, "CDMA_WT": 18, "CACC": 20}
-MEMORIES = {"pri_mem": "pri", "1": "pri", "0": "pri", "sec_mem": "sec", "2": "sec"}
-_COMMAND = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*;\s*(//.*)?$")
+MEMORIES = {"pri_mem": "pri", "sec_mem": "sec"}
+_SOURCE = re.compile(r"([A-Za-z_]+?)_?([01])")
 
 
 @dataclass
 class Step:
-    op: str                      # reg_write, mem_fill, mem_write, wait_intr, poll_reg, check
+    op: str   # reg_write, read_reg, mem_fill, mem_write, watch_intr, await_sync, wait_line, check
     addr: int = 0
     value: int = 0
+    mask: int = 0xFFFFFFFF
     size: int = 0
     mem: str = "pri"
     name: str = ""
+    sync: str = ""
     file: str = ""
     crc: int | None = None
     expect_file: str = ""
+    where: str = ""
     layout: dict | None = None
 
 
@@ -53,7 +73,7 @@ class Job:
         return cls([Step(**s) for s in data["steps"]], data["timeout_cycles"], data["clock_ns"])
 
     def reg_writes(self, regmap: RegisterMap) -> dict[tuple[str, str], int]:
-        """The last value written to every register (group 0 view; the traces use group 0)."""
+        """The last value written to every register (the traces program group 0)."""
         out = {}
         for step in self.steps:
             if step.op == "reg_write":
@@ -62,68 +82,14 @@ class Job:
         return out
 
 
-def _args(text: str) -> list[str]:
-    return [a.strip().strip('"') for a in text.split(",")]
-
-
-def _int(text: str, path: Path, line: int) -> int:
+def interrupt_bit(source: str, regmap: RegisterMap, where: str = "") -> int:
+    """The GLB S_INTR_STATUS bit of an intr_notify source such as SDP_0 or cdma_dat_1."""
+    match = _SOURCE.fullmatch(source or "")
     try:
-        return int(text, 0)
-    except ValueError:
-        raise TraceError(f"not a number: {text!r}", path=str(path), line=line) from None
-
-
-def steps_from_cfg(path: Path, regmap: RegisterMap, blob_dir: Path) -> Job:
-    """Translate a `.cfg` trace; memory loads become raw files in blob_dir."""
-    path = Path(path)
-    job = Job()
-    syncs: dict[str, int] = {}
-    for number, raw in enumerate(path.read_text().splitlines(), 1):
-        line = raw.split("//", 1)[0].strip() if not raw.strip().startswith("//") else ""
-        if not line:
-            continue
-        match = _COMMAND.match(line + ";" if not line.endswith(";") else line)
-        if not match:
-            raise TraceError(f"cannot parse {raw!r}", path=str(path), line=number)
-        op, args = match.group(1), _args(match.group(2))
-        if op == "reg_write":
-            reg = regmap.lookup(args[0])
-            job.steps.append(Step("reg_write", regmap.address(reg), _int(args[1], path, number) & 0xFFFFFFFF,
-                                  name=reg.qualified))
-        elif op == "mem_init":
-            job.steps.append(Step("mem_fill", _int(args[1], path, number), size=_int(args[2], path, number),
-                                  mem=_memory(args[0], path, number)))
-        elif op == "mem_load":
-            base, mem = _int(args[1], path, number), _memory(args[0], path, number)
-            for offset, data in _runs(read_memory_file(path.parent / args[2])):
-                blob = blob_dir / f"load{len(job.steps)}_{offset:x}.bin"
-                blob.write_bytes(data)
-                job.steps.append(Step("mem_write", base + offset, size=len(data), mem=mem, file=blob.name))
-        elif op == "intr_notify":
-            source = re.sub(r"_\d+$", "", args[0]).upper()
-            index = int(args[0].rsplit("_", 1)[1]) if args[0][-1].isdigit() else 0
-            if source not in INTR_BITS:
-                raise TraceError(f"unknown interrupt source {args[0]!r}", path=str(path), line=number)
-            syncs[args[1]] = INTR_BITS[source] + index
-            job.steps.append(Step("wait_intr", value=INTR_BITS[source] + index, name=args[1]))
-        elif op == "poll_reg_equal":
-            reg = regmap.lookup(args[0])
-            job.steps.append(Step("poll_reg", regmap.address(reg), _int(args[1], path, number), name=reg.qualified))
-        elif op == "check_crc":
-            job.steps.append(Step("check", _int(args[2], path, number), size=_int(args[3], path, number),
-                                  mem=_memory(args[1], path, number), name=args[0],
-                                  crc=_int(args[4], path, number)))
-        elif op in ("check_nothing", "sync_notify", "sync_wait"):
-            continue
-        else:
-            raise TraceError(f"trace command {op} is not supported by the RTL bench", path=str(path), line=number)
-    return job
-
-
-def _memory(text: str, path: Path, line: int) -> str:
-    if text not in MEMORIES:
-        raise TraceError(f"unknown memory {text!r}", path=str(path), line=line)
-    return MEMORIES[text]
+        field_name = f"{match.group(1).upper()}_DONE_STATUS{match.group(2)}"
+        return regmap.get("GLB", "S_INTR_STATUS").field(field_name).lsb
+    except (AttributeError, KeyError, NvdlaVerifError):
+        raise TraceError(f"unknown interrupt source {source!r}", path=where) from None
 
 
 def _runs(records) -> list[tuple[int, bytes]]:
@@ -136,3 +102,54 @@ def _runs(records) -> list[tuple[int, bytes]]:
         else:
             runs.append((offset, bytearray(data)))
     return [(o, bytes(d)) for o, d in runs]
+
+
+def _image(path: Path) -> bytes:
+    """A memory file as one byte image from offset 0 (gaps zero), as golden/player.py reads golden files."""
+    runs = _runs(read_memory_file(path))
+    image = bytearray(max((o + len(d) for o, d in runs), default=0))
+    for offset, data in runs:
+        image[offset:offset + len(data)] = data
+    return bytes(image)
+
+
+def job_from_trace(trace: Trace, regmap: RegisterMap, blob_dir: Path) -> Job:
+    job = Job()
+    add = job.steps.append
+    for number, c in enumerate(trace.commands):
+        if isinstance(c, RegWrite):
+            add(Step("reg_write", regmap.address(c.register), c.value & 0xFFFFFFFF, name=c.register.qualified,
+                     where=c.where))
+        elif isinstance(c, RegRead):
+            add(Step("read_reg", regmap.address(c.register), c.expected, mask=c.mask, name=c.register.qualified,
+                     sync="poll" if c.poll or trace.format == "txn" else "", where=c.where))
+        elif isinstance(c, MemInit):
+            add(Step("mem_fill", c.base, size=c.size, mem=MEMORIES[c.memory], where=c.where))
+        elif isinstance(c, MemLoad):
+            path = trace.folder / c.file
+            runs = _runs(read_memory_file(path)) if c.size is None else [(0, _image(path)[:c.size])]
+            for offset, data in runs:
+                blob = blob_dir / f"load{number}_{offset:x}.bin"
+                blob.write_bytes(data)
+                add(Step("mem_write", c.base + offset, size=len(data), mem=MEMORIES[c.memory], file=blob.name,
+                         where=c.where))
+        elif isinstance(c, IntrNotify):
+            add(Step("watch_intr", value=interrupt_bit(c.source, regmap, c.where), sync=c.sync, where=c.where))
+        elif isinstance(c, CheckCrc):
+            add(Step("check", c.base, size=c.size, mem=MEMORIES[c.memory], sync=c.sync, crc=c.crc,
+                     name=c.sync, where=c.where))
+        elif isinstance(c, CheckFile):
+            blob = blob_dir / f"expect{number}.bin"
+            blob.write_bytes(_image(trace.folder / c.file)[:c.size])
+            add(Step("check", c.base, size=c.size, mem=MEMORIES[c.memory], sync=c.sync or "", name=c.file,
+                     file=blob.name, where=c.where))
+        elif isinstance(c, CheckNothing):
+            add(Step("await_sync", sync=c.sync, where=c.where))
+        elif isinstance(c, Wait):
+            add(Step("wait_line", where=c.where))
+        elif isinstance(c, SyncNotify | SyncWait | MemReserve | MemRelease):
+            continue  # file order already honours the per-unit ordering; reservations do not act
+        else:
+            raise TraceError(f"{c.op} is not supported by the RTL bench", path=c.path, line=c.line)
+    add(Step("await_sync", sync="*", where="end of trace"))
+    return job

@@ -1,10 +1,18 @@
-"""Run one trace on RTL: `run_trace_on_rtl(trace, profile, build_options) -> RtlRunResult`.
+"""Run traces on RTL through the pyuvm bench and compare with the golden model.
 
-The trace's steps are played by the pyuvm bench (rtl/bench) in a Verilator
-simulation of the fixture DUT (default) or of the user's RTL; the result
-carries the DUT's memory in every checked region, the scoreboard's verdicts
-and the status: "pass", "fail", "timeout", "error", or "unsupported" (the
-fixture does not implement the layer; nothing was simulated).
+    run_trace_on_rtl(trace, profile, build_options=None, *, golden="auto") -> RtlRunResult
+    play(trace, profile, build_options=None) -> golden.player.TraceResult   (what `conform --impl rtl` calls)
+
+trace: a golden.trace.Trace, a .cfg / input.txn path, or a test folder.
+profile: a golden.config.Profile (register layout, memory atom size).
+build_options: rtl.build.BuildOptions; default `BuildOptions.from_env()`, i.e. the fixture DUT
+unless $NVDLA_RTL_FILELIST / $NVDLA_RTL_TOP / $NVDLA_RTL_DEFINES name the user's RTL.
+golden: "auto" plays the trace on the golden model first and the scoreboard then
+compares every checked region byte for byte as well; a MemorySystem supplies the
+golden memories directly; None compares with the trace's CRCs and files only.
+
+RtlRunResult.status: "pass", "fail", "timeout", "error", or "unsupported" (the fixture
+does not implement the layer, nothing was simulated; `play` raises NotModelledError).
 """
 
 from __future__ import annotations
@@ -21,15 +29,21 @@ from pathlib import Path
 import cocotb.config
 import find_libpython
 
+from golden.errors import NotModelledError, NvdlaVerifError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.trace import Trace, load_trace
 from rtl.build import BuildOptions, build
 from rtl.fixture_subset import cycle_budget, output_layout, unsupported_reason
-from rtl.job import Job, steps_from_cfg
+from rtl.job import Job, job_from_trace
 
 REPO = Path(__file__).resolve().parent.parent
 SIM_TIMEOUT_S = 1800
+
+
+class RtlError(NvdlaVerifError):
+    """The RTL simulation could not run or wrote no result."""
 
 
 @dataclass
@@ -40,7 +54,8 @@ class RtlRunResult:
     checks: list[dict] = field(default_factory=list)
     cycles: int = 0
     wall_s: float = 0.0
-    build_s: float = 0.0
+    sim_s: float = 0.0
+    golden_s: float = 0.0
     run_dir: Path | None = None
 
     @property
@@ -48,37 +63,40 @@ class RtlRunResult:
         return self.status == "pass"
 
 
-def _trace_path(trace) -> Path:
-    path = Path(getattr(trace, "path", trace))
-    if path.is_dir():
-        cfgs = sorted(path.glob("*.cfg"))
-        if len(cfgs) != 1:
-            raise FileNotFoundError(f"{path}: expected one .cfg trace, found {len(cfgs)}")
-        path = cfgs[0]
-    return path
+def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, str]:
+    from golden.player import play as play_golden
+
+    result = play_golden(trace, profile)
+    if result.memory is None or result.status not in ("passed", "failed"):
+        return None, result.seconds, f"golden model: {result.status} ({result.detail})"
+    return result.memory, result.seconds, f"golden model: {result.status}"
 
 
-def prepare_job(trace, profile, run_dir: Path, golden: MemorySystem | None = None) -> tuple[Job, str | None]:
+def prepare_job(trace: Trace, profile, run_dir: Path, golden: MemorySystem | None) -> tuple[Job, str | None]:
     """The bench job for a trace, and the reason the fixture cannot run it (None when it can)."""
     regmap = RegisterMap.for_profile(profile)
-    job = steps_from_cfg(_trace_path(trace), regmap, run_dir)
+    job = job_from_trace(trace, regmap, run_dir)
     values = RegisterValues(regmap, job.reg_writes(regmap))
     units = {regmap.at(s.addr).unit for s in job.steps if s.op == "reg_write"}
-    atom = getattr(profile, "memory_atomic_size", 8)
-    job.timeout_cycles = cycle_budget(values, atom) if "SDP" in units else job.timeout_cycles
+    atom = profile.memory_atomic_size
+    if "SDP" in units:
+        job.timeout_cycles = cycle_budget(values, atom)
     layout = output_layout(values, atom) if "SDP" in units else None
     for step in job.steps:
         if step.op == "check":
             step.layout = layout
             if golden is not None:
-                expect = run_dir / f"golden_{step.mem}_{step.addr:x}_{step.size:x}.bin"
                 memory = golden.pri if step.mem == "pri" else golden.sec
+                expect = run_dir / f"golden_{step.mem}_{step.addr:x}_{step.size:x}.bin"
                 expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
                 step.expect_file = expect.name
-    return job, unsupported_reason(values, units)
+    reason = unsupported_reason(values, units)
+    if trace.layout != "master":
+        reason = f"the fixture has the master register layout, the trace uses {trace.layout}'s"
+    return job, reason
 
 
-def simulation_env(build_dir: Path, toplevel: str, job_path: Path) -> dict[str, str]:
+def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update({
         "LIBPYTHON_LOC": env.get("LIBPYTHON_LOC") or find_libpython.find_libpython(),
@@ -94,51 +112,76 @@ def simulation_env(build_dir: Path, toplevel: str, job_path: Path) -> dict[str, 
     return env
 
 
-def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, *,
-                     golden: MemorySystem | None = None, work_dir: Path | None = None,
-                     keep: bool = False) -> RtlRunResult:
-    """Play a `.cfg` trace (path, its folder, or an object with .path) on RTL.
-
-    profile: a golden.config.Profile (register layout and atom size).
-    build_options: rtl.build.BuildOptions; default the fixture DUT.
-    golden: the golden model's memories after the layer; when given, the
-    scoreboard also compares every checked region byte by byte.
-    """
-    options = build_options or BuildOptions()
-    started = time.perf_counter()
-    run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
-    job, reason = prepare_job(trace, profile, run_dir, golden)
-    if reason and options.is_fixture:
-        return RtlRunResult("unsupported", reason, run_dir=run_dir)
-    job_path = run_dir / "job.json"
-    job.save(job_path)
-    build_dir = build(options)
-    build_s = time.perf_counter() - started
+def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
+    run_dir = job_path.parent
     log = run_dir / "sim.log"
     with open(log, "w") as out:
         try:
-            subprocess.run([str(build_dir / options.toplevel)], cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
-                           env=simulation_env(build_dir, options.toplevel, job_path), timeout=SIM_TIMEOUT_S)
+            subprocess.run([str(build_dir / toplevel)], cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
+                           env=simulation_env(toplevel, job_path), timeout=SIM_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return RtlRunResult("timeout", f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})", run_dir=run_dir)
+            return {"status": "timeout", "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
     result_file = run_dir / "result.json"
     if not result_file.exists():
-        tail = "".join(log.read_text().splitlines(keepends=True)[-30:])
-        return RtlRunResult("error", f"the simulation wrote no result (log: {log}):\n{tail}", run_dir=run_dir)
-    summary = json.loads(result_file.read_text())
+        lines = [line for line in log.read_text().splitlines(keepends=True) if line.strip()]
+        first = next((i for i, line in enumerate(lines) if "Traceback" in line or " ERROR " in line), 0)
+        return {"status": "error", "message": f"the simulation wrote no result (log: {log}):\n"
+                                              + "".join(lines[first:first + 30])}
+    return json.loads(result_file.read_text())
+
+
+def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, *, golden="auto",
+                     work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
+    options = build_options or BuildOptions.from_env()
+    started = time.perf_counter()
+    trace = trace if isinstance(trace, Trace) else load_trace(trace)
+    golden_s, note = 0.0, ""
+    if isinstance(golden, str) and golden == "auto":
+        golden, golden_s, note = _golden_memory(trace, profile)
+    run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
+    job, reason = prepare_job(trace, profile, run_dir, golden)
+    if reason and options.is_fixture:
+        return RtlRunResult("unsupported", reason, run_dir=run_dir, golden_s=golden_s)
+    job_path = run_dir / "job.json"
+    job.save(job_path)
+    build_dir = build(options)
+    sim_started = time.perf_counter()
+    summary = _simulate(build_dir, options.toplevel, job_path)
     memory = MemorySystem(Memory("pri_mem", unwritten="allow", outside="allow"),
                           Memory("sec_mem", unwritten="allow", outside="allow"))
     for step in job.steps:
-        if step.op == "check":
-            dump = run_dir / f"dut_{step.mem}_{step.addr:x}_{step.size:x}.bin"
-            if dump.exists():
-                (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, dump.read_bytes())
-    result = RtlRunResult(summary["status"], summary["message"], memory, summary["checks"],
-                          summary["sim_ns"] // summary["clock_ns"], time.perf_counter() - started, build_s,
-                          run_dir)
+        dump = run_dir / f"dut_{step.mem}_{step.addr:x}_{step.size:x}.bin"
+        if step.op == "check" and dump.exists():
+            (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, dump.read_bytes())
+    message = "; ".join(m for m in (summary.get("message", ""), note) if m)
+    result = RtlRunResult(summary["status"], message, memory, summary.get("checks", []),
+                          int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
+                          time.perf_counter() - started, time.perf_counter() - sim_started, golden_s, run_dir)
     if not keep and result.passed:
         for path in run_dir.iterdir():
             path.unlink()
         run_dir.rmdir()
         result.run_dir = None
+    return result
+
+
+def play(trace, profile, build_options: BuildOptions | None = None):
+    """The golden player's `play(..., impl="rtl")` back end: a golden.player.TraceResult with one Check
+    per scoreboard verdict; raises NotModelledError when the fixture lacks the layer's features."""
+    from golden.player import Check, TraceResult
+
+    trace = trace if isinstance(trace, Trace) else load_trace(trace)
+    run = run_trace_on_rtl(trace, profile, build_options)
+    if run.status == "unsupported":
+        raise NotModelledError(run.message, unit="RTL fixture")
+    if run.status == "error":
+        raise RtlError(run.message)
+    result = TraceResult(trace.name, profile.name, path=str(trace.path), memory=run.memory)
+    for check in run.checks:
+        command = "check_crc" if check.get("crc_expected") is not None else check["kind"]
+        result.checks.append(Check(command, check["where"], check["ok"], check["report"]))
+    if run.status == "timeout":
+        result.checks.append(Check("interrupt", str(trace.path), False, run.message))
+    if not result.checks:
+        raise RtlError(f"{trace.name}: the RTL run produced no check")
     return result
