@@ -60,6 +60,8 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     product = looked_up if cfg.mul_bypass else looked_up * x
     out_offset, out_scale, out_shifter = cfg.datout
     converted = shift_right_round((product - _signed(out_offset, widths["out_offset"])) * out_scale, out_shifter)
+    # precision-preservation "saturation counters": values outside the output range (the cmod's
+    # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
     out, saturated = saturate(converted, widths["out"])
     status["D_OUT_SATURATION"] = saturated
     return out, status

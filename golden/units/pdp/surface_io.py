@@ -41,7 +41,11 @@ def read_cube(memory: Memory, base: int, shape: tuple[int, int, int], precision:
         atoms = unpack_feature(mask, 0, (byte_channels, *shape[1:]), "int8", line_stride, surface_stride,
                                atom_bytes)
         if not atoms.all():
-            memory.read(base, span)  # raises or warns under the memory's policy
+            # Report through the memory's policy, line by line so that gap bytes are not counted (rare path).
+            n_surfaces = byte_channels // atom_bytes
+            for surface in range(n_surfaces):
+                for line in range(shape[1]):
+                    memory.read(base + surface * surface_stride + line * line_stride, shape[2] * atom_bytes)
     return unpack_feature_padded(raw, 0, shape, precision, line_stride, surface_stride, atom_bytes)
 
 

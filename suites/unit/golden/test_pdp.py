@@ -332,3 +332,19 @@ def test_fp16_max_min_match_numpy(layer, method):
     reduce = np.max if method == "max" else np.min
     expected = reduce(windows(values.astype(np.float64), kernel, stride, pads, fill), axis=(-2, -1))
     np.testing.assert_array_equal(out.astype(np.float64), expected)
+
+
+def test_never_written_input_follows_the_memory_policy_but_gaps_do_not_count():
+    from golden.errors import MemoryAccessError
+    cube = np.arange(2 * 2 * 2, dtype=np.int8).reshape(8 // 4, 2, 2).repeat(4, axis=0)
+    fields = layer_fields(cube.shape, "int8", "max", (1, 1), (1, 1), (0, 0, 0, 0), (2, 2))
+    regs = RegisterValues.encode(REGMAP, fields)
+    with pytest.raises(MemoryAccessError):
+        pdp.run(LayerContext(FULL, regs, MemorySystem()))
+    # Lines 0x100 apart with only the atoms written: the 0x40-byte gaps are never read.
+    fields["PDP_RDMA.D_SRC_LINE_STRIDE.SRC_LINE_STRIDE"] = 0x100
+    fields["PDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE"] = 0x200
+    memory = MemorySystem()
+    memory.pri.write(SRC, pack_feature(cube, "int8", 0x100, 0x200, ATOM)[:0x40])
+    memory.pri.write(SRC + 0x100, pack_feature(cube, "int8", 0x100, 0x200, ATOM)[0x100:0x140])
+    pdp.run(LayerContext(FULL, RegisterValues.encode(REGMAP, fields), memory))
