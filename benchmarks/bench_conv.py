@@ -74,7 +74,10 @@ def main() -> int:
                         pad_top=1)
     ratios = {}
     for precision in ("int8", "int16", "fp16"):
+        # the machine is shared: re-measure the baseline next to every case and keep the fastest
+        baseline = max(baseline, gemm_macs_per_second())
         ratios[precision] = bench_case(precision, geometry, baseline)
+    print(f"float64 GEMM baseline (best seen): {baseline / 1e9:.2f} G MAC/s")
     print(f"int8 goal ratio >= 0.5: {'met' if ratios['int8'] >= 0.5 else 'NOT met'}")
     return 0
 

@@ -47,7 +47,11 @@ def convolve(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precisio
     """
     pad = csc.pad_element(pad_value, precision)
     if precision != "fp16":
-        sums = cmac.multiply_accumulate(csc.direct_windows(cube, pad, geometry), weights)
+        taps = weights.shape[1] * weights.shape[2] * weights.shape[3]
+        x_max = max(cmac.magnitude(cube), abs(pad))
+        dtype = cmac.gemm_dtype(x_max, cmac.magnitude(weights), taps)
+        plane = cube if dtype == np.int64 else cube.astype(dtype)
+        sums = cmac.multiply_accumulate(csc.direct_windows(plane, pad, geometry), weights, dtype)
         out, count = cacc.deliver_int(sums, clip_truncate)
         return ConvResult(out, count)
     data, nan_d, inf_d = cdma.fp16_operands(cube, nan_to_zero, INF_DC)

@@ -19,14 +19,13 @@ import numpy as np
 _CHUNK_ELEMENTS = 1 << 24
 
 
-def _magnitude(values: np.ndarray) -> int:
+def magnitude(values: np.ndarray) -> int:
     return max(abs(int(values.min(initial=0))), abs(int(values.max(initial=0))))
 
 
-def _gemm_dtype(windows: np.ndarray, weights: np.ndarray, taps: int):
-    if windows.dtype.kind == "f" or weights.dtype.kind == "f":
-        return np.float64
-    bound = _magnitude(windows) * _magnitude(weights) * taps
+def gemm_dtype(x_max: int, w_max: int, taps: int):
+    """The cheapest GEMM type that sums integer products exactly: float32, float64 or int64."""
+    bound = x_max * w_max * taps
     if bound < 1 << 24:
         return np.float32
     if bound < 1 << 53:
@@ -34,17 +33,24 @@ def _gemm_dtype(windows: np.ndarray, weights: np.ndarray, taps: int):
     return np.int64
 
 
-def multiply_accumulate(windows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _gemm_dtype(windows: np.ndarray, weights: np.ndarray, taps: int):
+    if windows.dtype.kind == "f" or weights.dtype.kind == "f":
+        return np.float64
+    return gemm_dtype(magnitude(windows), magnitude(weights), taps)
+
+
+def multiply_accumulate(windows: np.ndarray, weights: np.ndarray, dtype=None) -> np.ndarray:
     """(N, C, R, S, Ho, Wo) windows x (K, C, R, S) weights -> (N, K, Ho, Wo) sums.
 
-    int64 sums for integer operands, float64 for fp16 operands.
+    Integer weights give int64 sums (the windows may already be in the GEMM `dtype`, chosen by
+    gemm_dtype); float weights give float64 sums.
     """
     batch, channels, rows, cols, out_h, out_w = windows.shape
     kernels = weights.shape[0]
     taps = channels * rows * cols
-    dtype = _gemm_dtype(windows, weights, taps)
+    dtype = dtype or _gemm_dtype(windows, weights, taps)
     wmat = weights.reshape(kernels, taps).astype(dtype)
-    out_dtype = np.float64 if dtype == np.float64 and windows.dtype.kind == "f" else np.int64
+    out_dtype = np.float64 if weights.dtype.kind == "f" else np.int64
     out = np.empty((batch, kernels, out_h, out_w), dtype=out_dtype)
     rows_per_chunk = max(1, _CHUNK_ELEMENTS // max(1, taps * out_w))
     for n in range(batch):
