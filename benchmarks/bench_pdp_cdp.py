@@ -96,12 +96,13 @@ def cdp_regs() -> RegisterValues:
 
 
 def numpy_pool(cube, method):
-    padded = np.pad(cube.astype(np.int32), ((0, 0), (1, 0), (1, 0)))
+    fill = np.iinfo(np.int32).min if method == "max" else 0  # max ignores the padding, average adds 0
+    padded = np.pad(cube.astype(np.int32), ((0, 0), (1, 0), (1, 0)), constant_values=fill)
     windows = sliding_window_view(padded, (3, 3), axis=(1, 2))[:, ::2, ::2]
     if method == "max":
         return windows.max(axis=(-2, -1))
     total = windows.sum(axis=(-2, -1)).astype(np.int64)
-    return np.round(np.round(total * RECIP / 65536) * RECIP / 65536).astype(np.int8)
+    return _round_shift(_round_shift(total * RECIP, 16) * RECIP, 16).astype(np.int8)
 
 
 def _round_shift(v, shift):
@@ -156,8 +157,13 @@ def main() -> None:
         ("CDP LRN-5", lambda: numpy_lrn(cube, table, lo_table), lambda: cdp.run(cdp_ctx),
          lambda: lrn_int(cube, C, cdp_cfg, tables)),
     ]
-    same = np.array_equal(lrn_int(cube, C, cdp_cfg, tables)[0], numpy_lrn(cube, table, lo_table))
-    print(f"CDP model output equals the numpy reference: {same}")
+    same = {
+        "PDP max": np.array_equal(pool_int(cube, "max", (3, 3), (2, 2), PADS), numpy_pool(cube, "max")),
+        "PDP average": np.array_equal(pool_int(cube, "average", (3, 3), (2, 2), PADS, recip=(RECIP, RECIP)),
+                                      numpy_pool(cube, "average")),
+        "CDP LRN-5": np.array_equal(lrn_int(cube, C, cdp_cfg, tables)[0], numpy_lrn(cube, table, lo_table)),
+    }
+    print("model output equals the numpy reference:", ", ".join(f"{k} {v}" for k, v in same.items()))
     print(f"cube {C}x{H}x{W} int8, best of {args.repeat}, numpy {np.__version__}")
     print(f"{'operation':20s} {'numpy s':>9s} {'model s':>9s} {'kernel s':>9s} {'ratio model':>12s} "
           f"{'ratio kernel':>13s}")
