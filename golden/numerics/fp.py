@@ -36,12 +36,10 @@ import numpy as np
 
 from golden.errors import ConfigurationError
 from golden.numerics.integer import (
-    FORMATS_RULE,
     as_int64,
-    check_encoding,
+    cdma_cvt,
     int_range,
     saturate,
-    shift_right_round,
 )
 
 FP16_RULE = "in-memory-data-formats: FP16 Supporting"
@@ -252,14 +250,7 @@ def pixel_to_fp16(pixel, offset, scale, truncate_bits) -> tuple[np.ndarray, int]
     (pixel - offset) * scale is rounded half away from zero by CVT_TRUNCATE bits, saturated to int17,
     then converted with RNE and clipping.  count follows the FP16 overflow definition fabs(x) >= 65504.
     """
-    lo16, hi16 = int_range(16)
-    offset = check_encoding(offset, "CDMA.D_CVT_OFFSET.CVT_OFFSET", lo16, hi16, "INT16", FORMATS_RULE)
-    scale = check_encoding(scale, "CDMA.D_CVT_SCALE.CVT_SCALE", lo16, hi16, "INT16", FORMATS_RULE)
-    shift = check_encoding(truncate_bits, "CDMA.D_CVT_CFG.CVT_TRUNCATE", 0, 63, "UINT6", FORMATS_RULE)
-    pixel = as_int64(pixel, "pixel")
-    if pixel.size and (int(pixel.min()) < -(1 << 16) or int(pixel.max()) >= 1 << 16):
-        raise ConfigurationError("pixel values must fit in 17 signed bits", rule=FORMATS_RULE)
-    v, _ = saturate(shift_right_round((pixel - offset) * scale, shift), 17)
+    v = cdma_cvt(pixel, offset, scale, truncate_bits)
     return int_to_fp16(v), int(np.count_nonzero(np.abs(v) >= 65504))
 
 

@@ -179,16 +179,13 @@ def shift_left_saturate(x, shift, bits: int) -> tuple[np.ndarray, int]:
     return y, int(np.count_nonzero(over | under))
 
 
-def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np.ndarray, int]:
-    """Equation 1 (pixel -> int8/int16): truncate2intN((pixel - offset) * SF).
+def cdma_cvt(pixel, offset, scale, truncate_bits) -> np.ndarray:
+    """The CDMA convertor's 17-bit result for pixels: sat17(round((pixel - offset) * scale >> truncate)).
 
     Encodings from the CDMA registers D_CVT_OFFSET (signed 16), D_CVT_SCALE (signed 16) and
-    D_CVT_CFG.CVT_TRUNCATE (6-bit unsigned bits dropped).  The cmod (cdma_cvt) rounds half away from
-    zero into 17 bits, then saturates to the output width; saturating twice equals saturating once.
-    Pixel inputs are unsigned up to 16 bits (or signed 16 for int16 formats).
+    D_CVT_CFG.CVT_TRUNCATE (6-bit unsigned bits dropped); the cmod (cdma_cvt) rounds half away from
+    zero into 17 bits. Pixel inputs are unsigned up to 16 bits (or signed 16 for int16 formats).
     """
-    if out_bits not in (8, 16):
-        raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE)
     lo16, hi16 = int_range(16)
     offset = check_encoding(offset, "CDMA.D_CVT_OFFSET.CVT_OFFSET", lo16, hi16, "INT16", FORMATS_RULE)
     scale = check_encoding(scale, "CDMA.D_CVT_SCALE.CVT_SCALE", lo16, hi16, "INT16", FORMATS_RULE)
@@ -196,7 +193,17 @@ def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np
     pixel = as_int64(pixel, "pixel")
     if pixel.size and (int(pixel.min()) < -(1 << 16) or int(pixel.max()) >= 1 << 16):
         raise ConfigurationError("pixel values must fit in 17 signed bits", rule=FORMATS_RULE)
-    return saturate(shift_right_round((pixel - offset) * scale, shift), out_bits)
+    return saturate(shift_right_round((pixel - offset) * scale, shift), 17)[0]
+
+
+def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np.ndarray, int]:
+    """Equation 1 (pixel -> int8/int16): truncate2intN((pixel - offset) * SF).
+
+    The 17-bit cdma_cvt result saturated to the output width; saturating twice equals saturating once.
+    """
+    if out_bits not in (8, 16):
+        raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE)
+    return saturate(cdma_cvt(pixel, offset, scale, truncate_bits), out_bits)
 
 
 def int8_int16_convert(x, offset, scale, truncate_bits, out_bits: int) -> tuple[np.ndarray, int]:
