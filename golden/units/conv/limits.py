@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from golden.config import Profile
 from golden.errors import ConfigurationError
+from golden.formats import pixel
 from golden.units.conv.config import ConvConfig
 
 GENERAL = "programming-guide: Limitation/Convolution/General"
 REGDEF = "programming-guide: Convolution pipeline programming/Register definition"
 TABLE29 = "in-memory-data-formats: Table 29 (precision conversion for convolutional layer)"
-TABLE33 = "in-memory-data-formats: Table 33 (pixel formats and valid setting)"
 TABLE35 = "in-memory-data-formats: Table 35 (requirements of alignment)"
 CROSSING = "programming-guide: Limitation/Convolution, supported feature crossing"
 WINOGRAD = "programming-guide: Limitation/Convolution/Winograd"
@@ -144,29 +144,9 @@ def check_crossing(cfg: ConvConfig) -> None:
               ("CSC.D_POST_Y_EXTENSION.Y_EXTENSION",), "in-memory-data-formats: Weight Channel Post-extension")
 
 
-PIXEL_CHANNELS = {1: ("T_R8", "T_R10", "T_R12", "T_R16", "T_R16_I", "T_R16_F")}
-
-
-def pixel_channels(pixel_format: str) -> int:
-    if pixel_format in PIXEL_CHANNELS[1]:
-        return 1
-    return 3 if pixel_format.endswith("_N444") else 4
-
-
-def pixel_x_offset_limit(pixel_format: str) -> int:
-    if pixel_format.endswith("_N444") or pixel_format in PIXEL_CHANNELS[1]:
-        return 31 if "8" in pixel_format.split("_")[1] else 15
-    return 3 if "16" in pixel_format else 7
-
-
 def check_image(cfg: ConvConfig) -> None:
-    fields = ("CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT", "CDMA.D_DATAIN_SIZE_1.DATAIN_CHANNEL")
-    if cfg.channels != pixel_channels(cfg.pixel_format):
-        _fail(f"{cfg.pixel_format} needs channel size {pixel_channels(cfg.pixel_format)}, got {cfg.channels}",
-              fields, TABLE33)
-    if cfg.pixel_x_offset > pixel_x_offset_limit(cfg.pixel_format):
-        _fail(f"PIXEL_X_OFFSET {cfg.pixel_x_offset} beyond 0~{pixel_x_offset_limit(cfg.pixel_format)} for "
-              f"{cfg.pixel_format}", ("CDMA.D_PIXEL_OFFSET.PIXEL_X_OFFSET",), TABLE33)
+    fmt = pixel.pixel_format(cfg.pixel_format)
+    pixel.check_settings(fmt, cfg.channels, cfg.in_precision, cfg.pixel_x_offset)
     if cfg.pixel_mapping == "PITCH_LINEAR" and cfg.pixel_y_offset:
         _fail("PIXEL_Y_OFFSET must be 0 for pitch linear input", ("CDMA.D_PIXEL_OFFSET.PIXEL_Y_OFFSET",), IMAGE)
     if cfg.pixel_mapping != "PITCH_LINEAR":

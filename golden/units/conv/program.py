@@ -245,3 +245,113 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
     return LayerContext(profile, regs, memory)
+
+
+@dataclass(frozen=True)
+class ImageLayer:
+    """An image-input layer: pixel format, CDMA convertor settings and the convolution parameters."""
+
+    pixel_format: str = "T_R8G8B8A8"
+    precision: str = "int8"  # processing precision (Table 29)
+    stride: tuple[int, int] = (1, 1)
+    pad: tuple[int, int] = (0, 0)
+    pad_value: int = 0
+    x_offset: int = 0
+    sign_override: str = "UNSIGNED_INT"
+    cvt_en: bool = True
+    cvt_offset: int = 0
+    cvt_scale: int = 1
+    cvt_truncate: int = 0
+    mean: tuple[int, int, int, int] | None = None  # MEAN_FORMAT enabled with these RY, GU, BV, AX
+    post_extension: int = 1
+    clip_truncate: int = 0
+
+
+IMAGE_BASE_1 = 0x8200_0000
+
+
+def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer: ImageLayer,
+                memory: MemorySystem | None = None) -> LayerContext:
+    """A LayerContext convolving (K, C, R, S) `weights` over the raw (C, H, W) `pixels` of `pixel_format`."""
+    from golden.formats import pixel
+    fmt = pixel.pixel_format(layer.pixel_format)
+    precision = layer.precision
+    raw = np.asarray(pixels)
+    channels, height, width = raw.shape
+    weights = feature.as_elements(np.asarray(weights), precision)
+    kernels, _, rows, cols = weights.shape
+    bpe = feature.element_bytes(precision)
+    line_stride = -(-(layer.x_offset + width) * fmt.plane_bytes[0] // 32) * 32
+    uv_stride = -(-(layer.x_offset + width) * fmt.plane_bytes[-1] // 32) * 32
+    memory = memory or MemorySystem()
+    planes = pixel.pack_pixels(raw, fmt, line_stride, uv_stride if fmt.planes == 2 else None, layer.x_offset)
+    memory.pri.write(DATA_BASE, planes[0])
+    if fmt.planes == 2:
+        memory.pri.write(IMAGE_BASE_1, planes[1])
+    memory.pri.write(WEIGHT_BASE, weight.pack_image_weights(weights, precision, profile.mac_atomic_c,
+                                                            profile.mac_atomic_k, layer.post_extension))
+    (sy, sx), (pt, pl) = layer.stride, layer.pad
+    out_h, pb = output_size(height, pt, rows, sy, 1)
+    out_w, pr = output_size(width, pl, cols, sx, 1)
+    entries = -(-width * channels * bpe // entry_bytes(profile)) + 1
+    bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
+    data_banks = -(-entries * height // bank_entries)
+    mode = PRECISION_CODES[precision]
+    in_mode = PRECISION_CODES[fmt.precision]
+    fields: dict[str, int] = {}
+
+    def put(unit: str, reg: str, **values: int) -> None:
+        for name, value in values.items():
+            fields[f"{unit}.{reg}.{name}"] = int(value)
+
+    for unit in ("CDMA", "CSC"):
+        put(unit, "D_MISC_CFG", CONV_MODE=0, IN_PRECISION=in_mode, PROC_PRECISION=mode)
+        put(unit, "D_DATAIN_FORMAT", DATAIN_FORMAT=1)
+        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
+        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(weight.dc_weight_bytes(weights.shape,
+                                                                                            precision)))
+        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
+        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=profile.cbuf_bank_number - data_banks - 1)
+    put("CDMA", "D_DATAIN_FORMAT", PIXEL_FORMAT=fmt.code, PIXEL_MAPPING=0,
+        PIXEL_SIGN_OVERRIDE=int(layer.sign_override == "SIGNED_INT"))
+    put("CDMA", "D_PIXEL_OFFSET", PIXEL_X_OFFSET=layer.x_offset)
+    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
+    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
+    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
+    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
+    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
+    put("CDMA", "D_DAIN_ADDR_LOW_1", DATAIN_ADDR_LOW_1=IMAGE_BASE_1)
+    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
+    put("CDMA", "D_LINE_UV_STRIDE", UV_LINE_STRIDE=uv_stride)
+    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=channels * rows * cols * bpe - 1)
+    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
+    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
+    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    put("CDMA", "D_CVT_CFG", CVT_EN=int(layer.cvt_en), CVT_TRUNCATE=layer.cvt_truncate)
+    put("CDMA", "D_CVT_OFFSET", CVT_OFFSET=layer.cvt_offset & 0xFFFF)
+    put("CDMA", "D_CVT_SCALE", CVT_SCALE=layer.cvt_scale & 0xFFFF)
+    if layer.mean is not None:
+        ry, gu, bv, ax = (m & 0xFFFF for m in layer.mean)
+        put("CDMA", "D_MEAN_FORMAT", MEAN_FORMAT=1)
+        put("CDMA", "D_MEAN_GLOBAL_0", MEAN_RY=ry, MEAN_GU=gu)
+        put("CDMA", "D_MEAN_GLOBAL_1", MEAN_BV=bv, MEAN_AX=ax)
+    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
+    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
+    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
+    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=channels - 1)
+    put("CSC", "D_POST_Y_EXTENSION", Y_EXTENSION={1: 0, 2: 1, 4: 2}[layer.post_extension])
+    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=0, WEIGHT_HEIGHT_EXT=rows - 1)
+    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=channels * cols - 1, WEIGHT_KERNEL=kernels - 1)
+    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
+    put("CSC", "D_RELEASE", RLS_SLICES=height - 1)
+    put("CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
+    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
+    for unit in ("CMAC_A", "CMAC_B", "CACC"):
+        put(unit, "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
+    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+    regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
+    return LayerContext(profile, regs, memory)

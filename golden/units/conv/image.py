@@ -1,0 +1,85 @@
+"""Image input: CDMA reads pitch-linear pixels, converts them, and the layer convolves the converted cube.
+
+* Pixel formats (in-memory-data-formats Table 33) and PIXEL_X_OFFSET: golden.formats.pixel.
+* CDMA convertor (precision-preservation cc_cvt; nvdla/hw cmod cdma_cvt, nvdlav1): integer components are
+  extended to int17 (zero- or sign-extended by PIXEL_SIGN_OVERRIDE), then
+  y = saturate(round((x - m) * CVT_SCALE >> CVT_TRUNCATE)) to int8/int16, or to int17 and then fp16 for an
+  fp16 pipeline; m is the channel's D_MEAN_GLOBAL value (RY, GU, BV, AX) when MEAN_FORMAT is enabled,
+  otherwise CVT_OFFSET. With CVT_EN off the stored bits are taken as int8/int16 as they are. fp16 pixels
+  pass the convertor unchanged (cmod: "o_data = i_data").
+* Weights: channel pre-extension (channel s * C + c holds tap (c, r, s), so CSC sees 1 x R x C*S) and the
+  optional 2/4-line post-extension (CSC.D_POST_Y_EXTENSION) only reorder the weights in memory
+  (golden.formats.weight.unpack_image_weights); the sums are those of the R x S convolution.
+* Padding: CSC applies its PAD_VALUE directly (programming guide: <CDMA|CSC>.ZERO_PADDING_VALUE); the model
+  uses it for all four sides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.formats import pixel, weight
+from golden.numerics import fp
+from golden.numerics.integer import pixel_to_int
+from golden.units.conv import cdma
+from golden.units.conv.config import ConvConfig
+from golden.units.conv.geometry import Geometry
+
+
+def read_pixels(ctx, cfg: ConvConfig) -> np.ndarray:
+    """The raw (C, H, W) component cube of the ROI."""
+    fmt = pixel.pixel_format(cfg.pixel_format)
+    uv = cfg.uv_line_stride if fmt.planes == 2 else None
+    spans = pixel.pixel_span(fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset)
+    addresses = (cfg.data_addr, cfg.data_addr_1)[:fmt.planes]
+    planes = tuple(cdma.read_bytes(ctx, cfg.data_ram, a, s) for a, s in zip(addresses, spans, strict=True))
+    return pixel.unpack_pixels(planes, fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset)
+
+
+def convert(raw: np.ndarray, cfg: ConvConfig) -> np.ndarray:
+    """The CDMA convertor: raw components -> (C, H, W) int64 (int8/int16) or np.float16 values."""
+    fmt = pixel.pixel_format(cfg.pixel_format)
+    values = pixel.pipeline_values(raw, fmt, sign_override=cfg.pixel_sign_override, converter=cfg.cvt_en)
+    precision = cfg.proc_precision
+    if fmt.floating:
+        return values.astype(np.float16)
+    if not cfg.cvt_en:
+        if precision == "fp16":
+            return values.astype(np.float16)
+        return values.astype(np.int64)
+    channels = values.shape[0]
+    means = np.array([m - ((m >> 15) << 16) for m in cfg.mean[:channels]], dtype=np.int64)
+    offset = means.reshape(-1, 1, 1) if cfg.mean_format else cfg.cvt_offset
+    if precision == "fp16":
+        bits, _ = fp.pixel_to_fp16(values, offset, cfg.cvt_scale, cfg.cvt_truncate)
+        return np.asarray(bits, dtype=np.uint16).view(np.float16)
+    out, _ = pixel_to_int(values, offset, cfg.cvt_scale, cfg.cvt_truncate, 8 if precision == "int8" else 16)
+    return out.astype(np.int64)
+
+
+def image_weights(ctx, cfg: ConvConfig) -> np.ndarray:
+    """(K, C, R, S) weights from the pre-extended (and post-extended) image layout."""
+    channels = cfg.channels
+    shape = (cfg.csc_kernels, channels, cfg.weight_height_ext, cfg.weight_channel_ext // channels)
+    stored = weight.dc_weight_bytes(shape, cfg.proc_precision)
+    if cfg.weight_format == "compressed":
+        from golden.units.conv import compression
+        raw = compression.decompress(ctx, cfg, stored)
+    else:
+        raw = cdma.read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
+    values = weight.unpack_image_weights(raw, 0, shape, cfg.proc_precision, ctx.profile.mac_atomic_c,
+                                         ctx.profile.mac_atomic_k, cfg.post_y_extension)
+    return cdma.as_values(values, cfg.proc_precision)
+
+
+def geometry(cfg: ConvConfig) -> Geometry:
+    return Geometry(taps=(cfg.weight_height_ext, cfg.weight_channel_ext // cfg.channels),
+                    out_hw=(cfg.csc_out_height, cfg.csc_out_width), stride=(cfg.stride_y, cfg.stride_x),
+                    dilation=(1, 1), pad_left=cfg.csc_pad_left, pad_top=cfg.csc_pad_top)
+
+
+def run_layer(ctx, cfg: ConvConfig):
+    from golden.units.conv import convolve
+    cube = convert(read_pixels(ctx, cfg), cfg)[None]
+    return convolve(cube, image_weights(ctx, cfg), geometry(cfg), cfg.precision, cfg.csc_pad_value,
+                    cfg.clip_truncate, nan_to_zero=cfg.nan_to_zero)
