@@ -40,6 +40,7 @@ class DirectLayer:
     clip_truncate: int = 0
     compressed: bool = False
     nan_to_zero: bool = False
+    out_hw: tuple[int, int] | None = None  # a larger output than the input needs: more right/bottom padding
 
 
 def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -98,6 +99,10 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     (dy, dx), (sy, sx), (pt, pl) = layer.dilation, layer.stride, layer.pad
     out_h, pb = output_size(height, pt, rows, sy, dy)
     out_w, pr = output_size(width, pl, cols, sx, dx)
+    if layer.out_hw is not None:
+        out_h, out_w = layer.out_hw
+        pb = (out_h - 1) * sy + (rows - 1) * dy + 1 - pt - height
+        pr = (out_w - 1) * sx + (cols - 1) * dx + 1 - pl - width
     entries = dc_entries_per_slice(profile, width, channels, precision)
     bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
     data_banks = -(-entries * height * batches // bank_entries)
