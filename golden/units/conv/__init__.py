@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from golden.errors import NotModelledError
 from golden.units.base import LayerContext, UnitResult
-from golden.units.conv import cacc, cdma, cmac, csc, limits
+from golden.units.conv import cacc, cbuf, cdma, cmac, csc, limits
 from golden.units.conv.config import ConvConfig, read_config
 from golden.units.conv.geometry import Geometry, direct_geometry
 
@@ -68,19 +69,26 @@ def convolve(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precisio
 
 def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
     """One hardware layer, output (N, K, Ho, Wo)."""
+    if (cfg.data_reuse or cfg.weight_reuse) and (cfg.image or cfg.winograd):
+        raise NotModelledError("data/weight reuse is modelled for direct convolution of feature data only",
+                               unit="CDMA")
     if cfg.image:
         from golden.units.conv import image
         return image.run_layer(ctx, cfg)
-    cube = cdma.load_feature(ctx, cfg)
     if cfg.winograd:
         from golden.units.conv import winograd
-        return winograd.convolve(cube, cdma.load_winograd_weights(ctx, cfg), cfg.precision, cfg.pad_value,
+        return winograd.convolve(cdma.load_feature(ctx, cfg), cdma.load_winograd_weights(ctx, cfg),
+                                 cfg.precision, cfg.pad_value,
                                  (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
                                  (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),
                                  cfg.pra_truncate, cfg.clip_truncate)
-    weights = cdma.load_weights(ctx, cfg)
-    return convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
-                    nan_to_zero=cfg.nan_to_zero)
+    buffer = getattr(ctx, "cbuf", None)
+    cube = cbuf.input_cube(buffer, cfg, lambda: cdma.load_feature(ctx, cfg))
+    weights = cbuf.weights(buffer, cfg, lambda: cdma.load_weights(ctx, cfg))
+    result = convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
+                      nan_to_zero=cfg.nan_to_zero)
+    cbuf.release(buffer, cfg, cube, weights)
+    return result
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
