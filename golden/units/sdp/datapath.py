@@ -108,44 +108,68 @@ def int_output(x, cvt, out_precision):
 def fp32_add(a, b) -> np.ndarray:
     """cmod FpAdd on float32 values.
 
-    For normal operands with a normal sum, IEEE float32 addition (RNE) gives the same bits; elements
-    whose result is zero, denormal, INF or NaN are recomputed with golden.numerics.fp_arith (zero signs,
-    flush, clipping and NaN choice follow the cmod there).
+    Where the sum is a normal number IEEE float32 addition (RNE) gives the same bits.  An exact zero
+    takes the sign of the first operand (the cmod keeps the sign of the larger operand, the first on a
+    tie); denormal, INF and NaN results are recomputed with golden.numerics.fp_arith.
     """
-    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    a, b, odd_operands = _operands(a, b)
     with np.errstate(over="ignore", invalid="ignore"):
         out = a + b
-    return _patch(out, a, b, fp_arith.fp_add)
+    zero = out == 0
+    if zero.any():
+        out = np.where(zero, np.copysign(np.float32(0), a), out)
+    return _patch(out, a, b, fp_arith.fp_add, odd_operands)
 
 
 def fp32_mul(a, b) -> np.ndarray:
-    """cmod FpMul on float32 values (IEEE product where it is normal, fp_arith elsewhere)."""
-    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    """cmod FpMul on float32 values (IEEE product where it is normal or an exact zero, fp_arith elsewhere)."""
+    a, b, odd_operands = _operands(a, b)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         out = a * b
-    return _patch(out, a, b, fp_arith.fp_mul)
+    return _patch(out, a, b, fp_arith.fp_mul, odd_operands)
 
 
-def _patch(out, a, b, exact):
-    odd = _unusual(out) | (out == 0) | _unusual(a) | _unusual(b)
+def _operands(a, b):
+    """Broadcast float32 operands.  Full-size operands are NVDLA-internal values (normal, zero or NaN, by
+    construction); a small (register / per-channel) operand may be a denormal or INF fp32 register value,
+    which the cmod treats literally: then every element goes through the exact check."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    size = max(a.size, b.size)
+    odd = any(v.size < size and bool(_abnormal(v).any()) for v in (a, b))
+    a, b = np.broadcast_arrays(a, b)
+    return a, b, odd
+
+
+def _patch(out, a, b, exact, odd_operands):
+    odd = _abnormal(out)
+    if odd_operands:
+        odd |= _abnormal(a) | _abnormal(b)
     if odd.any():
         out = np.array(out, np.float32)
         out[odd] = fp.fp32_values(exact(a[odd], b[odd], "fp32"))
     return out
 
 
-def _unusual(v):
-    """Denormal, INF or NaN (the cases where the cmod and IEEE float32 part ways)."""
-    magnitude = np.abs(v)
-    return ((v != 0) & ~(magnitude >= _FLT_MIN)) | (magnitude > _FLT_MAX)
+def _abnormal(v) -> np.ndarray:
+    """Denormal, INF or NaN fp32 values (exact zeros are not): where the cmod and IEEE float32 differ."""
+    magnitude = np.ascontiguousarray(v, np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    return ((magnitude - np.uint32(0x00800000)) >= np.uint32(0x7F000000)) & (magnitude != 0)
 
 
 def fp16_operand(bits, nan_to_zero):
-    """fp16 patterns -> float32 values (cmod Fp16ToFp32; NaN flushed to +0 when NAN_TO_ZERO)."""
+    """fp16 patterns -> float32 values (cmod Fp16ToFp32; NaN flushed to +0 when NAN_TO_ZERO).
+
+    Finite values convert exactly with numpy; INF (-> +/-FLT_MAX) and NaN (payload kept in the low
+    mantissa bits) go through golden.numerics.fp.
+    """
     bits = np.asarray(bits, np.uint16)
     if nan_to_zero:
         bits = fp.flush_nan(bits, "fp16")[0]
-    return fp.fp32_values(fp.fp16_to_fp32(bits))
+    values = bits.view(np.float16).astype(np.float32)
+    special = (bits & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    if special.any():
+        values[special] = fp.fp32_values(fp.fp16_to_fp32(bits[special]))
+    return values
 
 
 def fp_alu(algo, a, b):
@@ -180,7 +204,8 @@ def fp_x(x, stage, alu_op, mul_op, nan_to_zero):
         m = _fp_mul(a, fp16_operand(operand, nan_to_zero), stage.mul_prelu)
     if stage.relu_bypass:
         return m
-    return np.where(np.isnan(m) | ~np.signbit(m), m, np.float32(0)).astype(np.float32)
+    # cmod FpRelu: a negative value (also -0) becomes +0, NaN passes
+    return np.where(np.signbit(m) & ~np.isnan(m), np.float32(0), m)
 
 
 def _fp_ew_operand(data, src, operand, nan_to_zero):
