@@ -69,8 +69,8 @@ def _run_fp(cfg: SdpConfig, x, operands, tables, status):
         if cfg.perf_nan_in:
             status["SDP_RDMA", "D_STATUS_NAN_INPUT_NUM"] = fp.nan_count(x, "fp16")
             status["SDP_RDMA", "D_STATUS_INF_INPUT_NUM"] = int(np.count_nonzero((x & 0x7FFF) == 0x7C00))
-        x = fp.fp32_values(fp.fp16_to_fp32(x))
-    if cfg.nan_to_zero:
+        x = datapath.fp16_operand(x, cfg.nan_to_zero)
+    elif cfg.nan_to_zero:
         x = np.where(np.isnan(x), np.float32(0), x).astype(np.float32)
     for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
         x = datapath.fp_x(x, stage, *operands[key], cfg.nan_to_zero)
@@ -99,26 +99,17 @@ def _write(ctx, cfg: SdpConfig, out, atom: int) -> Surface:
 
 
 def _write_atoms(memory, base, buf, shape, precision, dst, atom, batch_stride):
-    """Write back only the atoms of the cube (gaps between lines/surfaces keep their contents)."""
-    covered = _atom_bytes(buf.size, shape, precision, dst, atom, batch_stride)
-    for start, stop in _runs(covered):
-        memory.write(base + int(start), buf[start:stop])
-
-
-def _atom_bytes(size, shape, precision, dst, atom, batch_stride):
+    """Write back only the lines of atoms (gaps between lines/surfaces/batches keep their contents)."""
     shape4 = shape if len(shape) == 4 else (1, *shape)
     per_atom = feature.atom_elements(precision, atom)
-    n_surf = feature.surfaces(shape4[1], per_atom)
-    mask = np.zeros(size, bool)
-    starts = (np.arange(shape4[0])[:, None, None, None] * (batch_stride or 0)
-              + np.arange(n_surf)[None, :, None, None] * dst.surface_stride
-              + np.arange(shape4[2])[None, None, :, None] * dst.line_stride
-              + np.arange(shape4[3])[None, None, None, :] * atom).reshape(-1)
-    offsets = (starts[:, None] + np.arange(atom)[None, :]).reshape(-1)
-    mask[offsets] = True
-    return mask
-
-
-def _runs(mask):
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    return zip(edges[::2], edges[1::2], strict=True)
+    surfaces = feature.surfaces(shape4[1], per_atom)
+    length = shape4[3] * atom
+    starts = (np.arange(shape4[0])[:, None, None] * (batch_stride or 0)
+              + np.arange(surfaces)[None, :, None] * dst.surface_stride
+              + np.arange(shape4[2])[None, None, :] * dst.line_stride).reshape(-1)
+    starts = np.unique(starts)
+    # merge lines that touch into one write
+    breaks = np.flatnonzero(starts[1:] > starts[:-1] + length) + 1
+    for first, last in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [starts.size]]), strict=True):
+        begin, end = int(starts[first]), int(starts[last - 1]) + length
+        memory.write(base + begin, buf[begin:end])
