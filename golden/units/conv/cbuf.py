@@ -3,10 +3,12 @@
 Programming guide, Register definition: with SKIP_RELEASE false, a layer releases RLS_SLICES input slices
 (CSC.D_RELEASE) and all its weights; with SKIP_DATA_RLS / SKIP_WEIGHT_RLS nothing is released. A following
 layer with DATA_REUSE / WEIGHT_REUSE uses what stayed: CSC sees the unreleased slices first, then the
-CDMA_HEIGHT newly fetched ones (DATAIN_HEIGHT_EXT = both, Limitation/General RLS_SLICES example); the
-fetch is skipped when CDMA_HEIGHT <= the unreleased slices. Reuse needs the previous layer's CONV_MODE and
-DATA_BANK (Limitation/General). That section also asks SKIP_RLS in the previous layer, while its own
-RLS_SLICES example reuses the slices a partial release left; the model accepts both.
+CDMA_HEIGHT newly fetched ones (DATAIN_HEIGHT_EXT = both, Limitation/General RLS_SLICES example). The
+guide skips the fetch "if CDMA_HEIGHT <= (CSC_HEIGHT - D_RELEASE) of the previous layer"; read together
+with that example, the model skips it when the unreleased slices already cover DATAIN_HEIGHT_EXT.
+Reuse needs the previous layer's CONV_MODE and DATA_BANK (Limitation/General). That section also asks
+SKIP_RLS in the previous layer, while its own RLS_SLICES example reuses the slices a partial release
+left; the model accepts both.
 
 The state lives in a ConvBuffer the driver keeps for a sequence of layers and hands over as ctx.cbuf
 (the trace player does not carry one yet: a reuse layer without it is reported as not modelled).
@@ -52,8 +54,8 @@ def input_cube(buffer: ConvBuffer | None, cfg: ConvConfig, fetch) -> np.ndarray:
             f"{buffer.data_key}, now {_data_key(cfg)}", fields=("CDMA.D_MISC_CFG.CONV_MODE", "CDMA.D_BANK.DATA_BANK"),
             rule=RULE)
     kept = buffer.data
-    if cfg.height <= kept.shape[2]:
-        cube = kept  # the fetch is skipped
+    if cfg.csc_height_ext <= kept.shape[2]:
+        cube = kept  # everything CSC reads is in the CBUF: the fetch is skipped
     else:
         cube = np.concatenate([kept, fetch()], axis=2)
     if cube.shape[2] < cfg.csc_height_ext:
