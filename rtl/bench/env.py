@@ -14,8 +14,10 @@ from rtl.bench.intr_monitor import IntrMonitor
 from rtl.bench.scoreboard import LayerScoreboard
 
 PORTS = {"pri": "nvdla_core2dbb", "sec": "nvdla_core2cvsram"}
-AXI_SIGNALS = {"aw": ("awvalid", "awready", "awid", "awlen", "awaddr"), "w": ("wvalid", "wready", "wdata", "wstrb", "wlast"),
-               "b": ("bvalid", "bready", "bid"), "ar": ("arvalid", "arready", "arid", "arlen", "araddr"),
+AXI_SIGNALS = {"aw": ("awvalid", "awready", "awid", "awlen", "awaddr"),
+               "w": ("wvalid", "wready", "wdata", "wstrb", "wlast"),
+               "b": ("bvalid", "bready", "bid"),
+               "ar": ("arvalid", "arready", "arid", "arlen", "araddr"),
                "r": ("rvalid", "rready", "rid", "rlast", "rdata")}
 TOP_PORTS = ("dla_core_clk", "dla_csb_clk", "dla_reset_rstn", "direct_reset_", "dla_intr", "csb2nvdla_valid",
              "csb2nvdla_ready", "csb2nvdla_addr", "csb2nvdla_wdat", "csb2nvdla_write", "csb2nvdla_nposted",
