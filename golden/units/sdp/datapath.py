@@ -92,14 +92,20 @@ def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
 
 
 def int_output(x, cvt, out_precision):
-    """Output convertor; returns (values: int64 or fp16 bit patterns, saturation count)."""
+    """Output convertor; returns (values: int64 or fp16 bit patterns, saturation count).
+
+    The count is the cmod's: an element whose convertor result overflows 17 bits (IntShiftRightSat), or
+    for FP16 output an element equal to +/-65504.  The final int8/int16 clipping is not counted.
+    """
     product = (x - cvt.offset) * cvt.scale
     rounded = shift_right_round(product, cvt.shift)
     t = saturate(rounded, 17)[0]
     # cmod IntShiftRightSat flags an element when the clipped value is more than 1 from the floor shift
     count = int(np.count_nonzero(np.abs((product >> cvt.shift) - t) > 1))
     if out_precision == "fp16":
-        return fp.int_to_fp16(t), count
+        # the cmod counts an FP16 output as saturated when it is +/-65504 (sdp_hls_wrapper sdp_c)
+        h = fp.int_to_fp16(t)
+        return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))
     return saturate(t, 16 if out_precision == "int16" else 8)[0], count
 
 

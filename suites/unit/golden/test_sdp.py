@@ -325,8 +325,12 @@ def test_integer_layer_matches_reference(data):
                 alu_op, mul_op = operand_at("E", k, i, j)
                 v = ref_y(v, stages["E"], alu_op, mul_op)
                 product = (v - cvt[0]) * cvt[1]
-                saturated += abs((product >> cvt[2]) - sat(rshift_round(product, cvt[2]), 17)) > 1
-                assert int(got[k, i, j]) == ref_out(v, cvt, out_p), (k, i, j)
+                want = ref_out(v, cvt, out_p)
+                if out_p == "fp16":  # the cmod counts +/-65504 outputs
+                    saturated += (want & 0x7FFF) == 0x7BFF
+                else:  # the cmod counts 17-bit overflows of the convertor (IntShiftRightSat)
+                    saturated += abs((product >> cvt[2]) - sat(rshift_round(product, cvt[2]), 17)) > 1
+                assert int(got[k, i, j]) == want, (k, i, j)
     if c % (ATOM // feature.element_bytes(in_p)) == 0:  # no padding lanes: the counter is ours alone
         assert result.status["SDP", "D_PERF_OUT_SATURATION"] == saturated
 
