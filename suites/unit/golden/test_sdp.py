@@ -10,6 +10,7 @@ denormals, clipped to 65504).
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -24,6 +25,7 @@ from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units import lut, sdp
 from golden.units.base import LayerContext
+from golden.units.sdp.validate import LimitationWarning
 
 FULL = get_profile("nv_full")
 ATOM = FULL.memory_atomic_size
@@ -587,3 +589,62 @@ def test_multi_batch_on_the_fly_with_per_element_operand():
         want = np.vectorize(lambda v, b: sat(sat(rshift_round(v + b, 4), 32), 16))(upstream[n], bias[n])
         assert np.array_equal(got, want)
     assert result.surfaces[0].batch_stride == 0x1000
+
+
+@pytest.mark.parametrize("flags", range(32))
+@pytest.mark.parametrize("algo", ALGOS)
+def test_every_x_flag_combination(flags, algo):
+    """X1 with BYPASS / ALU_BYPASS / MUL_BYPASS / MUL_PRELU / RELU_BYPASS in every combination (PReLU with
+    the ALU on is advisory, and computed), per-element operands from memory, against ref_x."""
+    shape = (32, 2, 2)
+    bypass, alu_bypass, mul_bypass, prelu, relu_bypass = ((flags >> k) & 1 == 1 for k in range(5))
+    s = {"bypass": bypass, "alu_bypass": alu_bypass, "algo": algo, "alu_src": "MEM", "alu_shift": 3,
+         "alu_reg": 0, "mul_bypass": mul_bypass, "mul_src": "MEM", "mul_shift": 5, "mul_reg": 0,
+         "relu_bypass": relu_bypass, "prelu": prelu, "prefix": "BS"}
+    fields = base_fields(shape, "int16", "int16")
+    program_x(fields, s)
+    alu, mul = users(s)
+    rng = np.random.default_rng(flags)
+    x = rng.integers(-32768, 32768, shape)
+    ops = rng.integers(-32768, 32768, (*shape, 2))
+    pending = None
+    if alu or mul:
+        use = "BOTH" if alu and mul else ("ALU" if alu else "MUL")
+        line, surface = enable_dma(fields, "B", use, "PER_ELEMENT", "TWO_BYTE", shape, "int16")
+        data = ops if use == "BOTH" else ops[..., :1] if use == "ALU" else ops[..., 1:]
+        pending = (data, "B", "int16", use, "TWO_BYTE", "PER_ELEMENT", line, surface)
+    ctx = make_ctx(fields)
+    put_feature(ctx, x.astype(np.int16), "int16")
+    if pending:
+        put_operand(ctx, *pending)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LimitationWarning)
+        sdp.run(ctx)
+    got = get_output(ctx, shape, "int16")
+    want = np.vectorize(lambda v, a, m: sat(ref_x(int(v), s, int(a), int(m)), 16))(x, ops[..., 0], ops[..., 1])
+    assert np.array_equal(got, want)
+
+
+def test_fp16_lut_on_the_sdp():
+    """Y LUT alone on the FP16 pipe: LO[i] = i (fp16), LO_START 0, select 0 -> the output is x itself
+    between entries (linear interpolation), LUT[0] below 0 (slope 0), LUT[256] above 256."""
+    shape = (16, 1, 1)
+    x = np.array([0.5, 1, 2.25, 100, 200.5, 255.75, 17, 3, -5, 300, 256, 0.125, 64.5, 128, 9.5, 10],
+                 np.float16).reshape(shape)
+    tables = lut.LutTables(lo=np.arange(257).astype(np.float16).view(np.uint16))
+    fields = base_fields(shape, "fp16", "fp16")
+    fields.update({"SDP.D_DP_EW_CFG.EW_BYPASS": 0, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS": 0,
+                   "SDP.S_LUT_CFG.LUT_LE_FUNCTION": 1, "SDP.S_LUT_CFG.LUT_HYBRID_PRIORITY": 1,
+                   "SDP.S_LUT_CFG.LUT_UFLOW_PRIORITY": 1, "SDP.S_LUT_CFG.LUT_OFLOW_PRIORITY": 1,
+                   "SDP.S_LUT_LE_START.LUT_LE_START": int(np.float32(1e6).view(np.uint32)),
+                   "SDP.S_LUT_LE_END.LUT_LE_END": int(np.float32(1e6 + 64).view(np.uint32)),
+                   "SDP.S_LUT_LO_START.LUT_LO_START": 0,
+                   "SDP.S_LUT_LO_END.LUT_LO_END": int(np.float32(256).view(np.uint32)),
+                   "SDP.S_LUT_INFO.LUT_LO_INDEX_SELECT": 0, "SDP.S_LUT_INFO.LUT_LE_INDEX_SELECT": 0})
+    ctx = make_ctx(fields, luts=tables)
+    put_feature(ctx, x, "fp16")
+    result = sdp.run(ctx)
+    got = get_output(ctx, shape, "fp16").astype(np.float64).ravel()
+    want = np.clip(x.astype(np.float64).ravel(), 0, 256)
+    assert got.tolist() == want.tolist()
+    assert result.status["SDP", "D_PERF_LUT_OFLOW"] == 2 and result.status["SDP", "D_PERF_LUT_UFLOW"] == 1
