@@ -81,7 +81,7 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
                                  cfg.precision, cfg.pad_value,
                                  (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
                                  (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),
-                                 cfg.pra_truncate, cfg.clip_truncate)
+                                 cfg.pra_truncate, cfg.clip_truncate, cfg.nan_to_zero)
     buffer = getattr(ctx, "cbuf", None)
     cube = cbuf.input_cube(buffer, cfg, lambda: cdma.load_feature(ctx, cfg))
     weights = cbuf.weights(buffer, cfg, lambda: cdma.load_weights(ctx, cfg))

@@ -5,6 +5,11 @@ INT32/FP32 before sending to SDP") drops CLIP_TRUNCATE low bits rounding half aw
 saturates to int32; every saturated element counts in CACC.D_OUT_SATURATION ("Always enabled"). The
 nvdla/hw cmod (cacc, ReshapeSequencer) rounds the same way (x / 2**t, +-0.5, toward zero).
 
+The integer accumulator ("assembly" SRAM) is 48 bits wide in the cmod (ACCU_ASSEMBLY_BIT_WIDTH 48,
+sc_int<48>): partial sums wrap modulo 2**48, and since every CMAC partial fits, wrapping each addition
+equals wrapping the exact sum once. Only C*R*S*|x|*|w| >= 2**47 shows it (int16, 2**17 taps), which the
+CBUF of nv_full cannot hold in one layer; the model wraps anyway.
+
 fp16 pipeline: the accumulator's sum is delivered as fp32 (cmod cacc_fp48_to_fp32); no truncation.
 """
 
@@ -14,10 +19,18 @@ import numpy as np
 
 from golden.numerics.integer import truncate
 
+ASSEMBLY_BITS = 48
+
+
+def wrap_assembly(sums: np.ndarray) -> np.ndarray:
+    """The exact sums as the 48-bit two's complement accumulator holds them."""
+    half = np.int64(1 << (ASSEMBLY_BITS - 1))
+    return ((sums + half) & np.int64((1 << ASSEMBLY_BITS) - 1)) - half
+
 
 def deliver_int(sums: np.ndarray, clip_truncate: int) -> tuple[np.ndarray, int]:
     """int64 sums -> (int32 cube, saturation count)."""
-    values, count = truncate(sums, clip_truncate, 32)
+    values, count = truncate(wrap_assembly(sums), clip_truncate, 32)
     return values.astype(np.int32), count
 
 

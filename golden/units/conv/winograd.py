@@ -90,7 +90,7 @@ def post_transform(m: np.ndarray) -> np.ndarray:
 
 def convolve(cube: np.ndarray, weights: np.ndarray, precision: str, pad_value: int,
              pads: tuple[int, int, int, int], stride: tuple[int, int], out_hw: tuple[int, int],
-             pra_truncate: int = 0, clip_truncate: int = 0):
+             pra_truncate: int = 0, clip_truncate: int = 0, nan_to_zero: bool = False):
     """cube (N, C, H, W), transformed weights (K, C'*sx*sy, 4, 4) -> (N, K, Ho, Wo), saturations, tiles."""
     from golden.units.conv import INF_WINOGRAD, ConvResult, cdma, tolerance
     channels = weights.shape[1] // (stride[0] * stride[1])
@@ -99,13 +99,15 @@ def convolve(cube: np.ndarray, weights: np.ndarray, precision: str, pad_value: i
     outs, count, tols, status = [], 0, [], {}
     wts = weights
     if precision == "fp16":
-        wts, nan_w, inf_w = cdma.fp16_operands(weights, False, INF_WINOGRAD)
-        status = {("CDMA", "D_NAN_INPUT_WEIGHT_NUM"): nan_w, ("CDMA", "D_INF_INPUT_WEIGHT_NUM"): inf_w}
+        wts, nan_w, inf_w = cdma.fp16_operands(weights, nan_to_zero, INF_WINOGRAD)
+        nan_d, inf_d = int(np.isnan(cube.astype(np.float32)).sum()), int(np.isinf(cube.astype(np.float32)).sum())
+        status = {("CDMA", "D_NAN_INPUT_DATA_NUM"): nan_d, ("CDMA", "D_NAN_INPUT_WEIGHT_NUM"): nan_w,
+                  ("CDMA", "D_INF_INPUT_DATA_NUM"): inf_d, ("CDMA", "D_INF_INPUT_WEIGHT_NUM"): inf_w}
     for image in cube:
         plane = extend(image, pad, pads, stride, ext_hw, channels)
         data = plane
         if precision == "fp16":
-            data = cdma.fp16_operands(plane, False, INF_WINOGRAD)[0]
+            data = cdma.fp16_operands(plane, nan_to_zero, INF_WINOGRAD)[0]
         transformed = pre_transform(tiles(data, out_hw), precision, pra_truncate)
         sums = post_transform(multiply(transformed, wts))
         if precision == "fp16":

@@ -239,3 +239,9 @@ def test_profile_without_the_precision_is_rejected(precision, profile):
     with pytest.raises(ProfileFeatureError):
         conv.run(direct_layer(get_profile(profile), np.ones((8, 4, 4)), np.ones((8, 8, 1, 1)),
                               DirectLayer(precision=precision)))
+
+
+def test_accumulator_wraps_at_48_bits():
+    from golden.units.conv.cacc import wrap_assembly
+    sums = np.array([2**47 - 1, 2**47, -(2**47), -(2**47) - 1, 5 * 2**48 + 3])
+    np.testing.assert_array_equal(wrap_assembly(sums), [2**47 - 1, -(2**47), -(2**47), 2**47 - 1, 3])
