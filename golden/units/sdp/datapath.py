@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp, fp_arith
-from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
+from golden.numerics.integer import shift_left_saturate, shift_right_round
 from golden.units import lut
 
 _FLT_MAX = np.float32(np.finfo(np.float32).max)
@@ -45,14 +45,19 @@ def int_x(x, stage, alu_op, mul_op):
         a = {"MAX": np.maximum, "MIN": np.minimum}.get(stage.alu_algo, np.add)(x, operand)
     shift = stage.mul_shift & 0x3F  # the datapath takes 6 bits of the 8-bit field (cmod X_trt)
     if stage.mul_bypass:
-        m = saturate(shift_right_round(a, shift), 32)[0]
+        m = _clip(shift_right_round(a, shift), 32)
     else:
         operand = stage.mul_operand if mul_op is None else mul_op
-        m = saturate(shift_right_round(a * operand, shift), 32)[0]
+        m = _clip(shift_right_round(a * operand, shift), 32)
         if stage.mul_prelu:
             # positive values pass untouched; the 33-bit ALU result is narrowed to 32 bits by wrapping
             m = np.where(a >= 0, _wrap32(a), m)
     return m if stage.relu_bypass else np.maximum(m, 0)
+
+
+def _clip(v, bits):
+    """Saturate to signed `bits` (no overflow count: only the output convertor's is reported)."""
+    return np.clip(v, -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
 def _wrap32(v):
@@ -65,7 +70,7 @@ def int_ew_operand(data, src, operand, cvt, cvt_bypass):
         return np.int64(operand)
     if cvt_bypass:
         return data
-    return saturate(shift_right_round((data - cvt.offset) * cvt.scale, cvt.shift), 32)[0]
+    return _clip(shift_right_round((data - cvt.offset) * cvt.scale, cvt.shift), 32)
 
 
 def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
@@ -75,7 +80,7 @@ def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
     m = x
     if not y.mul_bypass:
         operand = int_ew_operand(mul_op, y.mul_src, y.mul_operand, y.mul_cvt, y.mul_cvt_bypass)
-        m = saturate(shift_right_round(x * operand, y.truncate), 32)[0]
+        m = _clip(shift_right_round(x * operand, y.truncate), 32)
         if y.mul_prelu:
             m = np.where(x >= 0, x, m)
     a = m
@@ -84,7 +89,7 @@ def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
         if y.alu_algo == "EQL":
             a = (m != operand).astype(np.int64)
         else:
-            a = saturate({"MAX": np.maximum, "MIN": np.minimum}.get(y.alu_algo, np.add)(m, operand), 32)[0]
+            a = _clip({"MAX": np.maximum, "MIN": np.minimum}.get(y.alu_algo, np.add)(m, operand), 32)
     if y.lut_bypass:
         return a, None
     result = lut.lookup(a, lut_params, tables, precision)
@@ -99,14 +104,14 @@ def int_output(x, cvt, out_precision):
     """
     product = (x - cvt.offset) * cvt.scale
     rounded = shift_right_round(product, cvt.shift)
-    t = saturate(rounded, 17)[0]
+    t = _clip(rounded, 17)
     # cmod IntShiftRightSat flags an element when the clipped value is more than 1 from the floor shift
     count = int(np.count_nonzero(np.abs((product >> cvt.shift) - t) > 1))
     if out_precision == "fp16":
         # the cmod counts an FP16 output as saturated when it is +/-65504 (sdp_hls_wrapper sdp_c)
         h = fp.int_to_fp16(t)
         return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))
-    return saturate(t, 16 if out_precision == "int16" else 8)[0], count
+    return _clip(t, 16 if out_precision == "int16" else 8), count
 
 
 # ---- FP16 pipe ---------------------------------------------------------------------------------------------
