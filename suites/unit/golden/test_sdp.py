@@ -648,3 +648,28 @@ def test_fp16_lut_on_the_sdp():
     want = np.clip(x.astype(np.float64).ravel(), 0, 256)
     assert got.tolist() == want.tolist()
     assert result.status["SDP", "D_PERF_LUT_OFLOW"] == 2 and result.status["SDP", "D_PERF_LUT_UFLOW"] == 1
+
+
+def test_fp32_fast_path_equals_cmod_arithmetic():
+    """datapath.fp32_add/fp32_mul (IEEE float32 where it agrees) are bit-identical to the cmod algorithm
+    (golden.numerics.fp_arith) on NVDLA-internal values: normals, signed zeros, NaN, ties, cancellations,
+    overflow and underflow, and on denormal / INF register operands."""
+    from golden.numerics import fp_arith
+    from golden.units.sdp import datapath
+
+    rng = np.random.default_rng(2024)
+    n = 400_000
+    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    exponents = rng.choice(np.array([1, 2, 3, 100, 126, 127, 128, 150, 252, 253, 254], np.uint32), n)
+    bits = np.where(rng.random(n) < 0.5, (bits & 0x807FFFFF) | (exponents << 23), bits)
+    bits = np.where(rng.random(n) < 0.05, bits & 0x80000000, bits)  # signed zeros
+    bits = np.where((bits >> 23) & 0xFF == 0, bits & 0x80000000, bits)  # no internal denormals
+    bits = np.where((bits >> 23) & 0xFF == 0xFF, np.where(rng.random(n) < 0.5, 0x7FC00123, 0xFF812345), bits)
+    a = bits.astype(np.uint32).view(np.float32)
+    b = np.roll(a, 1)
+    b = np.where(rng.random(n) < 0.1, -a, b).astype(np.float32)  # exact cancellations
+    for fast, exact in ((datapath.fp32_add, fp_arith.fp_add), (datapath.fp32_mul, fp_arith.fp_mul)):
+        assert np.array_equal(fast(a, b).view(np.uint32), exact(a, b, "fp32"))
+        for register in (np.float32(1e-40), np.float32(np.inf), np.float32(-0.0), np.float32(3.0)):
+            full = np.full(n, register, np.float32)
+            assert np.array_equal(fast(a, register).view(np.uint32), exact(a, full, "fp32"))
