@@ -57,6 +57,21 @@ def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: 
     return out, after
 
 
+def store_weights(profile: Profile, memory: MemorySystem, stream: np.ndarray, shape, precision: str,
+                  compressed: bool) -> int:
+    """Write a mapped weight stream at WEIGHT_BASE, or its WGS/WMB/weight surfaces; returns WMB_BYTES."""
+    if not compressed:
+        memory.pri.write(WEIGHT_BASE, stream)
+        return 0
+    kernels, per_kernel = shape[0], int(np.prod(shape[1:]))
+    groups = compression.group_elements(kernels, per_kernel, precision, profile.mac_atomic_k)
+    packed = compression.compress(stream[:weight.dc_weight_bytes(shape, precision)], precision, groups)
+    memory.pri.write(WEIGHT_BASE, packed.weight)
+    memory.pri.write(WMB_BASE, packed.wmb)
+    memory.pri.write(WGS_BASE, packed.wgs)
+    return packed.wmb_bytes
+
+
 def _fp16_raw(values: np.ndarray, precision: str) -> np.ndarray:
     return feature.as_elements(values, precision)
 
@@ -85,16 +100,7 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     stream = weight.pack_dc_weights(weights, precision, profile.mac_atomic_c, profile.mac_atomic_k)
     weight_bytes = weight.dc_weight_bytes(weights.shape, precision)
     weight_total = weight.aligned_size(weight_bytes)
-    wmb_bytes = 0
-    if layer.compressed:
-        groups = compression.group_elements(kernels, channels * rows * cols, precision, profile.mac_atomic_k)
-        packed = compression.compress(stream[:weight_bytes], precision, groups)
-        memory.pri.write(WEIGHT_BASE, packed.weight)
-        memory.pri.write(WMB_BASE, packed.wmb)
-        memory.pri.write(WGS_BASE, packed.wgs)
-        wmb_bytes = packed.wmb_bytes
-    else:
-        memory.pri.write(WEIGHT_BASE, stream)
+    wmb_bytes = store_weights(profile, memory, stream, weights.shape, precision, layer.compressed)
 
     (dy, dx), (sy, sx), (pt, pl) = layer.dilation, layer.stride, layer.pad
     out_h, pb = output_size(height, pt, rows, sy, dy)
@@ -179,6 +185,7 @@ class WinogradLayer:
     pad_value: int = 0
     pra_truncate: int = 0
     clip_truncate: int = 0
+    compressed: bool = False
 
 
 def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, layer: WinogradLayer,
@@ -201,11 +208,11 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     line_stride, surf_stride = feature.packed_strides(cube.shape, precision, atom)
     memory.pri.write(DATA_BASE, feature.pack_feature(cube, precision, line_stride, surf_stride, atom))
     stream = winograd.pack_winograd_weights(transformed, precision, profile.mac_atomic_k)
-    memory.pri.write(WEIGHT_BASE, stream)
+    wmb_bytes = store_weights(profile, memory, stream, transformed.shape, precision, layer.compressed)
     entries = ext_w * bpe * ext_channels // 128
     bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
     data_banks = -(-entries * ext_h // bank_entries)
-    weight_banks = profile.cbuf_bank_number - data_banks
+    weight_banks = profile.cbuf_bank_number - data_banks - (1 if layer.compressed else 0)
     mode = PRECISION_CODES[precision]
     fields: dict[str, int] = {}
 
@@ -216,6 +223,8 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     for unit in ("CDMA", "CSC"):
         put(unit, "D_MISC_CFG", CONV_MODE=1, IN_PRECISION=mode, PROC_PRECISION=mode)
         put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
+        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
+        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
         put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(transformed.nbytes))
         put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
         put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=weight_banks - 1)
@@ -231,6 +240,8 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
     put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
     put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
+    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
     put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
     put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
     put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=ext_w - 1, DATAIN_HEIGHT_EXT=ext_h - 1)
@@ -270,6 +281,7 @@ class ImageLayer:
     mean: tuple[int, int, int, int] | None = None  # MEAN_FORMAT enabled with these RY, GU, BV, AX
     post_extension: int = 1
     clip_truncate: int = 0
+    compressed: bool = False
 
 
 IMAGE_BASE_1 = 0x8200_0000
@@ -293,8 +305,9 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     memory.pri.write(DATA_BASE, planes[0])
     if fmt.planes == 2:
         memory.pri.write(IMAGE_BASE_1, planes[1])
-    memory.pri.write(WEIGHT_BASE, weight.pack_image_weights(weights, precision, profile.mac_atomic_c,
-                                                            profile.mac_atomic_k, layer.post_extension))
+    stream = weight.pack_image_weights(weights, precision, profile.mac_atomic_c, profile.mac_atomic_k,
+                                       layer.post_extension)
+    wmb_bytes = store_weights(profile, memory, stream, weights.shape, precision, layer.compressed)
     (sy, sx), (pt, pl) = layer.stride, layer.pad
     out_h, pb = output_size(height, pt, rows, sy, 1)
     out_w, pr = output_size(width, pl, cols, sx, 1)
@@ -316,7 +329,10 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
         put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(weight.dc_weight_bytes(weights.shape,
                                                                                             precision)))
         put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
-        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=profile.cbuf_bank_number - data_banks - 1)
+        put(unit, "D_BANK", DATA_BANK=data_banks - 1,
+            WEIGHT_BANK=profile.cbuf_bank_number - data_banks - 1 - int(layer.compressed))
+        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
+        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
     put("CDMA", "D_DATAIN_FORMAT", PIXEL_FORMAT=fmt.code, PIXEL_MAPPING=0,
         PIXEL_SIGN_OVERRIDE=int(layer.sign_override == "SIGNED_INT"))
     put("CDMA", "D_PIXEL_OFFSET", PIXEL_X_OFFSET=layer.x_offset)
@@ -332,6 +348,8 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
     put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
     put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
+    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
     put("CDMA", "D_CVT_CFG", CVT_EN=int(layer.cvt_en), CVT_TRUNCATE=layer.cvt_truncate)
     put("CDMA", "D_CVT_OFFSET", CVT_OFFSET=layer.cvt_offset & 0xFFFF)
     put("CDMA", "D_CVT_SCALE", CVT_SCALE=layer.cvt_scale & 0xFFFF)

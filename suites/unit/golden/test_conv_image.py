@@ -120,3 +120,17 @@ def test_mean_replaces_the_offset_per_channel():
     no_mean = ImageLayer(pixel_format="T_A8B8G8R8", precision="int16", cvt_offset=5, cvt_scale=3)
     np.testing.assert_array_equal(conv.run(image_layer(NV_FULL, raw, weights, no_mean)).output[:, 0, 0],
                                   [15, 45, 75, 105])
+
+
+@pytest.mark.parametrize("name,post", [("T_R8G8B8A8", 1), ("T_A8B8G8R8", 2), ("T_R8", 4), ("T_Y16___U16V16_N444", 1)])
+def test_compressed_image_weights_equal_uncompressed(name, post):
+    fmt = pixel.pixel_format(name)
+    rng = np.random.default_rng(11)
+    raw = raw_pixels(fmt, (fmt.channels, 9, 11), rng)
+    bits = 8 if fmt.precision == "int8" else 16
+    weights = rng.integers(-(1 << (bits - 1)), 1 << (bits - 1), (7, fmt.channels, 4, 3))
+    weights[rng.random(weights.shape) < 0.6] = 0
+    layer = ImageLayer(pixel_format=name, precision=fmt.precision, post_extension=post, cvt_scale=3)
+    plain = conv.run(image_layer(NV_FULL, raw, weights, layer)).output
+    packed = conv.run(image_layer(NV_FULL, raw, weights, ImageLayer(**{**layer.__dict__, "compressed": True})))
+    np.testing.assert_array_equal(packed.output, plain)

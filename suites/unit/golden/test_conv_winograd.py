@@ -163,3 +163,15 @@ def test_output_must_be_4_divisible_and_at_least_8(out_hw):
     layer = WinogradLayer(out_hw=out_hw)
     with pytest.raises(ConfigurationError, match="divisible by 4 and >= 8"):
         conv.run(winograd_layer(NV_FULL, cube, np.ones((4, 32, 4, 4), dtype=np.int64), layer))
+
+
+@settings(max_examples=10, deadline=None)
+@given(winograd_cases("int16"), st.floats(0.0, 0.9))
+def test_compressed_winograd_weights_equal_uncompressed(case, sparsity):
+    cube, weights, layer = case
+    u = transformed_weights(weights, layer)
+    u = np.where(np.random.default_rng(5).random(u.shape) < sparsity, 0, u)
+    plain = conv.run(winograd_layer(NV_FULL, cube, u, layer))
+    packed_ctx = winograd_layer(NV_FULL, cube, u, WinogradLayer(**{**layer.__dict__, "compressed": True}))
+    assert packed_ctx.regs.enum("CSC", "D_WEIGHT_FORMAT", "WEIGHT_FORMAT") == "COMPRESSED"
+    np.testing.assert_array_equal(conv.run(packed_ctx).output, plain.output)
