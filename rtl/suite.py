@@ -9,7 +9,8 @@ from pathlib import Path
 
 from rtl.random_layers import write_random_trace
 
-TRACE_ROOT = Path(os.environ.get("NVDLA_TRACE_ROOT", "/work/shared/nvdla/trace_tests"))
+#: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
+DATA_ROOT = Path(os.environ.get("NVDLA_DATA", Path(__file__).resolve().parents[2] / "shared" / "nvdla"))
 NVIDIA_TRACES = (
     "sdp_8x8x32_bypass_int8_1",      # pass-through: 4 surfaces, 8 lines, packed
     "sdp_1x1x1_pass_through_int8",   # convertor saturates every lane
@@ -35,7 +36,7 @@ UNSUPPORTED = {
 
 
 def nvidia_trace(name: str) -> Path:
-    return TRACE_ROOT / "nv_small" / name
+    return DATA_ROOT / "trace_tests" / "nv_small" / name
 
 
 def default_layers(random_dir: Path) -> list[tuple[str, Path]]:

@@ -1,0 +1,67 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rtl.build import BuildError, BuildOptions, _filelist_inputs, build_key, fixture_sources
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_fixture_sources_are_the_shipped_verilog():
+    names = {p.name for p in fixture_sources()}
+    assert "nvdla_fixture.v" in names and all(n.endswith(".v") for n in names)
+
+
+def test_build_key_depends_on_defines_and_top(monkeypatch):
+    monkeypatch.setattr("rtl.build._tool_versions", lambda: "verilator 5.006 cocotb 1.8.1")
+    plain = build_key(BuildOptions())
+    assert plain == build_key(BuildOptions())
+    assert plain.startswith("nvdla_fixture-")
+    assert build_key(BuildOptions(defines=("FX_BUG_WSTRB",))) != plain
+
+
+def test_filelist_inputs_and_key(tmp_path, monkeypatch):
+    monkeypatch.setattr("rtl.build._tool_versions", lambda: "v")
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "defs.vh").write_text("`define X 1\n")
+    (tmp_path / "top.v").write_text("module top; endmodule\n")
+    filelist = tmp_path / "files.f"
+    filelist.write_text("// my RTL\n+incdir+inc\n-DFOO\ntop.v\n")
+    assert _filelist_inputs(filelist) == [tmp_path / "inc" / "defs.vh", tmp_path / "top.v"]
+    options = BuildOptions(filelist, "top")
+    key = build_key(options)
+    (tmp_path / "inc" / "defs.vh").write_text("`define X 2\n")
+    assert build_key(options) != key
+
+
+def test_filelist_needs_a_top(tmp_path):
+    with pytest.raises(BuildError, match="--rtl-top"):
+        _ = BuildOptions(tmp_path / "files.f").toplevel
+
+
+def test_options_from_environment(monkeypatch):
+    monkeypatch.setenv("NVDLA_RTL_FILELIST", "/x/files.f")
+    monkeypatch.setenv("NVDLA_RTL_TOP", "NV_nvdla")
+    monkeypatch.setenv("NVDLA_RTL_DEFINES", "A=1 B")
+    options = BuildOptions.from_env()
+    assert (options.filelist, options.toplevel, options.defines) == (Path("/x/files.f"), "NV_nvdla", ("A=1", "B"))
+    monkeypatch.delenv("NVDLA_RTL_FILELIST")
+    assert BuildOptions.from_env().is_fixture
+
+
+@pytest.mark.rtl
+def test_parallel_builds_share_one_build(tmp_path, fixture_build):
+    code = ("import sys; from pathlib import Path; from rtl.build import BuildOptions, build; "
+            "print(build(BuildOptions(cache_dir=Path(sys.argv[1]), defines=('FX_BUG_WSTRB',))))")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env)
+             for _ in range(2)]
+    dirs = {p.communicate(timeout=600)[0].strip() for p in procs}
+    assert all(p.returncode == 0 for p in procs)
+    assert len(dirs) == 1
+    build_dir = Path(dirs.pop())
+    assert (build_dir / ".complete").exists()
+    assert (build_dir / "build.log").read_text().count("$ verilator") == 1

@@ -1,0 +1,65 @@
+"""NVIDIA nv_small SDP traces on the fixture DUT through the pyuvm bench, against the traces'
+CRCs and the golden model's memory."""
+
+import os
+
+import pytest
+
+from golden.player import play
+from rtl.runner import run_trace_on_rtl
+from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace
+
+pytestmark = pytest.mark.rtl
+FULL = os.environ.get("NVDLA_RTL_FULL") == "1"
+
+
+def _trace(name):
+    path = nvidia_trace(name)
+    if not path.exists():
+        pytest.skip("NVIDIA traces not available")
+    return path
+
+
+def _assert_passes(name, nv_small):
+    result = run_trace_on_rtl(_trace(name), nv_small)
+    assert result.status == "pass", f"{name}: {result.status} {result.message} {result.checks}"
+    assert result.checks and all(c["ok"] for c in result.checks)
+    assert all(c["crc_got"] == c["crc_expected"] for c in result.checks)
+    assert all(c.get("golden_ok") for c in result.checks), "the golden model's bytes were not compared"
+    assert result.cycles > 0
+
+
+@pytest.mark.parametrize("name", NVIDIA_TRACES)
+def test_default_traces_pass_on_the_fixture(name, fixture_build, nv_small):
+    _assert_passes(name, nv_small)
+
+
+@pytest.mark.skipif(not FULL, reason="nightly: set NVDLA_RTL_FULL=1 for every supported trace")
+@pytest.mark.parametrize("name", [n for n in ALL_SUPPORTED if n not in NVIDIA_TRACES])
+def test_every_supported_trace_passes_on_the_fixture(name, fixture_build, nv_small):
+    _assert_passes(name, nv_small)
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_traces_outside_the_subset_are_unsupported(name, nv_small):
+    result = run_trace_on_rtl(_trace(name), nv_small, golden=None)
+    assert result.status == "unsupported" and UNSUPPORTED[name] in result.message
+
+
+def test_player_back_end(fixture_build, nv_small):
+    passed = play(_trace("sdp_3x3x33_bs_int8_reg_1"), nv_small, impl="rtl")
+    assert passed.status == "passed", passed.detail
+    assert passed.checks and passed.checks[0].command == "check_crc"
+    unsupported = play(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, impl="rtl")
+    assert unsupported.status == "unsupported" and "Y (EW)" in unsupported.detail
+
+
+def test_a_corrupted_crc_fails(fixture_build, nv_small, tmp_path):
+    source = _trace("sdp_8x8x32_bypass_int8_1")
+    for path in source.iterdir():
+        text = path.read_text().replace("0x9F5EDD58", "0x9F5EDD59") if path.suffix == ".cfg" else path.read_text()
+        (tmp_path / path.name).write_text(text)
+    result = run_trace_on_rtl(tmp_path, nv_small)
+    assert result.status == "fail"
+    assert "differs from the trace's 0x9f5edd59" in result.checks[0]["report"]
+    assert result.checks[0]["golden_ok"] is True

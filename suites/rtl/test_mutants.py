@@ -1,0 +1,23 @@
+"""Every bug switch of the fixture is caught by the default layer set (nightly: a few minutes).
+
+Run: NVDLA_RTL_MUTATION=1 pytest suites/rtl/test_mutants.py   (or: python -m rtl.mutation)
+"""
+
+import os
+
+import pytest
+
+from rtl.build import BUG_SWITCHES
+from rtl.mutation import format_table, mutation_table
+
+pytestmark = [pytest.mark.rtl, pytest.mark.slow,
+              pytest.mark.skipif(os.environ.get("NVDLA_RTL_MUTATION") != "1",
+                                 reason="nightly: set NVDLA_RTL_MUTATION=1 to build and run every mutant")]
+
+
+def test_every_bug_switch_is_caught(fixture_build):
+    table, seconds = mutation_table(BUG_SWITCHES, jobs=2)
+    print(format_table(table, seconds))
+    assert all(status == "pass" for status in table[""].values()), table[""]
+    survivors = [s for s in BUG_SWITCHES if all(status == "pass" for status in table[s].values())]
+    assert not survivors, f"mutants not caught: {survivors}"
