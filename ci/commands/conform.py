@@ -7,12 +7,15 @@ input files passed ("invalid" traces and traces with a missing input file do not
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from golden.config import Profile, get_profile, infer_profile_name, load_spec
+from golden.errors import NvdlaVerifError
 from golden.player import STATUSES, TraceResult, play
 from golden.trace import find_traces
 
@@ -30,7 +33,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
     parser.add_argument("-j", type=int, default=1, metavar="N", help="run N traces in parallel processes")
     parser.add_argument("--impl", choices=("golden", "rtl"), default="golden",
-                        help="implementation to play the traces on (rtl needs rtl/runner.py)")
+                        help="implementation to play the traces on (default: golden)")
+    rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
+    rtl.add_argument("--rtl-filelist", metavar="FILE",
+                     help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
+    rtl.add_argument("--rtl-top", metavar="NAME", help="the top module of --rtl-filelist (NV_nvdla-like ports)")
+    rtl.add_argument("--rtl-define", action="append", default=[], metavar="D",
+                     help="a Verilator define for --rtl-filelist, e.g. EMULATION (repeatable)")
 
 
 def _profile_for(path: Path, args, spec: Profile | None) -> Profile | None:
@@ -63,7 +72,42 @@ def exit_code(results: list[TraceResult]) -> int:
     return 0 if all(r.status == "passed" for r in counted) else 1
 
 
+def _rtl_environment(args) -> dict[str, str]:
+    """The RTL build options for rtl.build.BuildOptions.from_env (worker processes inherit them)."""
+    if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
+        raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
+    if not args.rtl_filelist:
+        return {}
+    if args.impl != "rtl":
+        raise NvdlaVerifError("--rtl-filelist needs --impl rtl")
+    if not Path(args.rtl_filelist).is_file():
+        raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
+    if not args.rtl_top:
+        raise NvdlaVerifError("--rtl-filelist needs --rtl-top NAME (the NV_nvdla-like top module)")
+    return {"NVDLA_RTL_FILELIST": str(Path(args.rtl_filelist).resolve()), "NVDLA_RTL_TOP": args.rtl_top,
+            "NVDLA_RTL_DEFINES": " ".join(args.rtl_define)}
+
+
+@contextmanager
+def _environment(values: dict[str, str]):
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run(args) -> int:
+    with _environment(_rtl_environment(args)):
+        return _conform(args)
+
+
+def _conform(args) -> int:
     paths = [p for p in find_traces(*args.paths) if not args.k or any(k in p.stem or k in p.parent.name
                                                                          for k in args.k)]
     spec = load_spec(args.profile_spec) if args.profile_spec else None

@@ -35,3 +35,17 @@ def test_project_errors_are_one_line_without_traceback(tmp_path):
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "bad.spec:1: unknown parameter NOT_A_THING_7" in result.stderr
+
+
+def test_rtl_options_are_checked_before_anything_runs(tmp_path, capsys):
+    assert main(["conform", str(tmp_path), "--rtl-top", "NV_nvdla"]) == 2
+    assert "--rtl-top and --rtl-define need --rtl-filelist FILE" in capsys.readouterr().err
+    assert main(["conform", str(tmp_path), "--impl", "rtl", "--rtl-filelist", str(tmp_path / "no.f"),
+                 "--rtl-top", "NV_nvdla"]) == 2
+    assert "no.f: RTL file list not found" in capsys.readouterr().err
+    filelist = tmp_path / "rtl.f"
+    filelist.write_text("top.v\n")
+    assert main(["conform", str(tmp_path), "--rtl-filelist", str(filelist), "--rtl-top", "NV_nvdla"]) == 2
+    assert "--rtl-filelist needs --impl rtl" in capsys.readouterr().err
+    assert main(["conform", str(tmp_path), "--impl", "rtl", "--rtl-filelist", str(filelist)]) == 2
+    assert "needs --rtl-top NAME" in capsys.readouterr().err
