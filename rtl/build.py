@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,6 +21,8 @@ from pathlib import Path
 import cocotb
 import cocotb.config
 
+from golden.errors import NvdlaVerifError
+
 FIXTURE_DIR = Path(__file__).with_name("fixture")
 FIXTURE_TOP = "nvdla_fixture"
 # Verilator 5.006 (Debian bookworm) cannot schedule timing constructs for cocotb: --no-timing.
@@ -28,8 +31,8 @@ BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURAT
                 "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT")
 
 
-class BuildError(RuntimeError):
-    pass
+class BuildError(NvdlaVerifError):
+    """The DUT cannot be built: Verilator missing, a bad file list, a failed compile."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +68,24 @@ def fixture_sources() -> list[Path]:
     return sorted(FIXTURE_DIR.glob("*.v"))
 
 
+def _filelist_tokens(filelist: Path) -> list[str]:
+    """The arguments of a Verilator -f file: // and /* */ comments dropped, shell-style quoting."""
+    try:
+        text = filelist.read_text()
+    except OSError as exc:
+        raise BuildError(f"cannot read the RTL file list: {exc.strerror}", where=str(filelist)) from None
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
+    lines = [line.split("//", 1)[0] for line in text.splitlines()]
+    try:
+        return shlex.split("\n".join(lines), comments=True)
+    except ValueError as exc:
+        raise BuildError(f"cannot parse the RTL file list ({exc})", where=str(filelist)) from None
+
+
 def _filelist_inputs(filelist: Path) -> list[Path]:
     """Every file a Verilator file list names (sources, -f/-v files, files under +incdir/-y dirs)."""
     found, base = [], filelist.parent
-    for token in shlex.split(filelist.read_text(), comments=True):
+    for token in _filelist_tokens(filelist):
         for prefix in ("+incdir+", "-y", "-I", "-v", "-f"):
             if token.startswith(prefix) and token != prefix:
                 token = token[len(prefix):]

@@ -65,3 +65,20 @@ def test_parallel_builds_share_one_build(tmp_path, fixture_build):
     build_dir = Path(dirs.pop())
     assert (build_dir / ".complete").exists()
     assert (build_dir / "build.log").read_text().count("$ verilator") == 1
+
+
+def test_filelist_comments_and_quotes(tmp_path):
+    (tmp_path / "top.v").write_text("module top; endmodule\n")
+    (tmp_path / "my core.v").write_text("module core; endmodule\n")
+    filelist = tmp_path / "files.f"
+    filelist.write_text("// the user's RTL\n/* block\n comment's */ top.v # trailing\n'my core.v'\n")
+    assert _filelist_inputs(filelist) == [tmp_path / "top.v", tmp_path / "my core.v"]
+
+
+def test_filelist_errors_name_the_file(tmp_path):
+    filelist = tmp_path / "files.f"
+    filelist.write_text("top.v 'unclosed\n")
+    with pytest.raises(BuildError, match=r"files\.f: cannot parse the RTL file list"):
+        _filelist_inputs(filelist)
+    with pytest.raises(BuildError, match=r"absent\.f: cannot read the RTL file list"):
+        _filelist_inputs(tmp_path / "absent.f")
