@@ -53,6 +53,13 @@ class BuildOptions:
         return cls(Path(filelist) if filelist else None, os.environ.get("NVDLA_RTL_TOP") or None,
                    tuple(os.environ.get("NVDLA_RTL_DEFINES", "").split()))
 
+    def to_env(self) -> dict[str, str]:
+        """The variables from_env reads back (worker processes inherit them); checks the top module."""
+        if self.is_fixture:
+            return {}
+        return {"NVDLA_RTL_FILELIST": str(Path(self.filelist).resolve()), "NVDLA_RTL_TOP": self.toplevel,
+                "NVDLA_RTL_DEFINES": " ".join(self.defines)}
+
     @property
     def is_fixture(self) -> bool:
         return self.filelist is None

@@ -73,7 +73,7 @@ def exit_code(results: list[TraceResult]) -> int:
 
 
 def _rtl_environment(args) -> dict[str, str]:
-    """The RTL build options for rtl.build.BuildOptions.from_env (worker processes inherit them)."""
+    """The RTL build options, handed to rtl.build.BuildOptions.from_env through the environment."""
     if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
         raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
     if not args.rtl_filelist:
@@ -82,10 +82,12 @@ def _rtl_environment(args) -> dict[str, str]:
         raise NvdlaVerifError("--rtl-filelist needs --impl rtl")
     if not Path(args.rtl_filelist).is_file():
         raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
-    if not args.rtl_top:
-        raise NvdlaVerifError("--rtl-filelist needs --rtl-top NAME (the NV_nvdla-like top module)")
-    return {"NVDLA_RTL_FILELIST": str(Path(args.rtl_filelist).resolve()), "NVDLA_RTL_TOP": args.rtl_top,
-            "NVDLA_RTL_DEFINES": " ".join(args.rtl_define)}
+    try:
+        from rtl.build import BuildOptions
+    except ModuleNotFoundError as exc:
+        raise NvdlaVerifError(f"--impl rtl needs the RTL bench's packages ({exc.name} is missing): "
+                              "bash ci/setup.sh --test") from None
+    return BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env()
 
 
 @contextmanager

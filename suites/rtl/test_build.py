@@ -52,6 +52,16 @@ def test_options_from_environment(monkeypatch):
     assert BuildOptions.from_env().is_fixture
 
 
+def test_options_to_environment_and_back(monkeypatch):
+    options = BuildOptions(Path("/x/files.f"), "NV_nvdla", ("EMULATION", "A=1"))
+    for name, value in options.to_env().items():
+        monkeypatch.setenv(name, value)
+    assert BuildOptions.from_env() == options
+    assert BuildOptions().to_env() == {}
+    with pytest.raises(BuildError, match="--rtl-top"):
+        BuildOptions(Path("/x/files.f")).to_env()
+
+
 @pytest.mark.rtl
 def test_parallel_builds_share_one_build(tmp_path, fixture_build):
     code = ("import sys; from pathlib import Path; from rtl.build import BuildOptions, build; "

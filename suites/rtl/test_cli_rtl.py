@@ -25,6 +25,12 @@ def trace_path():
     return path
 
 
+def _user_filelist(folder):
+    filelist = folder / "my_nvdla.f"
+    filelist.write_text("// a user's Verilator file list\n" + "\n".join(str(p) for p in fixture_sources()) + "\n")
+    return filelist
+
+
 def _conform(args, out):
     code = main(["conform", *args, "--json", str(out)])
     return code, json.loads(out.read_text())
@@ -38,8 +44,7 @@ def test_conform_on_the_fixture(trace_path, fixture_build, tmp_path):
 
 def test_conform_on_a_user_filelist(trace_path, fixture_build, tmp_path, monkeypatch):
     monkeypatch.setenv("NVDLA_RTL_CACHE", str(tmp_path / "cache"))
-    filelist = tmp_path / "my_nvdla.f"
-    filelist.write_text("// a user's Verilator file list\n" + "\n".join(str(p) for p in fixture_sources()) + "\n")
+    filelist = _user_filelist(tmp_path)
     code, report = _conform([str(trace_path), "--impl", "rtl", "--rtl-filelist", str(filelist),
                              "--rtl-top", FIXTURE_TOP, "--rtl-define", "FX_USER_BUILD"], tmp_path / "out.json")
     assert code == 0, report
@@ -49,8 +54,7 @@ def test_conform_on_a_user_filelist(trace_path, fixture_build, tmp_path, monkeyp
 
 def test_a_user_build_with_a_bug_fails(trace_path, fixture_build, tmp_path, monkeypatch):
     monkeypatch.setenv("NVDLA_RTL_CACHE", str(tmp_path / "cache"))
-    filelist = tmp_path / "my_nvdla.f"
-    filelist.write_text("\n".join(str(p) for p in fixture_sources()) + "\n")
+    filelist = _user_filelist(tmp_path)
     code, report = _conform([str(trace_path), "--impl", "rtl", "--rtl-filelist", str(filelist),
                              "--rtl-top", FIXTURE_TOP, "--rtl-define", "FX_BUG_WSTRB"], tmp_path / "out.json")
     assert code == 1
