@@ -29,9 +29,23 @@ def wrap_assembly(sums: np.ndarray) -> np.ndarray:
 
 
 def deliver_int(sums: np.ndarray, clip_truncate: int) -> tuple[np.ndarray, int]:
-    """int64 sums -> (int32 cube, saturation count)."""
-    values, count = truncate(wrap_assembly(sums), clip_truncate, 32)
+    """Exact integer sums (int64, or float32 below 2**24) -> (int32 cube, saturation count)."""
+    if sums.dtype == np.float32:
+        return _deliver_small(sums, clip_truncate), 0
+    values, count = truncate(wrap_assembly(np.asarray(sums, dtype=np.int64)), clip_truncate, 32)
     return values.astype(np.int32), count
+
+
+def _deliver_small(sums: np.ndarray, clip_truncate: int) -> np.ndarray:
+    """Sums below 2**24 in magnitude: the accumulator cannot wrap nor the int32 result saturate, so the
+    rounding shift alone remains, done in int32 (the same half-away-from-zero rounding as truncate)."""
+    values = sums.astype(np.int32)
+    if clip_truncate <= 0:
+        return values
+    shift = min(int(clip_truncate), 31)
+    values += np.int32((1 << (shift - 1)) - 1) + (values >= 0)
+    values >>= shift
+    return values
 
 
 def deliver_fp(sums: np.ndarray) -> np.ndarray:

@@ -42,22 +42,29 @@ def _gemm_dtype(windows: np.ndarray, weights: np.ndarray, taps: int):
 def multiply_accumulate(windows: np.ndarray, weights: np.ndarray, dtype=None) -> np.ndarray:
     """(N, C, R, S, Ho, Wo) windows x (K, C, R, S) weights -> (N, K, Ho, Wo) sums.
 
-    Integer weights give int64 sums (the windows may already be in the GEMM `dtype`, chosen by
-    gemm_dtype); float weights give float64 sums.
+    Integer weights give exact integer sums: float32 when the GEMM `dtype` (chosen by gemm_dtype; the
+    windows may already be in it) is float32, which holds them all below 2**24, else int64. Float
+    weights give float64 sums.
     """
     batch, channels, rows, cols, out_h, out_w = windows.shape
     kernels = weights.shape[0]
     taps = channels * rows * cols
     dtype = dtype or _gemm_dtype(windows, weights, taps)
     wmat = weights.reshape(kernels, taps).astype(dtype)
-    out_dtype = np.float64 if weights.dtype.kind == "f" else np.int64
+    if weights.dtype.kind == "f":
+        out_dtype = np.float64
+    else:
+        out_dtype = np.float32 if dtype == np.float32 else np.int64
     out = np.empty((batch, kernels, out_h, out_w), dtype=out_dtype)
     rows_per_chunk = max(1, _CHUNK_ELEMENTS // max(1, taps * out_w))
     for n in range(batch):
         for y0 in range(0, out_h, rows_per_chunk):
             y1 = min(out_h, y0 + rows_per_chunk)
             cols_mat = windows[n, :, :, :, y0:y1].astype(dtype, order="C").reshape(taps, (y1 - y0) * out_w)
-            out[n, :, y0:y1] = (wmat @ cols_mat).reshape(kernels, y1 - y0, out_w)
+            if out_dtype == dtype and y1 - y0 == out_h:
+                np.matmul(wmat, cols_mat, out=out[n].reshape(kernels, out_h * out_w))
+            else:
+                out[n, :, y0:y1] = (wmat @ cols_mat).reshape(kernels, y1 - y0, out_w)
     return out
 
 

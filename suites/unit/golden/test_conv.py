@@ -245,3 +245,18 @@ def test_accumulator_wraps_at_48_bits():
     from golden.units.conv.cacc import wrap_assembly
     sums = np.array([2**47 - 1, 2**47, -(2**47), -(2**47) - 1, 5 * 2**48 + 3])
     np.testing.assert_array_equal(wrap_assembly(sums), [2**47 - 1, -(2**47), -(2**47), 2**47 - 1, 3])
+
+
+@pytest.mark.parametrize("clip_truncate", range(32))
+def test_float32_sums_deliver_like_int64_sums(clip_truncate):
+    """The int32 fast path for float32 GEMM sums (|sum| < 2**24) rounds exactly as the int64 path."""
+    from golden.units.conv.cacc import deliver_int
+    rng = np.random.default_rng(clip_truncate)
+    edges = [0, 1, -1, 2**23, -(2**23), 2**24 - 1, -(2**24 - 1)]
+    halves = [m * (1 << max(clip_truncate - 1, 0)) for m in (-3, -1, 1, 3)] if clip_truncate < 25 else []
+    sums = np.concatenate([edges, halves, rng.integers(-(2**24) + 1, 2**24, 5000)]).astype(np.int64)
+    fast, fast_count = deliver_int(sums.astype(np.float32), clip_truncate)
+    exact, exact_count = deliver_int(sums, clip_truncate)
+    assert fast.dtype == exact.dtype == np.int32
+    np.testing.assert_array_equal(fast, exact)
+    assert fast_count == exact_count == 0
