@@ -153,8 +153,23 @@ def fp16_to_fp32(h) -> np.ndarray:
 
 
 def fp16_to_float32(h) -> np.ndarray:
-    """fp16 patterns -> float32 values with NVDLA's rules (the SDP INF mapping)."""
-    return fp16_to_fp32(h).view(np.float32)
+    """fp16 patterns -> float32 values with NVDLA's rules (the SDP INF mapping).
+
+    Finite values: the 15 magnitude bits moved up to the float32 exponent and mantissa fields, then a
+    multiply by 2**112 rebiases the exponent (and normalises a denormal) exactly. INF and NaN (exponent
+    31) take fp16_to_fp32's path.
+    """
+    shape = np.shape(h)
+    h = np.asarray(h).astype(np.uint16, copy=False).reshape(-1)
+    wide = h.view(np.int16).astype(np.int32)  # sign extended: bit 31 is the sign
+    wide <<= 13
+    wide &= np.int32(-0x70002000)  # 0x8FFFE000: the sign and the 15 magnitude bits
+    values = wide.view(np.float32)
+    values *= np.float32(2.0**112)
+    special = (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    if special.any():
+        values[special] = fp16_to_fp32(h[special]).view(np.float32)
+    return values.reshape(shape)
 
 
 def fp17_to_fp32(x) -> np.ndarray:
@@ -201,8 +216,19 @@ def _narrow_from_fp32(bits, exp_bits: int, keep_denormals: bool) -> np.ndarray:
 
 
 def fp32_to_fp16(x) -> np.ndarray:
-    """fp32 patterns or float32 values -> fp16 patterns (cmod Fp32ToFp16), NVDLA output rules."""
-    return _narrow_from_fp32(x, 5, keep_denormals=True).astype(np.uint16)
+    """fp32 patterns or float32 values -> fp16 patterns (cmod Fp32ToFp16), NVDLA output rules.
+
+    numpy's IEEE cast rounds the same way (to nearest even, into denormals); it differs only where it
+    gives INF or NaN (overflow clipping, NaN payloads), and those elements take the bit-level path.
+    """
+    shape = np.shape(x)
+    values = fp32_values(x).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = values.astype(np.float16).view(np.uint16)
+    special = (out & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    if special.any():
+        out[special] = _narrow_from_fp32(values[special], 5, keep_denormals=True)
+    return out.reshape(shape)
 
 
 def fp32_to_fp17(x) -> np.ndarray:

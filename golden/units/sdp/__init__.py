@@ -14,6 +14,8 @@ the open points.  LUT contents come from LayerContext.luts["SDP"] (golden.units.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from golden.formats import feature
@@ -37,9 +39,10 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     x = rdma.read_input(ctx, cfg, channels, upstream)
     operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
     if cfg.proc_precision == "fp16":
-        out, counters, saturated = _run_fp(cfg, x, operands, tables, status)
+        x = _fp_input(cfg, x, status)
+        out, counters, saturated = _by_channel_slices(partial(_run_fp, cfg, tables=tables), x, operands)
     else:
-        out, counters, saturated = _run_int(cfg, x, operands, tables)
+        out, counters, saturated = _by_channel_slices(partial(_run_int, cfg, tables=tables), x, operands)
     if counters is not None and cfg.perf_lut:
         status.update({("SDP", name): value for name, value in counters.items()})
     if cfg.perf_sat:
@@ -64,14 +67,19 @@ def _run_int(cfg: SdpConfig, x, operands, tables):
     return out, counters, saturated
 
 
-def _run_fp(cfg: SdpConfig, x, operands, tables, status):
-    if x.dtype == np.uint16:  # fp16 read from memory
+def _fp_input(cfg: SdpConfig, x, status):
+    """The fp16 pipe's fp32 input; the RDMA NaN/INF counters are taken on fp16 data read from memory."""
+    if x.dtype == np.uint16:
         if cfg.perf_nan_in:
             status["SDP_RDMA", "D_STATUS_NAN_INPUT_NUM"] = fp.nan_count(x, "fp16")
             status["SDP_RDMA", "D_STATUS_INF_INPUT_NUM"] = int(np.count_nonzero((x & 0x7FFF) == 0x7C00))
-        x = datapath.fp16_operand(x, cfg.nan_to_zero)
-    elif cfg.nan_to_zero:
-        x = np.where(np.isnan(x), np.float32(0), x).astype(np.float32)
+        return datapath.fp16_operand(x, cfg.nan_to_zero)
+    if cfg.nan_to_zero:
+        return np.where(np.isnan(x), np.float32(0), x).astype(np.float32)
+    return x
+
+
+def _run_fp(cfg: SdpConfig, x, operands, tables):
     for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
         x = datapath.fp_x(x, stage, *operands[key], cfg.nan_to_zero)
     x, counters = datapath.fp_y(x, cfg.y, *operands["E"], cfg.nan_to_zero, cfg.lut, tables)
@@ -79,6 +87,32 @@ def _run_fp(cfg: SdpConfig, x, operands, tables, status):
         return x.view(np.uint32) & 0xFFFF, counters, 0
     out, saturated = datapath.fp_output(x, cfg.out_precision)
     return out, counters, saturated
+
+
+#: Elements of one slice of the datapath, so that its temporaries stay in a core's L2 cache.
+SLICE_ELEMENTS = 1 << 16
+
+
+def _by_channel_slices(run, x, operands):
+    """run(x, operands) -> (out, counters, saturated) over slices of channels, results joined.
+
+    Every SDP stage works element by element, and its memory operands are (N, C, 1|H, 1|W) arrays,
+    so a slice of channels of the input takes the same slice of each operand; the counters add up.
+    """
+    channels = x.shape[1]
+    step = max(1, SLICE_ELEMENTS // max(1, x[:, :1].size))
+    if step >= channels:
+        return run(x, operands)
+    outs, totals, saturated = [], None, 0
+    for first in range(0, channels, step):
+        part = slice(first, first + step)
+        sliced = {key: tuple(None if v is None else v[:, part] for v in pair) for key, pair in operands.items()}
+        out, counters, count = run(x[:, part], sliced)
+        outs.append(out)
+        saturated += count
+        if counters is not None:
+            totals = dict(counters) if totals is None else {k: totals[k] + v for k, v in counters.items()}
+    return np.concatenate(outs, axis=1), totals, saturated
 
 
 def _write(ctx, cfg: SdpConfig, out, atom: int) -> Surface:

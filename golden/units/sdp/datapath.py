@@ -126,9 +126,12 @@ def fp32_add(a, b) -> np.ndarray:
     a, b, odd_operands = _operands(a, b)
     with np.errstate(over="ignore", invalid="ignore"):
         out = a + b
-    zero = out == 0
-    if zero.any():
-        out = np.where(zero, np.copysign(np.float32(0), a), out)
+    normal, has_zero = _scan(out)
+    if has_zero:
+        zero = out == 0
+        out[zero] = np.copysign(np.float32(0), a[zero])
+    if normal and not odd_operands:
+        return out
     return _patch(out, a, b, fp_arith.fp_add, odd_operands)
 
 
@@ -137,6 +140,8 @@ def fp32_mul(a, b) -> np.ndarray:
     a, b, odd_operands = _operands(a, b)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         out = a * b
+    if _scan(out)[0] and not odd_operands:
+        return out
     return _patch(out, a, b, fp_arith.fp_mul, odd_operands)
 
 
@@ -161,6 +166,18 @@ def _patch(out, a, b, exact, odd_operands):
     return out
 
 
+def _scan(out: np.ndarray) -> tuple[bool, bool]:
+    """(every element is a normal float32 or an exact zero, some element is an exact zero): two
+    reductions over the magnitudes instead of the per-element mask of _patch."""
+    magnitude = np.ascontiguousarray(out).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    if magnitude.size == 0:
+        return True, False
+    if magnitude.max() > np.uint32(0x7F7FFFFF):  # INF or NaN
+        return False, bool((magnitude == 0).any())
+    magnitude -= np.uint32(1)  # an exact zero wraps to the top, a denormal stays below 0x7FFFFF
+    return bool(magnitude.min() >= np.uint32(0x007FFFFF)), bool(magnitude.max() == np.uint32(0xFFFFFFFF))
+
+
 def _abnormal(v) -> np.ndarray:
     """Denormal, INF or NaN fp32 values (exact zeros are not): where the cmod and IEEE float32 differ."""
     magnitude = np.ascontiguousarray(v, np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
@@ -168,19 +185,12 @@ def _abnormal(v) -> np.ndarray:
 
 
 def fp16_operand(bits, nan_to_zero):
-    """fp16 patterns -> float32 values (cmod Fp16ToFp32; NaN flushed to +0 when NAN_TO_ZERO).
-
-    Finite values convert exactly with numpy; INF (-> +/-FLT_MAX) and NaN (payload kept in the low
-    mantissa bits) go through golden.numerics.fp.
-    """
+    """fp16 patterns -> float32 values (cmod Fp16ToFp32 by golden.numerics.fp: exact, INF -> +/-FLT_MAX,
+    NaN payload kept in the low mantissa bits; NaN flushed to +0 when NAN_TO_ZERO)."""
     bits = np.asarray(bits, np.uint16)
     if nan_to_zero:
         bits = fp.flush_nan(bits, "fp16")[0]
-    values = bits.view(np.float16).astype(np.float32)
-    special = (bits & np.uint16(0x7C00)) == np.uint16(0x7C00)
-    if special.any():
-        values[special] = fp.fp32_values(fp.fp16_to_fp32(bits[special]))
-    return values
+    return fp.fp16_to_float32(bits)
 
 
 def fp_alu(algo, a, b):
@@ -215,8 +225,13 @@ def fp_x(x, stage, alu_op, mul_op, nan_to_zero):
         m = _fp_mul(a, fp16_operand(operand, nan_to_zero), stage.mul_prelu)
     if stage.relu_bypass:
         return m
-    # cmod FpRelu: a negative value (also -0) becomes +0, NaN passes
-    return np.where(np.signbit(m) & ~np.isnan(m), np.float32(0), m)
+    return relu(m)
+
+
+def relu(m):
+    """cmod FpRelu: a negative value (also -0) becomes +0, a NaN passes with its pattern. numpy's
+    maximum(m, +0) does exactly that (test_sdp pins it over every fp16-widened value)."""
+    return np.maximum(m, np.float32(0))
 
 
 def _fp_ew_operand(data, src, operand, nan_to_zero):

@@ -28,8 +28,8 @@ def _read_window(memory, base: int, span: int, gather) -> np.ndarray:
     """Read [base, base+span) and apply the memory's never-written policy to the bytes `gather` selects."""
     buf = memory.read(base, span, unwritten="allow")
     if memory.unwritten != "allow":
-        written = memory.is_written(base, span).astype(np.uint8)
-        missing = int(np.count_nonzero(gather(written) == 0))
+        written = memory.is_written(base, span)
+        missing = 0 if written.all() else int(np.count_nonzero(gather(written.astype(np.uint8)) == 0))
         if missing:
             message = f"{memory.name}: SDP read of {missing} never-written element(s)"
             if memory.unwritten == "error":

@@ -340,3 +340,21 @@ def test_float64_input_is_refused():
 def test_fp16_saturation_count():
     out = fp.fp32_to_fp16(np.array([65504.0, -1e9, 70000.0, 65472.0, np.inf, 1.0], dtype=np.float32))
     assert fp.fp16_saturation_count(out) == 4
+
+
+def test_fast_fp16_to_float32_is_the_bit_level_widening():
+    """All 65536 patterns: the shift-and-multiply widening equals fp16_to_fp32 bit for bit."""
+    np.testing.assert_array_equal(fp.fp16_to_float32(ALL16).view(np.uint32), fp.fp16_to_fp32(ALL16))
+
+
+def test_fast_fp32_to_fp16_is_the_bit_level_narrowing():
+    """numpy's cast plus the INF/NaN patch equals the bit-level narrowing on a sweep of every fp32
+    exponent (mantissas stepped by 4095, so every rounding position and tie pattern recurs) and on
+    random patterns."""
+    from golden.numerics.fp import _narrow_from_fp32
+    sweep = np.arange(0, 1 << 32, 4095, dtype=np.uint64).astype(np.uint32)
+    rand = np.random.default_rng(7).integers(0, 1 << 32, size=1_000_000, dtype=np.uint64).astype(np.uint32)
+    ties = (np.arange(0, 1 << 19, dtype=np.uint32) << 13) | np.uint32(0x1000)  # exact halfway cases
+    for bits in (sweep, rand, ties, ties ^ np.uint32(0x80000000)):
+        expected = _narrow_from_fp32(bits, 5, keep_denormals=True).astype(np.uint16)
+        np.testing.assert_array_equal(fp.fp32_to_fp16(bits), expected)

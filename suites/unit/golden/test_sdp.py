@@ -673,3 +673,37 @@ def test_fp32_fast_path_equals_cmod_arithmetic():
         for register in (np.float32(1e-40), np.float32(np.inf), np.float32(-0.0), np.float32(3.0)):
             full = np.full(n, register, np.float32)
             assert np.array_equal(fast(a, register).view(np.uint32), exact(a, full, "fp32"))
+
+
+@pytest.mark.parametrize("odd", ["none", "cancel", "tiny", "huge", "zero_operand", "nan"])
+def test_fp32_whole_array_check_lets_only_clean_results_through(odd):
+    """fp32_add/fp32_mul return the IEEE result untouched only when every element is normal (or, for a
+    product, an exact zero); one odd element anywhere must send the array through the exact check."""
+    from golden.numerics import fp_arith
+    from golden.units.sdp import datapath
+
+    rng = np.random.default_rng(5)
+    n = 50_000
+    a = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    b = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    where = int(rng.integers(n))
+    tiny, huge = np.float32(2.0**-70), np.float32(2.0**70)
+    a[where], b[where] = {"none": (a[where], b[where]), "cancel": (-3.0, 3.0), "tiny": (tiny, -tiny),
+                          "huge": (huge, huge), "zero_operand": (-0.0, 5.0),
+                          "nan": (np.uint32(0x7F812345).view(np.float32), 1.0)}[odd]
+    if odd == "tiny":
+        a[where + 1 - 2 * (where == n - 1)] = tiny * 2  # also a denormal sum next to it
+    for fast, exact in ((datapath.fp32_add, fp_arith.fp_add), (datapath.fp32_mul, fp_arith.fp_mul)):
+        np.testing.assert_array_equal(fast(a, b).view(np.uint32), exact(a, b, "fp32"))
+
+
+def test_fp16_relu_over_every_widened_fp16_and_fp32_specials():
+    """relu (numpy maximum with +0) against the cmod rule written out: negative and -0 -> +0, NaN kept."""
+    from golden.numerics import fp
+    from golden.units.sdp import datapath
+
+    values = np.concatenate([fp.fp16_to_float32(np.arange(65536, dtype=np.uint32).astype(np.uint16)),
+                             np.array([0x7F800001, 0xFF812345, 0x7FC00000, 0x80000001, 0x00000001,
+                                       0x7F800000, 0xFF800000], np.uint32).view(np.float32)])
+    expected = np.where(np.signbit(values) & ~np.isnan(values), np.uint32(0), values.view(np.uint32))
+    np.testing.assert_array_equal(datapath.relu(values).view(np.uint32), expected)
