@@ -707,3 +707,51 @@ def test_fp16_relu_over_every_widened_fp16_and_fp32_specials():
                                        0x7F800000, 0xFF800000], np.uint32).view(np.float32)])
     expected = np.where(np.signbit(values) & ~np.isnan(values), np.uint32(0), values.view(np.uint32))
     np.testing.assert_array_equal(datapath.relu(values).view(np.uint32), expected)
+
+
+@pytest.mark.parametrize("precision", ["fp16", "int16"])
+@pytest.mark.parametrize("slice_elements", [15, 45])
+def test_channel_slices_give_the_whole_cube_result(precision, slice_elements, monkeypatch):
+    """The datapath run slice by slice (one channel; three channels with a short last slice) writes the
+    same output and reports the same LUT and saturation counters as one run over the whole cube."""
+    shape = (32, 3, 5)
+    rng = np.random.default_rng(3)
+    if precision == "fp16":
+        x = (rng.standard_normal(shape) * 200).astype(np.float16)
+        bias = rng.standard_normal(shape).astype(np.float16)
+        table = (np.arange(257) * 0.5).astype(np.float16).view(np.uint16)
+        lo_end, le_start, le_end, select = (int(np.float32(v).view(np.uint32)) for v in (256, 1e6, 1e6 + 64, 0))
+        fields_extra = {}
+    else:
+        x = rng.integers(-32768, 32768, shape).astype(np.int16)
+        bias = rng.integers(-32768, 32768, shape).astype(np.int16)
+        table = rng.integers(-32768, 32768, 257).astype(np.int16).view(np.uint16)
+        lo_end, le_start, le_end, select = 256 << 6, 1 << 20, (1 << 20) + 64, 6
+        fields_extra = {"SDP.D_CVT_SCALE.CVT_SCALE": 4}  # LUT outputs * 4 saturate int16
+    fields = base_fields(shape, precision, precision)
+    fields.update({"SDP.D_DP_BS_CFG.BS_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_ALU_BYPASS": 0,
+                   "SDP.D_DP_BS_CFG.BS_ALU_ALGO": 2, "SDP.D_DP_BS_ALU_CFG.BS_ALU_SRC": 1,
+                   "SDP.D_DP_EW_CFG.EW_BYPASS": 0, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS": 0,
+                   "SDP.S_LUT_CFG.LUT_LE_FUNCTION": 1, "SDP.S_LUT_LE_START.LUT_LE_START": le_start,
+                   "SDP.S_LUT_LE_END.LUT_LE_END": le_end, "SDP.S_LUT_LO_START.LUT_LO_START": 0,
+                   "SDP.S_LUT_LO_END.LUT_LO_END": lo_end, "SDP.S_LUT_INFO.LUT_LO_INDEX_SELECT": select,
+                   "SDP.S_LUT_INFO.LUT_LE_INDEX_SELECT": 0})
+    fields.update(fields_extra)
+    line, surface = enable_dma(fields, "B", "ALU", "PER_ELEMENT", "TWO_BYTE", shape, precision)
+
+    def run():
+        ctx = make_ctx(fields, luts=lut.LutTables(lo=table))
+        put_feature(ctx, x, precision)
+        put_operand(ctx, bias, "B", precision, "ALU", "TWO_BYTE", "PER_ELEMENT", line, surface)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LimitationWarning)
+            result = sdp.run(ctx)
+        return get_output(ctx, shape, precision), result.status
+
+    whole, whole_status = run()
+    monkeypatch.setattr(sdp, "SLICE_ELEMENTS", slice_elements)
+    sliced, sliced_status = run()
+    np.testing.assert_array_equal(sliced.view(np.uint16), whole.view(np.uint16))
+    assert sliced_status == whole_status
+    assert whole_status["SDP", "D_PERF_LUT_UFLOW"] > 0 and whole_status["SDP", "D_PERF_LUT_LO_HIT"] > 0
+    assert whole_status["SDP", "D_PERF_OUT_SATURATION"] > 0 or precision == "fp16"
