@@ -107,9 +107,12 @@ def _group_unlayout(data: np.ndarray, target: np.ndarray, cube: int) -> None:
     blocks, rest_c = divmod(channels, cube)
     split = blocks * cube * kernels * rows * cols
     if blocks:
-        full = data[:, :split].reshape(count, blocks, rows, cols, kernels, cube)
-        target[:, :, :blocks * cube] = full.transpose(0, 4, 1, 5, 2, 3).reshape(
-            count, kernels, blocks * cube, rows, cols)
+        full = data[:, :split].reshape(count, blocks, rows * cols, kernels, cube)
+        dest = np.reshape(target[:, :, :blocks * cube], (count, kernels, blocks, cube, rows * cols), copy=False)
+        # one strided copy per kernel tap: numpy loops fastest when the destination's inner axis is long,
+        # and in the (K, C, R, S) cube the taps are the short contiguous one
+        for tap in range(rows * cols):
+            dest[..., tap] = full[:, :, tap].transpose(0, 2, 1, 3)
     if rest_c:
         target[:, :, blocks * cube:] = data[:, split:].reshape(count, rows, cols, kernels, rest_c).transpose(
             0, 3, 4, 1, 2)
