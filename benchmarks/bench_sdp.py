@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from golden.config import get_profile  # noqa: E402
 from golden.formats import aux, feature  # noqa: E402
 from golden.memory import MemorySystem  # noqa: E402
+from golden.numerics import fp  # noqa: E402
 from golden.regs.regmap import RegisterMap  # noqa: E402
 from golden.regs.values import RegisterValues  # noqa: E402
 from golden.units import sdp  # noqa: E402
@@ -134,6 +135,13 @@ def main() -> int:
         compute = best_time(datapath_only(ctx), args.repeat)
         print(f"{precision} BS+BN+EW layer: run() {whole * 1e3:.1f} ms  ratio {baseline / whole:.3f}   "
               f"datapath {compute * 1e3:.1f} ms  ratio {baseline / compute:.3f}")
+    # the floor: an fp16 layer widens its two fp16 inputs and narrows its output, bit-exactly
+    halves = rng.standard_normal(n).astype(np.float16).view(np.uint16)
+    singles = fp.fp16_to_float32(halves)
+    casts = (best_time(lambda: fp.fp16_to_float32(halves), args.repeat) * 2
+             + best_time(lambda: fp.fp32_to_fp16(singles), args.repeat))
+    print(f"fp16 conversions alone (2 widenings + 1 narrowing): {casts * 1e3:.1f} ms  ratio {baseline / casts:.3f}"
+          f"  (the most any fp16 layer of this model can reach; goal >= 0.2)")
     return 0
 
 
