@@ -107,12 +107,13 @@ def _group_unlayout(data: np.ndarray, target: np.ndarray, cube: int) -> None:
     blocks, rest_c = divmod(channels, cube)
     split = blocks * cube * kernels * rows * cols
     if blocks:
-        full = data[:, :split].reshape(count, blocks, rows * cols, kernels, cube)
-        dest = np.reshape(target[:, :, :blocks * cube], (count, kernels, blocks, cube, rows * cols), copy=False)
+        full = data[:, :split].reshape(count, blocks, rows, cols, kernels, cube)
+        dest = target[:, :, :blocks * cube].reshape(count, kernels, blocks, cube, rows, cols)  # a view: split only
         # one strided copy per kernel tap: numpy loops fastest when the destination's inner axis is long,
         # and in the (K, C, R, S) cube the taps are the short contiguous one
-        for tap in range(rows * cols):
-            dest[..., tap] = full[:, :, tap].transpose(0, 2, 1, 3)
+        for row in range(rows):
+            for col in range(cols):
+                dest[..., row, col] = full[:, :, row, col].transpose(0, 2, 1, 3)
     if rest_c:
         target[:, :, blocks * cube:] = data[:, split:].reshape(count, rows, cols, kernels, rest_c).transpose(
             0, 3, 4, 1, 2)
