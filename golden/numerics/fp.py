@@ -138,38 +138,30 @@ def fp16_saturation_count(h) -> int:
 # ---- widening --------------------------------------------------------------------------------------------
 
 def fp16_to_fp32(h) -> np.ndarray:
-    """fp16 patterns -> fp32 patterns (cmod Fp16ToFp32): exact, denormals normalised, INF -> +/-FLT_MAX."""
-    h = np.asarray(h)
-    b = h.reshape(-1).astype(np.uint32)
-    mag = b & 0x7FFF
-    out = (mag << 13) + np.uint32(112 << 23)  # rebias the exponent, widen the mantissa
-    # denormal m * 2**-24, normalised exactly by a float32 multiply
-    out = np.where(mag < 0x400, (mag.astype(np.float32) * np.float32(2.0**-24)).view(np.uint32), out)
-    special = mag >= 0x7C00
-    if special.any():
-        m = mag[special] & 0x3FF
-        out[special] = np.where(m == 0, np.uint32(FP32_MAX_BITS), np.uint32(0x7F800000) | m)
-    return (out | ((b & 0x8000) << 16)).reshape(h.shape)
+    """fp16 patterns -> fp32 patterns (cmod Fp16ToFp32): exact, denormals normalised, INF -> +/-FLT_MAX.
 
-
-def fp16_to_float32(h) -> np.ndarray:
-    """fp16 patterns -> float32 values with NVDLA's rules (the SDP INF mapping).
-
-    Finite values: the 15 magnitude bits moved up to the float32 exponent and mantissa fields, then a
-    multiply by 2**112 rebiases the exponent (and normalises a denormal) exactly. INF and NaN (exponent
-    31) take fp16_to_fp32's path.
+    The sign and 15 magnitude bits move up to the float32 fields, then a multiply by 2**112 rebiases
+    the exponent (and normalises a denormal) exactly. Exponent 31 is patched: INF -> +/-FLT_MAX, NaN keeps
+    its 10-bit payload in the low mantissa bits.
     """
     shape = np.shape(h)
     h = np.asarray(h).astype(np.uint16, copy=False).reshape(-1)
     wide = h.view(np.int16).astype(np.int32)  # sign extended: bit 31 is the sign
     wide <<= 13
     wide &= np.int32(-0x70002000)  # 0x8FFFE000: the sign and the 15 magnitude bits
-    values = wide.view(np.float32)
-    values *= np.float32(2.0**112)
+    wide.view(np.float32)[...] *= np.float32(2.0**112)
+    out = wide.view(np.uint32)
     special = (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
     if special.any():
-        values[special] = fp16_to_fp32(h[special]).view(np.float32)
-    return values.reshape(shape)
+        payload = (h[special] & np.uint16(0x3FF)).astype(np.uint32)
+        sign = (h[special] & np.uint16(0x8000)).astype(np.uint32) << 16
+        out[special] = sign | np.where(payload == 0, np.uint32(FP32_MAX_BITS), np.uint32(0x7F800000) | payload)
+    return out.reshape(shape)
+
+
+def fp16_to_float32(h) -> np.ndarray:
+    """fp16 patterns -> float32 values with NVDLA's rules (the SDP INF mapping)."""
+    return fp16_to_fp32(h).view(np.float32)
 
 
 def fp17_to_fp32(x) -> np.ndarray:

@@ -343,7 +343,7 @@ def test_fp16_saturation_count():
 
 
 def test_fast_fp16_to_float32_is_the_bit_level_widening():
-    """All 65536 patterns: the shift-and-multiply widening equals fp16_to_fp32 bit for bit."""
+    """All 65536 patterns: fp16_to_float32 is the float32 view of fp16_to_fp32, bit for bit."""
     np.testing.assert_array_equal(fp.fp16_to_float32(ALL16).view(np.uint32), fp.fp16_to_fp32(ALL16))
 
 
