@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -114,10 +113,7 @@ def datapath_only(ctx: LayerContext):
     channels = rdma.padded_channels(cfg, ATOM)
     x = rdma.read_input(ctx, cfg, channels, None)
     operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
-    if cfg.proc_precision == "fp16":
-        return lambda: sdp._by_channel_slices(partial(sdp._run_fp, cfg, tables=None), sdp._fp_input(cfg, x, {}),
-                                              operands)
-    return lambda: sdp._by_channel_slices(partial(sdp._run_int, cfg, tables=None), x, operands)
+    return lambda: sdp.compute(cfg, x, operands, None, {})
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ from golden.units.sdp import datapath, rdma
 from golden.units.sdp.config import SdpConfig, decode
 from golden.units.sdp.validate import validate
 
-__all__ = ["run", "decode", "validate", "SdpConfig"]
+__all__ = ["run", "compute", "decode", "validate", "SdpConfig"]
 
 
 def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
@@ -38,11 +38,7 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     status: dict[tuple[str, str], int] = {}
     x = rdma.read_input(ctx, cfg, channels, upstream)
     operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
-    if cfg.proc_precision == "fp16":
-        x = _fp_input(cfg, x, status)
-        out, counters, saturated = _by_channel_slices(partial(_run_fp, cfg, tables=tables), x, operands)
-    else:
-        out, counters, saturated = _by_channel_slices(partial(_run_int, cfg, tables=tables), x, operands)
+    out, counters, saturated = compute(cfg, x, operands, tables, status)
     if counters is not None and cfg.perf_lut:
         status.update({("SDP", name): value for name, value in counters.items()})
     if cfg.perf_sat:
@@ -55,6 +51,13 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     if cfg.output_pdp:
         return UnitResult(status=status, output=out if cfg.batch > 1 else out[0])
     return UnitResult(status=status, surfaces=[_write(ctx, cfg, out, atom)])
+
+
+def compute(cfg: SdpConfig, x, operands, tables, status):
+    """The datapath from the read input and operands to (output, LUT counters, saturation count)."""
+    if cfg.proc_precision == "fp16":
+        return _by_channel_slices(partial(_run_fp, cfg, tables=tables), _fp_input(cfg, x, status), operands)
+    return _by_channel_slices(partial(_run_int, cfg, tables=tables), x, operands)
 
 
 def _run_int(cfg: SdpConfig, x, operands, tables):
