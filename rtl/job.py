@@ -1,43 +1,35 @@
-"""A trace as the bench plays it: an ordered list of steps, saved as JSON for the simulator process.
+"""A program as the bench plays it: an ordered list of steps, saved as JSON for the simulator process.
 
-`job_from_trace` translates a parsed trace (golden/trace.py) command by command, with
-the golden player's semantics (golden/player.py): intr_notify only arms a watch on
-a GLB interrupt bit; a check (or check_nothing) waits for its sync to fire; firing
-clears the bit (write 1 to S_INTR_STATUS, as an interrupt handler does); at the end
-the bench waits for every watch still armed. Memory loads become raw byte files
-next to the job; a region check carries the trace's CRC or golden file and, when
-the golden model ran, its bytes.
+`job_from_program` writes the compiled steps of a trace (golden/steps.py) in the bench's terms, one
+job step per program step with the program step's `index`, so that what the bench observes maps
+back onto the program: memory loads become raw byte files next to the job, interrupt watches carry
+their GLB.S_INTR_STATUS bit (-1: any bit), a region check carries the trace's CRC or golden file.
+The semantics are the program's (golden/steps.py); rtl/bench/sequences.py executes them.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from golden.errors import NvdlaVerifError, TraceError
-from golden.memory import read_memory_file
 from golden.regs.regmap import RegisterMap
-from golden.trace import (
-    CheckCrc,
-    CheckFile,
-    CheckNothing,
-    IntrNotify,
-    MemInit,
-    MemLoad,
-    MemRelease,
-    MemReserve,
-    RegRead,
-    RegWrite,
-    SyncNotify,
-    SyncWait,
-    Trace,
-    Wait,
+from golden.steps import (
+    AwaitSync,
+    CheckRegion,
+    FillMemory,
+    LoadMemory,
+    Program,
+    ReadRegister,
+    WaitInterrupt,
+    WatchInterrupt,
+    WriteRegister,
+    compile_trace,
 )
+from golden.steps import interrupt_bit as program_interrupt_bit
+from golden.trace import Trace, Wait
 
 MEMORIES = {"pri_mem": "pri", "sec_mem": "sec"}
-_SOURCE = re.compile(r"([A-Za-z_]+?)_?([01])")
 
 
 @dataclass
@@ -55,6 +47,7 @@ class Step:
     expect_file: str = ""
     where: str = ""
     layout: dict | None = None
+    index: int = -1  # the program step it plays
 
 
 @dataclass
@@ -84,72 +77,54 @@ class Job:
 
 def interrupt_bit(source: str, regmap: RegisterMap, where: str = "") -> int:
     """The GLB S_INTR_STATUS bit of an intr_notify source such as SDP_0 or cdma_dat_1."""
-    match = _SOURCE.fullmatch(source or "")
-    try:
-        field_name = f"{match.group(1).upper()}_DONE_STATUS{match.group(2)}"
-        return regmap.get("GLB", "S_INTR_STATUS").field(field_name).lsb
-    except (AttributeError, KeyError, NvdlaVerifError):
-        raise TraceError(f"unknown interrupt source {source!r}", path=where) from None
+    return program_interrupt_bit(source, regmap, Wait(path=where or "<trace>", line=None))
+
+
+def job_from_trace(trace: Trace, regmap: RegisterMap, blob_dir: Path) -> Job:
+    return job_from_program(compile_trace(trace), blob_dir)
+
+
+def job_from_program(program: Program, blob_dir: Path) -> Job:
+    job = Job()
+    add = job.steps.append
+    for index, s in enumerate(program.steps):
+        if isinstance(s, WriteRegister):
+            add(Step("reg_write", s.address, s.value, name=s.register.qualified, where=s.where, index=index))
+        elif isinstance(s, ReadRegister):
+            add(Step("read_reg", s.address, s.expected, mask=s.mask, name=s.register.qualified,
+                     sync="poll" if s.poll else "", where=s.where, index=index))
+        elif isinstance(s, FillMemory):
+            add(Step("mem_fill", s.base, size=s.size, mem=MEMORIES[s.memory], where=s.where, index=index))
+        elif isinstance(s, LoadMemory):
+            for offset, data in _runs(s.records):
+                blob = blob_dir / f"load{index}_{offset:x}.bin"
+                blob.write_bytes(data)
+                add(Step("mem_write", s.base + offset, size=len(data), mem=MEMORIES[s.memory], file=blob.name,
+                         where=s.where, index=index))
+        elif isinstance(s, WatchInterrupt):
+            add(Step("watch_intr", value=-1 if s.bit is None else s.bit, sync=s.sync, where=s.where, index=index))
+        elif isinstance(s, CheckRegion):
+            blob = ""
+            if s.expected is not None:
+                blob = f"expect{index}.bin"
+                (blob_dir / blob).write_bytes(s.expected.tobytes())
+            add(Step("check", s.base, size=s.size, mem=MEMORIES[s.memory], sync=s.sync or "", crc=s.crc,
+                     name=s.file or s.sync or "", file=blob, where=s.where, index=index))
+        elif isinstance(s, AwaitSync):
+            add(Step("await_sync", sync=s.sync, where=s.where, index=index))
+        elif isinstance(s, WaitInterrupt):
+            add(Step("wait_line", where=s.where, index=index))
+    add(Step("await_sync", sync="*", where="end of trace"))
+    return job
 
 
 def _runs(records) -> list[tuple[int, bytes]]:
     """Merge adjacent (offset, bytes) records into contiguous runs, keeping file order."""
     runs: list[tuple[int, bytearray]] = []
     for offset, data in records:
-        data = bytes(bytearray(data))
+        data = data.tobytes()
         if runs and runs[-1][0] + len(runs[-1][1]) == offset:
             runs[-1][1].extend(data)
         else:
             runs.append((offset, bytearray(data)))
     return [(o, bytes(d)) for o, d in runs]
-
-
-def _image(path: Path) -> bytes:
-    """A memory file as one byte image from offset 0 (gaps zero), as golden/player.py reads golden files."""
-    runs = _runs(read_memory_file(path))
-    image = bytearray(max((o + len(d) for o, d in runs), default=0))
-    for offset, data in runs:
-        image[offset:offset + len(data)] = data
-    return bytes(image)
-
-
-def job_from_trace(trace: Trace, regmap: RegisterMap, blob_dir: Path) -> Job:
-    job = Job()
-    add = job.steps.append
-    for number, c in enumerate(trace.commands):
-        if isinstance(c, RegWrite):
-            add(Step("reg_write", regmap.address(c.register), c.value & 0xFFFFFFFF, name=c.register.qualified,
-                     where=c.where))
-        elif isinstance(c, RegRead):
-            add(Step("read_reg", regmap.address(c.register), c.expected, mask=c.mask, name=c.register.qualified,
-                     sync="poll" if c.poll or trace.format == "txn" else "", where=c.where))
-        elif isinstance(c, MemInit):
-            add(Step("mem_fill", c.base, size=c.size, mem=MEMORIES[c.memory], where=c.where))
-        elif isinstance(c, MemLoad):
-            path = trace.folder / c.file
-            runs = _runs(read_memory_file(path)) if c.size is None else [(0, _image(path)[:c.size])]
-            for offset, data in runs:
-                blob = blob_dir / f"load{number}_{offset:x}.bin"
-                blob.write_bytes(data)
-                add(Step("mem_write", c.base + offset, size=len(data), mem=MEMORIES[c.memory], file=blob.name,
-                         where=c.where))
-        elif isinstance(c, IntrNotify):
-            add(Step("watch_intr", value=interrupt_bit(c.source, regmap, c.where), sync=c.sync, where=c.where))
-        elif isinstance(c, CheckCrc):
-            add(Step("check", c.base, size=c.size, mem=MEMORIES[c.memory], sync=c.sync, crc=c.crc,
-                     name=c.sync, where=c.where))
-        elif isinstance(c, CheckFile):
-            blob = blob_dir / f"expect{number}.bin"
-            blob.write_bytes(_image(trace.folder / c.file)[:c.size])
-            add(Step("check", c.base, size=c.size, mem=MEMORIES[c.memory], sync=c.sync or "", name=c.file,
-                     file=blob.name, where=c.where))
-        elif isinstance(c, CheckNothing):
-            add(Step("await_sync", sync=c.sync, where=c.where))
-        elif isinstance(c, Wait):
-            add(Step("wait_line", where=c.where))
-        elif isinstance(c, SyncNotify | SyncWait | MemReserve | MemRelease):
-            continue  # file order already honours the per-unit ordering; reservations do not act
-        else:
-            raise TraceError(f"{c.op} is not supported by the RTL bench", path=c.path, line=c.line)
-    add(Step("await_sync", sync="*", where="end of trace"))
-    return job

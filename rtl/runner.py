@@ -1,7 +1,8 @@
 """Run traces on RTL through the pyuvm bench and compare with the golden model.
 
     run_trace_on_rtl(trace, profile, build_options=None, *, golden="auto") -> RtlRunResult
-    play(trace, profile, build_options=None) -> golden.player.TraceResult   (what `conform --impl rtl` calls)
+    run_program_on_rtl(program, profile, build_options=None, *, golden=None) -> RtlRunResult
+    (rtl/implementation.py wraps the second as the `rtl` implementation of `--impl rtl`)
 
 trace: a golden.trace.Trace, a .cfg / input.txn path, or a test folder.
 profile: a golden.config.Profile (register layout, memory atom size).
@@ -12,7 +13,8 @@ compares every checked region byte for byte as well; a MemorySystem supplies the
 golden memories directly; None compares with the trace's CRCs and files only.
 
 RtlRunResult.status: "pass", "fail", "timeout", "error", or "unsupported" (the fixture
-does not implement the layer, nothing was simulated; `play` raises NotModelledError).
+does not implement the layer, nothing was simulated). Beside the bench's own checks it carries
+what the monitors observed, by program step index: `regions` (bytes), `registers` (values).
 """
 
 from __future__ import annotations
@@ -29,14 +31,15 @@ from pathlib import Path
 import cocotb.config
 import find_libpython
 
-from golden.errors import NotModelledError, NvdlaVerifError
+from golden.errors import NvdlaVerifError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.steps import Program, compile_trace
 from golden.trace import Trace, load_trace
 from rtl.build import BuildOptions, build
 from rtl.fixture_subset import cycle_budget, output_layout, unsupported_reason
-from rtl.job import Job, job_from_trace
+from rtl.job import Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
 SIM_TIMEOUT_S = 1800
@@ -52,6 +55,9 @@ class RtlRunResult:
     message: str = ""
     memory: MemorySystem = field(default_factory=MemorySystem)
     checks: list[dict] = field(default_factory=list)
+    regions: dict[int, bytes] = field(default_factory=dict)
+    registers: dict[int, int] = field(default_factory=dict)
+    interrupts: list[str] = field(default_factory=list)
     cycles: int = 0
     wall_s: float = 0.0
     sim_s: float = 0.0
@@ -72,10 +78,10 @@ def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, s
     return result.memory, result.seconds, f"golden model: {result.status}"
 
 
-def prepare_job(trace: Trace, profile, run_dir: Path, golden: MemorySystem | None) -> tuple[Job, str | None]:
-    """The bench job for a trace, and the reason the fixture cannot run it (None when it can)."""
+def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem | None) -> tuple[Job, str | None]:
+    """The bench job for a program, and the reason the fixture cannot run it (None when it can)."""
     regmap = RegisterMap.for_profile(profile)
-    job = job_from_trace(trace, regmap, run_dir)
+    job = job_from_program(program, run_dir)
     values = RegisterValues(regmap, job.reg_writes(regmap))
     units = {regmap.at(s.addr).unit for s in job.steps if s.op == "reg_write"}
     atom = profile.memory_atomic_size
@@ -91,8 +97,8 @@ def prepare_job(trace: Trace, profile, run_dir: Path, golden: MemorySystem | Non
                 expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
                 step.expect_file = expect.name
     reason = unsupported_reason(values, units)
-    if trace.layout != "master":
-        reason = f"the fixture has the master register layout, the trace uses {trace.layout}'s"
+    if program.layout != "master":
+        reason = f"the fixture has the master register layout, the trace uses {program.layout}'s"
     return job, reason
 
 
@@ -132,56 +138,45 @@ def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
 
 def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, *, golden="auto",
                      work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
-    options = build_options or BuildOptions.from_env()
-    started = time.perf_counter()
     trace = trace if isinstance(trace, Trace) else load_trace(trace)
     golden_s, note = 0.0, ""
     if isinstance(golden, str) and golden == "auto":
         golden, golden_s, note = _golden_memory(trace, profile)
+    result = run_program_on_rtl(compile_trace(trace), profile, build_options, golden=golden, work_dir=work_dir,
+                                keep=keep)
+    result.golden_s = golden_s
+    result.message = "; ".join(m for m in (result.message, note) if m)
+    return result
+
+
+def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | None = None, *,
+                       golden: MemorySystem | None = None, work_dir: Path | None = None,
+                       keep: bool = False) -> RtlRunResult:
+    options = build_options or BuildOptions.from_env()
+    started = time.perf_counter()
     run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
-    job, reason = prepare_job(trace, profile, run_dir, golden)
+    job, reason = prepare_job(program, profile, run_dir, golden)
     if reason and options.is_fixture:
-        return RtlRunResult("unsupported", reason, run_dir=run_dir, golden_s=golden_s)
+        return RtlRunResult("unsupported", reason, run_dir=run_dir)
     job_path = run_dir / "job.json"
     job.save(job_path)
     build_dir = build(options)
     sim_started = time.perf_counter()
     summary = _simulate(build_dir, options.toplevel, job_path)
+    regions = {int(index): (run_dir / dump).read_bytes() for index, dump in summary.get("regions", {}).items()}
     memory = MemorySystem(Memory("pri_mem", unwritten="allow", outside="allow"),
                           Memory("sec_mem", unwritten="allow", outside="allow"))
     for step in job.steps:
-        dump = run_dir / f"dut_{step.mem}_{step.addr:x}_{step.size:x}.bin"
-        if step.op == "check" and dump.exists():
-            (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, dump.read_bytes())
-    message = "; ".join(m for m in (summary.get("message", ""), note) if m)
-    result = RtlRunResult(summary["status"], message, memory, summary.get("checks", []),
+        if step.op == "check" and step.index in regions:
+            (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, regions[step.index])
+    result = RtlRunResult(summary["status"], summary.get("message", ""), memory, summary.get("checks", []),
+                          regions, {int(k): v for k, v in summary.get("registers", {}).items()},
+                          summary.get("interrupts", []),
                           int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
-                          time.perf_counter() - started, time.perf_counter() - sim_started, golden_s, run_dir)
+                          time.perf_counter() - started, time.perf_counter() - sim_started, 0.0, run_dir)
     if not keep and result.passed:
         for path in run_dir.iterdir():
             path.unlink()
         run_dir.rmdir()
         result.run_dir = None
-    return result
-
-
-def play(trace, profile, build_options: BuildOptions | None = None):
-    """The golden player's `play(..., impl="rtl")` back end: a golden.player.TraceResult with one Check
-    per scoreboard verdict; raises NotModelledError when the fixture lacks the layer's features."""
-    from golden.player import Check, TraceResult
-
-    trace = trace if isinstance(trace, Trace) else load_trace(trace)
-    run = run_trace_on_rtl(trace, profile, build_options)
-    if run.status == "unsupported":
-        raise NotModelledError(run.message, unit="RTL fixture")
-    if run.status == "error":
-        raise RtlError(run.message)
-    result = TraceResult(trace.name, profile.name, path=str(trace.path), memory=run.memory)
-    for check in run.checks:
-        command = "check_crc" if check.get("crc_expected") is not None else check["kind"]
-        result.checks.append(Check(command, check["where"], check["ok"], check["report"]))
-    if run.status == "timeout":
-        result.checks.append(Check("interrupt", str(trace.path), False, run.message))
-    if not result.checks:
-        raise RtlError(f"{trace.name}: the RTL run produced no check")
     return result

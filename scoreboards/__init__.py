@@ -1,1 +1,19 @@
-"""Comparators: bit-exact, per-module FP16 thresholds, mismatch reports."""
+"""Scoreboards: judge an implementation's outcome against a reference's, surface by surface.
+
+    comparator_for(tolerance) -> Comparator      bit-exact, CC DC / CC Winograd or PDP / CDP threshold
+    compare_region(step, got, expected, surfaces) -> RegionComparison   with a SurfaceReport per surface
+    judge(program, outcome, reference, profile) -> golden.verdict.TraceResult
+
+The comparator of each output surface follows the unit that wrote it, as
+../shared/spec/nvdla-precision-preservation.md states the FP16 thresholds: SDP and every integer
+path bit-by-bit identical; CC DC and CC Winograd within the max_exp threshold; PDP and CDP within
+0.0001 absolute and 0.001 of the window's largest value.
+"""
+
+from scoreboards.comparators import BitExact, Comparator, Judgement, comparator_for
+from scoreboards.region import RegionComparison, compare_region
+from scoreboards.report import SurfaceReport
+from scoreboards.verdict import judge
+
+__all__ = ["BitExact", "Comparator", "Judgement", "RegionComparison", "SurfaceReport", "comparator_for",
+           "compare_region", "judge"]

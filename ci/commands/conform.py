@@ -1,23 +1,36 @@
-"""`nvdla-verif conform`: play every trace under the given paths and report a verdict per trace.
+"""`nvdla-verif conform`: play every trace under the given paths on an implementation and report a verdict per trace.
 
-Exit status 0 only when every trace that is valid for its profile and has all its
-input files passed ("invalid" traces and traces with a missing input file do not count).
+The implementation's outcome is judged against each trace's own checks and, through the scoreboards,
+against a reference implementation (--ref; the golden model unless --impl is golden itself).
+Exit status 0 only when every trace that is valid for its profile and has all its input files
+passed ("invalid" traces and traces with a missing input file do not count); 1 otherwise; 2 when
+nothing was selected or an option is wrong.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
-from golden.config import Profile, get_profile, infer_profile_name, load_spec
+import ci.implementations as registry
+from ci.conformance import label, run_trace
+from ci.options import (
+    add_implementation_options,
+    add_profile_options,
+    environment,
+    fixed_profile,
+    implementations,
+    profile_for,
+    rtl_environment,
+)
+from golden.config import Profile
 from golden.errors import NvdlaVerifError
-from golden.player import STATUSES, TraceResult, play
 from golden.trace import find_traces
+from golden.verdict import STATUSES, TraceResult
 
 NAME = "conform"
 HELP = "play NVIDIA traces (.cfg / input.txn) on an implementation and report pass/fail per trace"
@@ -25,39 +38,27 @@ HELP = "play NVIDIA traces (.cfg / input.txn) on an implementation and report pa
 
 def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="trace files or folders to search")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--profile", help="hardware profile for every trace (default: from the folder names)")
-    group.add_argument("--profile-spec", metavar="FILE", help="a .spec file defining the profile")
+    add_profile_options(parser)
     parser.add_argument("-k", action="append", default=[], metavar="PATTERN",
                         help="run only traces whose name contains PATTERN (repeatable: any matches)")
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
     parser.add_argument("-j", type=int, default=1, metavar="N", help="run N traces in parallel processes")
-    parser.add_argument("--impl", choices=("golden", "rtl"), default="golden",
-                        help="implementation to play the traces on (default: golden)")
-    rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
-    rtl.add_argument("--rtl-filelist", metavar="FILE",
-                     help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
-    rtl.add_argument("--rtl-top", metavar="NAME", help="the top module of --rtl-filelist (NV_nvdla-like ports)")
-    rtl.add_argument("--rtl-define", action="append", default=[], metavar="D",
-                     help="a Verilator define for --rtl-filelist, e.g. EMULATION (repeatable)")
+    add_implementation_options(parser)
 
 
-def _profile_for(path: Path, args, spec: Profile | None) -> Profile | None:
-    if spec is not None:
-        return spec
-    if args.profile:
-        return get_profile(args.profile)
-    name = infer_profile_name(path)
-    return get_profile(name) if name else None
+@lru_cache(maxsize=8)
+def _created(spec: str | None):
+    return registry.create(spec) if spec else None
 
 
-def _play_one(task: tuple[str, Profile | None, str]) -> TraceResult:
-    path, profile, impl = task
-    if profile is None:
-        return TraceResult(_label(Path(path)), "?", "error",
-                           "cannot infer the hardware profile from the folder names; use --profile")
-    result = play(path, profile, impl=impl)
-    result.layers, result.memory = [], None  # registers and memories stay in the worker
+def _play_one(task: tuple[str, Profile | None, str, str | None]) -> TraceResult:
+    path, fixed, impl, ref = task
+    try:
+        profile = profile_for(Path(path), fixed)
+    except NvdlaVerifError as exc:
+        return TraceResult(label(Path(path)), "?", "error", str(exc), path=path, implementation=impl)
+    result = run_trace(path, profile, _created(impl), _created(ref))
+    result.layers, result.memory, result.reports = [], None, []  # registers and memories stay in the worker
     return result
 
 
@@ -72,56 +73,35 @@ def exit_code(results: list[TraceResult]) -> int:
     return 0 if all(r.status == "passed" for r in counted) else 1
 
 
-def _rtl_environment(args) -> dict[str, str]:
-    """The RTL build options, handed to rtl.build.BuildOptions.from_env through the environment."""
-    if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
-        raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
-    if not args.rtl_filelist:
-        return {}
-    if args.impl != "rtl":
-        raise NvdlaVerifError("--rtl-filelist needs --impl rtl")
-    if not Path(args.rtl_filelist).is_file():
-        raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
-    try:
-        from rtl.build import BuildOptions
-    except ModuleNotFoundError as exc:
-        raise NvdlaVerifError(f"--impl rtl needs the RTL bench's packages ({exc.name} is missing): "
-                              "bash ci/setup.sh --test") from None
-    return BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env()
-
-
-@contextmanager
-def _environment(values: dict[str, str]):
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def run(args) -> int:
-    with _environment(_rtl_environment(args)):
+    with environment(rtl_environment(args)):
         return _conform(args)
 
 
 def _conform(args) -> int:
+    implementation, reference = implementations(args)
+    ref = reference.name if reference is not None else None
+    ref_spec = (args.ref or "golden") if ref else None
     paths = [p for p in find_traces(*args.paths) if not args.k or any(k in p.stem or k in p.parent.name
                                                                          for k in args.k)]
-    spec = load_spec(args.profile_spec) if args.profile_spec else None
-    tasks = [(str(p), _profile_for(p, args, spec), args.impl) for p in paths]
+    if not paths:
+        where = ", ".join(args.paths) + (f" matching {' or '.join(args.k)}" if args.k else "")
+        raise NvdlaVerifError(f"no trace selected: no .cfg or input.txn under {where}")
+    fixed = fixed_profile(args)
+    tasks = [(str(p), fixed, args.impl, ref_spec) for p in paths]
+    print(f"playing {len(tasks)} traces on {implementation.name}"
+          + (f", compared with {ref}" if ref else "") + (f", {args.j} in parallel" if args.j > 1 else ""))
     started = time.perf_counter()
     results: list[TraceResult] = []
-    width = max((len(_label(Path(t[0]))) for t in tasks), default=10)
+    width = max(len(label(p)) for p in paths)
 
     def report(index: int, result: TraceResult) -> None:
         results.append(result)
+        detail = result.detail if result.status != "passed" else result.detail[:80]
         print(f"[{index:3}/{len(tasks)}] {result.status.upper():11} {result.profile:12} "
-              f"{result.name:{width}} {result.seconds:6.2f}s  {result.detail[:160]}", flush=True)
+              f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
+        for warning in result.warnings:
+            print(f"      warning: {warning}")
 
     if args.j > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=args.j) as pool:
@@ -134,12 +114,9 @@ def _conform(args) -> int:
     _print_table(results, summary, time.perf_counter() - started)
     if args.json:
         Path(args.json).write_text(json.dumps(
-            {"summary": summary, "results": [r.as_dict() for r in results]}, indent=1) + "\n")
+            {"implementation": args.impl, "reference": ref_spec, "summary": summary,
+             "results": [r.as_dict() for r in results]}, indent=1) + "\n")
     return exit_code(results)
-
-
-def _label(path: Path) -> str:
-    return path.parent.name if path.suffix == ".txn" else path.stem
 
 
 def _print_table(results: list[TraceResult], summary: dict[str, int], seconds: float) -> None:

@@ -1,4 +1,5 @@
-"""`nvdla-verif play [TRACE]`: play one trace on the golden model and print what it computed.
+"""`nvdla-verif play [TRACE]`: play one trace on an implementation (default: the golden model) and print
+what it computed.
 
 Without TRACE it plays the example layer the project ships (golden/examples/).
 Exit status: 0 passed, 1 failed, 2 unsupported / invalid / error.
@@ -6,14 +7,26 @@ Exit status: 0 passed, 1 failed, 2 unsupported / invalid / error.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from golden.config import get_profile, infer_profile_name, load_spec
-from golden.errors import NvdlaVerifError, ProfileError
+from ci.conformance import run_trace
+from ci.options import (
+    add_implementation_options,
+    add_profile_options,
+    environment,
+    fixed_profile,
+    implementations,
+    profile_for,
+    rtl_environment,
+)
+from golden.config import get_profile
+from golden.errors import NvdlaVerifError
 from golden.examples import DEFAULT_PROFILE, DEFAULT_TRACE
 from golden.formats.feature import unpack_feature
-from golden.player import TraceResult, play
 from golden.trace import load_trace
+from golden.verdict import TraceResult, surface_span
 
 NAME = "play"
 HELP = "play a trace (.cfg or input.txn) on the golden model; without TRACE, the shipped example layer"
@@ -21,32 +34,26 @@ HELP = "play a trace (.cfg or input.txn) on the golden model; without TRACE, the
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", nargs="?", metavar="TRACE", help="a .cfg, an input.txn or a test folder")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--profile", help="hardware profile (default: from the folder names)")
-    group.add_argument("--profile-spec", metavar="FILE", help="a .spec file defining the profile")
-    parser.add_argument("--impl", choices=("golden", "rtl"), default="golden")
+    add_profile_options(parser)
     parser.add_argument("--registers", action="store_true", help="print the decoded registers of every layer")
-
-
-def _profile(args, path):
-    if args.profile_spec:
-        return load_spec(args.profile_spec)
-    if args.profile:
-        return get_profile(args.profile)
-    if args.trace is None:
-        return get_profile(DEFAULT_PROFILE)
-    name = infer_profile_name(path)
-    if name is None:
-        raise ProfileError(f"{path}: cannot infer the hardware profile from the folder names; use --profile")
-    return get_profile(name)
+    parser.add_argument("--pictures", metavar="DIR", help="draw each mismatching surface's picture into DIR (PNG)")
+    add_implementation_options(parser)
 
 
 def run(args) -> int:
-    path = args.trace or DEFAULT_TRACE
-    trace = load_trace(path)
-    profile = _profile(args, trace.path)
-    print(f"playing {trace.path} ({len(trace.commands)} commands) on {args.impl}, profile {profile.name}")
-    result = play(trace, profile, impl=args.impl)
+    with environment(rtl_environment(args)):
+        return _play(args)
+
+
+def _play(args) -> int:
+    implementation, reference = implementations(args)
+    trace = load_trace(args.trace or DEFAULT_TRACE)
+    fixed = fixed_profile(args) or (get_profile(DEFAULT_PROFILE) if args.trace is None else None)
+    profile = profile_for(trace.path, fixed)
+    compared = f", compared with {reference.name}" if reference is not None else ""
+    print(f"playing {trace.path} ({len(trace.commands)} commands) on {implementation.name}{compared}, "
+          f"profile {profile.name}")
+    result = run_trace(trace, profile, implementation, reference)
     _print_layers(result)
     if args.registers:
         print(result.decoded_registers())
@@ -56,6 +63,15 @@ def run(args) -> int:
     reads = sum(c.command == "read_reg" for c in result.checks)
     if reads:
         print(f"  {reads} register read-back checks, {sum(not c.passed for c in result.checks)} failed")
+    for report in result.reports:
+        if not report.ok:
+            print("  " + report.text().replace("\n", "\n  "))
+            if args.pictures:
+                Path(args.pictures).mkdir(parents=True, exist_ok=True)
+                picture = report.picture(Path(args.pictures) / f"{result.name}_{report.unit}_{report.base:x}.png")
+                print(f"  picture: {picture}")
+    for warning in result.warnings:
+        print(f"  warning: {warning}")
     if result.unwritten_bytes_read:
         print(f"  note: the models read {result.unwritten_bytes_read} never-written bytes (read as 0)")
     print(f"{result.status.upper()}: {result.name}: {result.detail}  ({result.seconds:.2f} s)")
@@ -79,11 +95,8 @@ def _read_cube(result: TraceResult, surface):
         return None
     try:
         memory = result.memory.by_name(surface.memory)
-        channels, height, width = surface.shape
-        per_atom = max(1, surface.atom_bytes // (1 if surface.precision == "int8" else 2))
-        span = (-(-channels // per_atom) - 1) * surface.surface_stride + (height - 1) * surface.line_stride \
-            + width * surface.atom_bytes
-        buf = memory.read(surface.base, span, unwritten="allow")
+        start, end = surface_span(surface)
+        buf = memory.read(start, end - start, unwritten="allow")
         return unpack_feature(buf, 0, surface.shape, surface.precision, surface.line_stride,
                               surface.surface_stride, surface.atom_bytes)
     except (NvdlaVerifError, KeyError, ValueError):

@@ -30,6 +30,10 @@ class LayerContext:
     profile: Profile
     regs: RegisterValues
     memory: MemorySystem
+    #: The SDP and CDP LUT RAMs as software wrote them (golden/units/lut.py: LutRam or LutTables per unit).
+    luts: dict = field(default_factory=dict)
+    #: The convolution buffer's state across layers (golden/units/conv/cbuf.py); None: no reuse.
+    cbuf: object | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,38 @@ class Surface:
 
 
 @dataclass
+class Tolerance:
+    """What a scoreboard needs to apply one FP16 threshold of precision-preservation to an output cube.
+
+    CC DC and CC Winograd give `max_exp` per element and `taps` (R*S*C for DC, 18*C for Winograd), the
+    factor of the threshold 2**(max_exp-20) * taps * 2 * scale + 2**(exp(a)-10); PDP and CDP give
+    `max_value` per element, the largest value of its pooling or square-sum window. The formulas
+    themselves live in scoreboards/. Arrays are shaped like the unit's output cube.
+    """
+
+    rule: str  # "CC DC", "CC Winograd", "PDP" or "CDP"
+    max_exp: np.ndarray | None = None
+    taps: int = 0
+    scale: float = 1.0
+    max_value: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.max_exp if self.max_exp is not None else self.max_value).shape
+
+    def fits(self, surface: Surface) -> bool:
+        """Whether the tolerance describes this surface's cube (fp16, same H and W, no more channels)."""
+        shape = self.shape
+        return (surface.precision == "fp16" and len(shape) == len(surface.shape)
+                and shape[-2:] == surface.shape[-2:] and shape[-3] <= surface.shape[-3])
+
+    def first(self) -> Tolerance:
+        """The tolerance of the first batch element (for a single-batch cube)."""
+        pick = lambda a: None if a is None else a[0]  # noqa: E731
+        return Tolerance(self.rule, pick(self.max_exp), self.taps, self.scale, pick(self.max_value))
+
+
+@dataclass
 class UnitResult:
     #: Read-only status and counter registers the unit updates, e.g. {("SDP", "D_PERF_OUT_SATURATION"): 3}.
     status: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -55,5 +91,5 @@ class UnitResult:
     output: np.ndarray | None = None
     #: The surfaces the unit wrote.
     surfaces: list[Surface] = field(default_factory=list)
-    #: Per-element absolute tolerance for fp16 outputs (CC DC / Winograd thresholds), when defined.
-    tolerance: np.ndarray | None = None
+    #: The FP16 threshold that applies to the output (CC DC, CC Winograd, PDP, CDP); None: bit-exact.
+    tolerance: Tolerance | None = None

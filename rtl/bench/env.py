@@ -11,6 +11,7 @@ from pyuvm import ConfigDB, uvm_analysis_port, uvm_env
 from rtl.bench.axi_memory import AxiMemoryAgent, has_port
 from rtl.bench.csb_agent import CsbAgent
 from rtl.bench.intr_monitor import IntrMonitor
+from rtl.bench.outcome import OutcomeCollector
 from rtl.bench.scoreboard import LayerScoreboard
 
 PORTS = {"pri": "nvdla_core2dbb", "sec": "nvdla_core2cvsram"}
@@ -50,11 +51,16 @@ class NvdlaEnv(uvm_env):
         self.memories = {kind: AxiMemoryAgent(f"{kind}_mem", self, port)
                          for kind, port in PORTS.items() if has_port(dut, port)}
         self.intr = IntrMonitor("intr", self)
+        self.outcome = OutcomeCollector("outcome", self)
         self.scoreboard = LayerScoreboard("scoreboard", self)
-        self.observations = uvm_analysis_port("observations", self)
+        #: where the sequence marks its progress (rtl/bench/outcome.py: Checkpoint); it publishes nothing else
+        self.checkpoints = uvm_analysis_port("checkpoints", self)
 
     def connect_phase(self):
-        self.observations.connect(self.scoreboard.export)
+        self.csb.monitor.ap.connect(self.outcome.csb.analysis_export)
+        self.intr.ap.connect(self.outcome.intr.analysis_export)
+        self.checkpoints.connect(self.outcome.checkpoints.analysis_export)
+        self.outcome.ap.connect(self.scoreboard.export)
 
     def memory(self, kind: str) -> AxiMemoryAgent:
         if kind not in self.memories:

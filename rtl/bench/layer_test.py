@@ -31,6 +31,7 @@ class LayerTest(uvm_test):
         ConfigDB().set(None, "*", "DUT", dut)
         ConfigDB().set(None, "*", "CORE_CLOCK", dut.dla_core_clk)
         ConfigDB().set(None, "*", "CSB_CLOCK", dut.dla_csb_clk)
+        ConfigDB().set(None, "*", "JOB_DIR", self.job_path.parent)
         self.env = NvdlaEnv("env", self)
         self.status, self.message, self.log = "pass", "", []
 
@@ -56,7 +57,7 @@ class LayerTest(uvm_test):
             self.status = "fail"
         summary = {"status": self.status, "message": self.message, "checks": results, "log": self.log,
                    "sim_ns": getattr(self, "sim_ns", 0), "clock_ns": self.job.clock_ns,
-                   "interrupts": self.env.intr.count}
+                   "interrupt_count": self.env.intr.count, **self.env.outcome.summary()}
         (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
         if self.status != "pass":
             self.logger.error(f"layer {self.status}: {self.message}")

@@ -1,21 +1,22 @@
-"""The hardware-layer sequence: plays a job's steps with the golden trace player's semantics.
+"""The hardware-layer sequence: plays a job's steps with the semantics of golden/steps.py.
 
-Register writes and reads go over the CSB agent; memory loads and region reads use
-the AXI memories' backdoor; intr_notify arms a watch on a GLB S_INTR_STATUS bit,
-and a check waits for its sync: the sequence reads S_INTR_STATUS whenever dla_intr
-rises (and every POLL_CYCLES, for masked sources), fires the watches whose bits are
-set and clears those bits (write 1 to clear). Every check goes to the scoreboard.
+Register writes and reads go over the CSB agent; memory loads use the AXI memories'
+backdoor; intr_notify arms a watch on a GLB S_INTR_STATUS bit (-1: any bit), and a check
+waits for its sync: the sequence reads S_INTR_STATUS whenever dla_intr rises (and every
+POLL_CYCLES, for masked sources), fires the watches whose bits are set and clears those
+bits (write 1 to clear). After a read step and when a check's sync fired, it marks a
+Checkpoint; what was read or written is taken from the monitors (rtl/bench/outcome.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cocotb.triggers import ClockCycles, First, RisingEdge
+from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 from pyuvm import ConfigDB, uvm_sequence
 
 from rtl.bench.csb_agent import CsbItem
-from rtl.bench.scoreboard import RegionObservation, RegisterObservation
+from rtl.bench.outcome import Checkpoint
 
 GLB_INTR_STATUS = 0x100C
 POLL_CYCLES = 256
@@ -55,7 +56,8 @@ class LayerSequence(uvm_sequence):
                 break
             if attempt + 1 < polls:
                 await ClockCycles(self.clock, POLL_CYCLES)
-        self.env.observations.write(RegisterObservation(step.name, step.where, value, step.value, step.mask))
+        await Timer(1, "step")  # the CSB monitor samples the response on the edge the driver returned at
+        self.env.checkpoints.write(Checkpoint(step))
 
     async def _mem_fill(self, step):
         self.env.memory(step.mem).write(step.addr, bytes(step.size))
@@ -69,9 +71,11 @@ class LayerSequence(uvm_sequence):
     async def _service_interrupts(self) -> None:
         status = await self.csb(GLB_INTR_STATUS, write=False)
         for bit, sync in list(self.watches):
-            if status & (1 << bit):
-                await self.csb(GLB_INTR_STATUS, 1 << bit)
-                status &= ~(1 << bit)
+            bits = status if bit < 0 else status & (1 << bit)
+            if bits:
+                if bit >= 0:
+                    await self.csb(GLB_INTR_STATUS, bits)
+                    status &= ~bits
                 self.watches.remove((bit, sync))
                 self.fired.add(sync)
                 self.log.append(f"{sync}: GLB interrupt bit {bit}")
@@ -105,9 +109,4 @@ class LayerSequence(uvm_sequence):
 
     async def _check(self, step):
         await self._await_sync(step)
-        got = self.env.memory(step.mem).read(step.addr, step.size)
-        trace_file = (self.job_dir / step.file).read_bytes() if step.file else None
-        golden = (self.job_dir / step.expect_file).read_bytes() if step.expect_file else None
-        self.env.observations.write(RegionObservation(step.name, step.where, step.mem, step.addr, step.size, got,
-                                                      step.crc, trace_file, golden, step.layout))
-        (self.job_dir / f"dut_{step.mem}_{step.addr:x}_{step.size:x}.bin").write_bytes(got)
+        self.env.checkpoints.write(Checkpoint(step))

@@ -5,7 +5,11 @@ import os
 
 import pytest
 
+from ci.conformance import run_trace
+from golden.config import get_profile
+from golden.implementation import Golden
 from golden.player import play
+from rtl.implementation import Rtl
 from rtl.runner import run_trace_on_rtl
 from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace
 
@@ -46,12 +50,15 @@ def test_traces_outside_the_subset_are_unsupported(name, nv_small):
     assert result.status == "unsupported" and UNSUPPORTED[name] in result.message
 
 
-def test_player_back_end(fixture_build, nv_small):
-    passed = play(_trace("sdp_3x3x33_bs_int8_reg_1"), nv_small, impl="rtl")
+def test_the_rtl_implementation_against_the_golden_reference(fixture_build, nv_small):
+    passed = run_trace(_trace("sdp_3x3x33_bs_int8_reg_1"), nv_small, Rtl(), Golden())
     assert passed.status == "passed", passed.detail
-    assert passed.checks and passed.checks[0].command == "check_crc"
-    unsupported = play(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, impl="rtl")
+    assert [c.command for c in passed.checks] == ["check_crc", "scoreboard vs golden"]
+    assert passed.reports and all(r.rule.startswith("bit-exact") for r in passed.reports)
+    unsupported = play(_trace("sdp_3x3x32_ew_lo_lin_int8"), get_profile("nv_large"), Rtl())
     assert unsupported.status == "unsupported" and "Y (EW)" in unsupported.detail
+    invalid = run_trace(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, Rtl(), Golden())
+    assert invalid.status == "invalid" and "on the reference golden" in invalid.detail
 
 
 def test_a_corrupted_crc_fails(fixture_build, nv_small, tmp_path):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp
-from golden.units.base import LayerContext, UnitResult
+from golden.units.base import LayerContext, Tolerance, UnitResult
 from golden.units.cdp.config import decode, validate
 from golden.units.cdp.lrn import lrn_fp16, lrn_int
 from golden.units.lut import ctx_tables
@@ -48,10 +48,9 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
         status["D_INF_INPUT_NUM"] = int(np.count_nonzero((bits & 0x7FFF) == 0x7C00))
         if cfg.nan_to_zero:
             bits, _ = fp.flush_nan(bits)
-        out, counters, magnitude = lrn_fp16(bits, cfg.shape[0], cfg, tables)
+        out, counters, max_value = lrn_fp16(bits, cfg.shape[0], cfg, tables)
         status["D_NAN_OUTPUT_NUM"] = fp.nan_count(out)
-        # precision-preservation, FP16 thresholds, CDP: |a-b| <= 0.0001 and |a-b| / max_value <= 0.001.
-        tolerance = np.minimum(1e-4, 1e-3 * magnitude)
+        tolerance = Tolerance("CDP", max_value=max_value)
     else:
         out, counters = lrn_int(cube, cfg.shape[0], cfg, tables)
     status.update(counters)

@@ -7,8 +7,8 @@ run(ctx, upstream=None) -> UnitResult with
   int32 saturation) and np.float32 for the fp16 pipeline (the fp32 values CACC delivers). Only the K
   real kernels are in the cube: SDP pads the last output atom itself.
 * status: ("CACC", "D_OUT_SATURATION") always; fp16 layers add CDMA's NaN/INF input counters.
-* tolerance (fp16 only): per-element absolute tolerance of the CC DC / CC Winograd thresholds
-  (precision-preservation), same shape as output, float64.
+* tolerance (fp16 only): what the CC DC / CC Winograd thresholds need (precision-preservation), a
+  golden.units.base.Tolerance with max_exp shaped as output.
 
 Stages: config (register decode), limits (programming-guide Limitation checks), cdma (memory -> CBUF),
 csc (windows and padding), cmac (sums), cacc (truncate/saturate), tolerance (fp16 thresholds), and the
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.errors import NotModelledError
-from golden.units.base import LayerContext, UnitResult
+from golden.units.base import LayerContext, Tolerance, UnitResult
 from golden.units.conv import cacc, cbuf, cdma, cmac, csc, limits
 from golden.units.conv.config import ConvConfig, read_config
 from golden.units.conv.geometry import Geometry, direct_geometry
@@ -37,7 +37,7 @@ class ConvResult:
     output: np.ndarray  # (N, K, Ho, Wo)
     saturated: int = 0
     status: dict = field(default_factory=dict)
-    tolerance: np.ndarray | None = None
+    tolerance: Tolerance | None = None
 
 
 def convolve(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precision: str, pad_value: int,
@@ -61,7 +61,7 @@ def convolve(cube: np.ndarray, weights: np.ndarray, geometry: Geometry, precisio
     sums = cmac.multiply_accumulate(csc.direct_windows(data, pad_wide, geometry), wts)
     out = cacc.deliver_fp(sums)
     from golden.units.conv import tolerance
-    tol = tolerance.dc_tolerance(cube, pad, geometry, weights, out, tolerance_scale)
+    tol = tolerance.dc_tolerance(cube, pad, geometry, weights, tolerance_scale)
     status = {("CDMA", "D_NAN_INPUT_DATA_NUM"): nan_d, ("CDMA", "D_NAN_INPUT_WEIGHT_NUM"): nan_w,
               ("CDMA", "D_INF_INPUT_DATA_NUM"): inf_d, ("CDMA", "D_INF_INPUT_WEIGHT_NUM"): inf_w}
     return ConvResult(out, 0, status, tol)
@@ -99,6 +99,6 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     out = result.output[0] if single else result.output
     tol = result.tolerance
     if tol is not None and single:
-        tol = tol[0]
+        tol = tol.first()
     status = {("CACC", "D_OUT_SATURATION"): result.saturated, **result.status}
     return UnitResult(status=status, output=out, tolerance=tol)

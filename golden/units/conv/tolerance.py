@@ -1,4 +1,4 @@
-"""Per-element tolerance of fp16 convolution results (precision-preservation: the FP16 threshold table).
+"""What the FP16 thresholds of convolution need, per element (precision-preservation: the FP16 threshold table).
 
     CC DC:        |a - b| <= 2**(max_exp - 20) * R * S * C * 2 * scale + 2**(exp(a) - 10)
     CC Winograd:  |a - b| <= 2**(max_exp - 20) * 18 * C * 2 * scale + 2**(exp(a) - 10)
@@ -6,7 +6,8 @@
 exp(a) = ((a >> 10) & 0x1f) - 15 is the fp16 exponent field of the result a; max_exp is, per output
 element, the largest (exp(data) & ~3) + (exp(wt) & ~3) over the R x S x C taps of its window (padding
 taps included: they carry PAD_VALUE). `scale` is the factor applied to the convolution result before it
-is compared (1 when the CACC output itself is judged).
+is compared (1 when the CACC output itself is judged). This module computes max_exp; the scoreboards
+(scoreboards/conv_fp16.py) apply the formula.
 
 max_exp is a max-plus convolution. It is computed with the same GEMM as the convolution: with levels
 L = ((exp & ~3) + 16) / 4 in 0..8 and a base B = 2**b with B > taps, sum(B**(Ld + Lw)) over a window lies
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.units.base import Tolerance
 from golden.units.conv import cmac, csc
 
 
@@ -44,22 +46,16 @@ def max_exp(cube: np.ndarray, pad, geometry, weights: np.ndarray) -> np.ndarray:
     return 4 * level - 32
 
 
-def threshold(out: np.ndarray, max_exponent: np.ndarray, taps: int, scale: float = 1.0) -> np.ndarray:
-    """The absolute tolerance per element for `taps` = R*S*C (DC) or 18*C (Winograd)."""
-    return (np.ldexp(1.0, max_exponent - 20) * (taps * 2 * scale)
-            + np.ldexp(1.0, fp16_exponent(out) - 10)).astype(np.float64)
-
-
-def dc_tolerance(cube, pad, geometry, weights, out, scale: float = 1.0) -> np.ndarray:
+def dc_tolerance(cube, pad, geometry, weights, scale: float = 1.0) -> Tolerance:
+    """CC DC: max_exp per output element, (N, K, Ho, Wo); taps = R*S*C."""
     taps = weights.shape[1] * weights.shape[2] * weights.shape[3]
-    return threshold(out, max_exp(cube, pad, geometry, weights), taps, scale)
+    return Tolerance("CC DC", max_exp=max_exp(cube, pad, geometry, weights), taps=taps, scale=scale)
 
 
-def winograd_tolerance(transformed: np.ndarray, weights: np.ndarray, out: np.ndarray,
-                       scale: float = 1.0) -> np.ndarray:
-    """CC Winograd threshold; max_exp over the pre-transformed tile and weights of each 2x2 output block.
+def winograd_max_exp(transformed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """CC Winograd max_exp over the pre-transformed tile and weights of each 2x2 output block, (K, 2Ty, 2Tx).
 
-    transformed (C, Ty, Tx, 4, 4) fp16, weights (K, C, 4, 4) fp16, out (K, 2Ty, 2Tx).
+    transformed (C, Ty, Tx, 4, 4) fp16, weights (K, C, 4, 4) fp16.
     """
     channels, ty, tx = transformed.shape[:3]
     kernels = weights.shape[0]
@@ -68,5 +64,9 @@ def winograd_tolerance(transformed: np.ndarray, weights: np.ndarray, out: np.nda
     weight_pow = np.ldexp(1.0, bits * _levels(weights)).reshape(kernels, channels * 16)
     level = np.floor(np.log2(weight_pow @ data_pow) / bits).astype(np.int64).reshape(kernels, ty, tx)
     per_tile = 4 * level - 32
-    max_exponent = np.repeat(np.repeat(per_tile, 2, axis=1), 2, axis=2)
-    return threshold(out, max_exponent, 18 * channels, scale)
+    return np.repeat(np.repeat(per_tile, 2, axis=1), 2, axis=2)
+
+
+def winograd_tolerance(max_exps: list[np.ndarray], channels: int, scale: float = 1.0) -> Tolerance:
+    """CC Winograd over the batch's per-image max_exp maps; taps = 18*C."""
+    return Tolerance("CC Winograd", max_exp=np.stack(max_exps), taps=18 * channels, scale=scale)

@@ -112,10 +112,11 @@ def convolve(cube: np.ndarray, weights: np.ndarray, precision: str, pad_value: i
         sums = post_transform(multiply(transformed, wts))
         if precision == "fp16":
             out = cacc.deliver_fp(sums)
-            tols.append(tolerance.winograd_tolerance(transformed, weights, out))
+            tols.append(tolerance.winograd_max_exp(transformed, weights))
         else:
             out, saturated = cacc.deliver_int(sums, clip_truncate)
             count += saturated
         outs.append(out)
-    return ConvResult(np.stack(outs), count, status, np.stack(tols) if tols else None)
+    tol = tolerance.winograd_tolerance(tols, weights.shape[1]) if tols else None
+    return ConvResult(np.stack(outs), count, status, tol)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from golden.errors import ConfigurationError
 from golden.numerics import fp
-from golden.units.base import LayerContext, UnitResult
+from golden.units.base import LayerContext, Tolerance, UnitResult
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
 from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
@@ -60,9 +60,8 @@ def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, np.ndar
             bits, _ = fp.flush_nan(bits)
     if cfg.method != "average":
         return pool_fp16_extreme(bits, cfg.method, cfg.kernel, cfg.stride, cfg.pads), None
-    out, magnitude = pool_fp16_average(bits, cfg.kernel, cfg.stride, cfg.pads, cfg.recip)
-    # precision-preservation, FP16 thresholds, PDP: |a-b| <= 0.0001 and |a-b| / max_value <= 0.001.
-    return out, np.minimum(1e-4, 1e-3 * magnitude)
+    out, max_value = pool_fp16_average(bits, cfg.kernel, cfg.stride, cfg.pads, cfg.recip)
+    return out, Tolerance("PDP", max_value=max_value)
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:

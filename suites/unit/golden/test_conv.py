@@ -12,6 +12,7 @@ from golden.config import get_profile
 from golden.errors import ConfigurationError
 from golden.units import conv
 from golden.units.conv.program import DirectLayer, direct_layer
+from scoreboards.conv_fp16 import allowed_error
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -198,9 +199,10 @@ def test_fp16_within_cc_dc_threshold(case):
     exact = reference_sums(cube.astype(np.float64), weights.astype(np.float64), layer.stride, layer.dilation,
                            layer.pad, (ho, wo), pad)
     exact = exact if cube.ndim == 4 else exact[0]
-    assert result.tolerance.shape == result.output.shape
-    assert (result.tolerance > 0).all()
-    assert (np.abs(result.output - exact) <= result.tolerance).all()
+    allowed = allowed_error(result.output.astype(np.float16).view(np.uint16), result.tolerance.max_exp,
+                            result.tolerance.taps)
+    assert result.tolerance.rule == "CC DC" and allowed.shape == result.output.shape
+    assert (np.abs(result.output - exact) <= allowed).all()
 
 
 def test_fp16_tolerance_follows_the_document():
@@ -210,8 +212,11 @@ def test_fp16_tolerance_follows_the_document():
     result = conv.run(direct_layer(get_profile("nv_full"), cube, weights, DirectLayer(precision="fp16")))
     out = float(result.output[0, 0, 0])
     assert out == 257.0
+    assert result.tolerance.max_exp[0, 0, 0] == 4 and result.tolerance.taps == 2
     expected = 2.0 ** (4 - 20) * 2 * 2 + 2.0 ** (8 - 10)  # exp(257) = 8
-    assert result.tolerance[0, 0, 0] == expected
+    bound = allowed_error(result.output.astype(np.float16).view(np.uint16), result.tolerance.max_exp,
+                            result.tolerance.taps)
+    assert bound[0, 0, 0] == expected
 
 
 def test_fp16_inf_and_nan_inputs():

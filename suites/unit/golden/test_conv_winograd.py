@@ -14,6 +14,7 @@ from golden.errors import ConfigurationError
 from golden.formats import winograd as wformat
 from golden.units import conv
 from golden.units.conv.program import WinogradLayer, winograd_layer
+from scoreboards.conv_fp16 import allowed_error
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NV_FULL = get_profile("nv_full")
@@ -152,9 +153,11 @@ def test_fp16_winograd_within_threshold(case):
     cube, weights, layer = case
     u = transformed_weights(weights, layer)
     result = conv.run(winograd_layer(NV_FULL, cube, u, layer))
-    assert result.output.dtype == np.float32 and result.tolerance.shape == result.output.shape
-    assert (result.tolerance > 0).all()
-    assert (np.abs(result.output - fp16_tile_reference(cube, u, layer)) <= result.tolerance).all()
+    assert result.output.dtype == np.float32 and result.tolerance.rule == "CC Winograd"
+    allowed = allowed_error(result.output.astype(np.float16).view(np.uint16), result.tolerance.max_exp,
+                            result.tolerance.taps)
+    assert allowed.shape == result.output.shape
+    assert (np.abs(result.output - fp16_tile_reference(cube, u, layer)) <= allowed).all()
 
 
 @pytest.mark.parametrize("out_hw", [(6, 8), (8, 10), (4, 8)])

@@ -247,7 +247,8 @@ def test_lut_writes_reach_the_model(tmp_path, fake_units):
         + "".join(f"reg_write(NVDLA_SDP.S_LUT_ACCESS_DATA_0, {v:#x});\n" for v in (7, 8, 9))
         + "reg_write(NVDLA_SDP.S_LUT_ACCESS_CFG_0, 0x30000);\n"  # WRITE, LO, address 0
         + "reg_write(NVDLA_SDP.S_LUT_ACCESS_DATA_0, 0x5);\n"
-        "reg_write(NVDLA_SDP.D_OP_ENABLE_0, 0x1);\nreg_write(NVDLA_SDP_RDMA.D_OP_ENABLE_0, 0x1);\n")
+        "reg_write(NVDLA_SDP.D_OP_ENABLE_0, 0x1);\nreg_write(NVDLA_SDP_RDMA.D_OP_ENABLE_0, 0x1);\n"
+        "intr_notify(SDP_0, done);\ncheck_nothing(done);\n")
     assert play(tmp_path / "t.cfg", NV_SMALL).status == "passed"
     assert seen == {"le": [7, 8, 9], "lo": [5, 0]}
 

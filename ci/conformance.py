@@ -1,0 +1,50 @@
+"""Run one trace on an implementation and judge it, against its own checks and a reference implementation.
+
+    run_trace(trace_or_path, profile, implementation, reference=None) -> TraceResult   never raises for a
+                                                                                      trace or model problem
+
+The reference (default: none for the golden model itself, the golden model for anything else) runs
+first: when the trace is `invalid` for the profile there, it is invalid everywhere and the
+implementation does not run; its outcome gives the scoreboards the bytes and tolerances to compare.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from golden.config import Profile
+from golden.errors import NvdlaVerifError
+from golden.implementation import Implementation
+from golden.player import MissingFiles, observe, prepare, result_for
+from golden.trace import Trace
+from golden.verdict import TraceResult, conclude
+from scoreboards.verdict import judge
+
+
+def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
+              reference: Implementation | None = None) -> TraceResult:
+    started = time.perf_counter()
+    try:
+        program = prepare(trace, profile)
+    except NvdlaVerifError as exc:
+        name = trace.name if isinstance(trace, Trace) else label(Path(trace))
+        detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
+        return TraceResult(name, profile.name, "error", detail, path=str(trace),
+                           implementation=implementation.name, seconds=time.perf_counter() - started)
+    expected = observe(reference, program, profile) if reference is not None else None
+    if expected is not None and expected.status in ("invalid", "error"):
+        result = result_for(program, profile, expected)
+        result.implementation = implementation.name
+        expected.detail = f"on the reference {expected.implementation}: {expected.detail}"
+        return conclude(result, expected)
+    outcome = observe(implementation, program, profile)
+    result = judge(program, outcome, expected, profile)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def label(path: Path) -> str:
+    if path.is_dir():
+        return path.name
+    return path.parent.name if path.suffix == ".txn" else path.stem

@@ -1,0 +1,91 @@
+"""Options shared by the commands that play traces (conform, play): profile and implementations."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import ci.implementations as registry
+from golden.config import Profile, get_profile, infer_profile_name, load_spec
+from golden.errors import NvdlaVerifError, ProfileError
+from golden.implementation import Implementation
+
+
+def add_profile_options(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--profile", help="hardware profile for every trace (default: from the folder names)")
+    group.add_argument("--profile-spec", metavar="FILE", help="a .spec file defining the profile")
+
+
+def fixed_profile(args) -> Profile | None:
+    """The profile the options name for every trace, or None to infer it per trace."""
+    if args.profile_spec:
+        return load_spec(args.profile_spec)
+    return get_profile(args.profile) if args.profile else None
+
+
+def profile_for(path: Path, fixed: Profile | None) -> Profile:
+    if fixed is not None:
+        return fixed
+    name = infer_profile_name(path)
+    if name is None:
+        raise ProfileError(f"{path}: cannot infer the hardware profile from the folder names; use --profile")
+    return get_profile(name)
+
+
+def add_implementation_options(parser) -> None:
+    registered = ", ".join(registry.names())
+    parser.add_argument("--impl", default="golden", metavar="NAME[:ARG]",
+                        help=f"the implementation to play the traces on (registered: {registered}; "
+                             "default: golden); e.g. --impl 'command:./my_model --fast'")
+    parser.add_argument("--ref", metavar="NAME[:ARG]",
+                        help="the reference its outcome is compared with through the scoreboards (default: "
+                             "golden, none when --impl is golden)")
+    rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
+    rtl.add_argument("--rtl-filelist", metavar="FILE",
+                     help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
+    rtl.add_argument("--rtl-top", metavar="NAME", help="the top module of --rtl-filelist (NV_nvdla-like ports)")
+    rtl.add_argument("--rtl-define", action="append", default=[], metavar="D",
+                     help="a Verilator define for --rtl-filelist, e.g. EMULATION (repeatable)")
+
+
+def implementations(args) -> tuple[Implementation, Implementation | None]:
+    """(implementation, reference) the options name; created once so that bad values fail before anything runs."""
+    implementation = registry.create(args.impl)
+    ref = args.ref or ("golden" if implementation.name != "golden" else None)
+    reference = registry.create(ref) if ref and ref != args.impl else None
+    return implementation, reference
+
+
+def rtl_environment(args) -> dict[str, str]:
+    """The RTL build options, handed to rtl.build.BuildOptions.from_env through the environment."""
+    if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
+        raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
+    if not args.rtl_filelist:
+        return {}
+    if not args.impl.startswith("rtl") and not (args.ref or "").startswith("rtl"):
+        raise NvdlaVerifError("--rtl-filelist needs --impl rtl")
+    if not Path(args.rtl_filelist).is_file():
+        raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
+    try:
+        from rtl.build import BuildOptions
+    except ModuleNotFoundError as exc:
+        raise NvdlaVerifError(f"--impl rtl needs the RTL bench's packages ({exc.name} is missing): "
+                              "bash ci/setup.sh --test") from None
+    return BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env()
+
+
+@contextmanager
+def environment(values: dict[str, str]):
+    """Set environment variables for the duration of a run (worker processes inherit them)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -1,0 +1,270 @@
+"""The golden NVDLA as a device: registers, memories, LUT RAMs, and the hardware layers they launch.
+
+`Hardware(profile, layout)` takes CSB writes and reads (`write`, `read`) and lets time pass one
+step at a time (`step`). `D_OP_ENABLE = 1` only arms a group; a hardware layer runs when time
+passes, as on the real bench, where a read-back of D_OP_ENABLE right after the write still sees 1.
+A layer runs once every unit of its pipeline is armed in its consumer group (programming guide:
+"Convolution pipeline programming", "SDP programming", "PDP programming"):
+
+    CONV      CDMA + CSC + CMAC_A + CMAC_B + CACC + SDP (FLYING_MODE=ON), then as SDP
+    SDP       SDP (+ SDP_RDMA when SDP reads memory: flying mode off or an operand DMA
+              enabled) (+ PDP when OUTPUT_DST=PDP: PDP on the fly)
+    PDP       PDP_RDMA + PDP (offline);  CDP: CDP_RDMA + CDP;  RUBIK: RBK
+    BDMA      each CFG_LAUNCH0/1 runs the operations queued by CFG_OP writes
+
+Stages run in hardware order through golden.units.load(stage).run(ctx, upstream), each stage's
+`output` the next one's `upstream`. Status registers then take UnitResult.status, the groups
+complete (op-enable cleared, consumer flipped, S_STATUS updated) and the done interrupts of the
+layer's units are queued in pipeline order (CDMA_DAT, CDMA_WT, CACC, SDP, PDP): each step of time
+raises the next one in GLB.S_INTR_STATUS (the traceplayer's conv_8x8_fc_int16 reads them one per
+wait). S_LUT_ACCESS_CFG/DATA writes also fill the SDP/CDP LUT RAMs (golden/units/lut.py).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import golden.units
+from golden.config import Profile
+from golden.errors import TraceError
+from golden.memory import Memory, MemoryAccessWarning, MemorySystem
+from golden.regs.regfile import RegisterFile
+from golden.regs.regmap import Register, RegisterMap
+from golden.regs.values import RegisterValues
+from golden.units.base import LayerContext, Surface, Tolerance
+from golden.units.lut import LutRam
+
+CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
+#: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS).
+INTERRUPTS = {"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",), "SDP": ("SDP",), "PDP": ("PDP",),
+              "CDP": ("CDP",), "RBK": ("RUBIK",), "BDMA": ("BDMA",)}
+LUT_UNITS = ("SDP", "CDP")
+#: Units a profile may lack entirely, with the .spec switch.
+UNIT_SWITCHES = {"BDMA": "BDMA", "RBK": "RUBIK", "PDP": "PDP", "PDP_RDMA": "PDP", "CDP": "CDP",
+                 "CDP_RDMA": "CDP"}
+LAUNCHES = ("D_OP_ENABLE", "CFG_LAUNCH0", "CFG_LAUNCH1")
+#: The unit a stage's output surfaces are named after in reports and scoreboards.
+STAGE_UNITS = {"CONV": "CACC", "SDP": "SDP", "PDP": "PDP", "CDP": "CDP", "RUBIK": "RBK", "BDMA": "BDMA"}
+
+
+class TraceHang(TraceError):
+    """The trace waits for something the hardware would never do."""
+
+
+@dataclass
+class WrittenSurface:
+    """A surface a hardware layer wrote, with what a scoreboard needs to judge it."""
+
+    unit: str  # the unit whose DMA wrote it: SDP, PDP, CDP, BDMA, RBK
+    surface: Surface
+    layer: int  # index of the hardware layer
+    tolerance: Tolerance | None = None  # precision-preservation FP16 threshold; None: bit-exact
+
+
+@dataclass
+class HardwareLayer:
+    """One launch: the units of the pipeline, their register groups, the stage models run."""
+
+    stages: tuple[str, ...]
+    groups: dict[str, int]
+    regs: RegisterValues | None = None
+    surfaces: list[Surface] = field(default_factory=list)
+    outputs: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return "+".join(self.stages)
+
+    def describe(self) -> str:
+        units = ", ".join(f"{u}[{g}]" for u, g in self.groups.items())
+        return f"{self.name} ({units})"
+
+
+_UNWRITTEN = re.compile(r"read of (\d+) never-written")
+
+
+class Hardware:
+    def __init__(self, profile: Profile, layout: str | None = None):
+        self.profile = profile
+        self.regmap = RegisterMap.for_layout(layout or profile.layout)
+        self.regs = RegisterFile(self.regmap)
+        self.memory = MemorySystem(Memory("pri_mem", unwritten="warn", outside="allow"),
+                                   Memory("sec_mem", unwritten="warn", outside="allow"))
+        #: Done interrupts of finished layers not yet raised, one bit each, in hardware order.
+        self.irq_queue: list[int] = []
+        #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
+        self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
+        self.layers: list[HardwareLayer] = []
+        self.written: list[WrittenSurface] = []
+        self.unwritten_bytes_read = 0
+
+    # -- the CSB ---------------------------------------------------------------------------------------
+    def write(self, reg: Register, value: int, where: str = "") -> None:
+        switch = UNIT_SWITCHES.get(reg.unit)
+        if switch and value & 1 and reg.name in LAUNCHES:
+            self.profile.require(switch, f"{where}: the trace enables {reg.unit}", fields=(reg.qualified,))
+        if reg.is_double_buffered and reg.unit in self.regs.pingpong:
+            group = self.regs.producer(reg.unit)
+            if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
+                self.run_armed()  # the armed group runs before software may reprogram it
+        if reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
+            if reg.unit in self.regs.armed():
+                self.run_armed()  # an armed layer uses the LUT as programmed so far
+            self.luts[reg.unit].write(reg.name, value)
+        self.regs.write(reg, value)
+
+    def read(self, reg: Register) -> int:
+        return self.regs.read(reg)
+
+    @property
+    def interrupt_status(self) -> int:
+        return self.regs.raw("GLB", "S_INTR_STATUS")
+
+    def clear_interrupts(self, bits: int) -> None:
+        self.regs.write(self.regmap.get("GLB", "S_INTR_STATUS"), bits)
+
+    # -- time ------------------------------------------------------------------------------------------
+    def step(self) -> bool | None:
+        """One step of time: the CBUF flush finishes, the next done interrupt rises, or what is armed runs.
+
+        Returns None when nothing can happen any more, else whether the interrupt line rose
+        (an unmasked done interrupt).
+        """
+        if not self.regs.cbuf_flushed:
+            self.regs.cbuf_flushed = True
+            return False
+        if self.irq_queue:
+            bit = self.irq_queue.pop(0)
+            self.regs.raise_interrupts(bit)
+            return bool(self.regs.unmasked(bit))
+        return False if self.run_armed() else None
+
+    def run_armed(self) -> int:
+        """Run every hardware layer whose units are all armed, until none is left; returns how many ran."""
+        ran = 0
+        while True:
+            if self.regs.bdma_launched:
+                group, ops = self.regs.bdma_launched.pop(0)
+                self._run_bdma(group, ops)
+                ran += 1
+                continue
+            armed = self.regs.armed()
+            ready = [(units, stages) for units, stages in self._pipelines(armed)
+                     if stages and all(unit in armed for unit in units)]
+            if not ready:
+                return ran
+            units, stages = ready[0]
+            self._run_layer(units, stages, armed)
+            ran += 1
+
+    def armed_note(self) -> str:
+        """Why the armed units do not launch, for a hang's message ("" when nothing is armed)."""
+        armed = self.regs.armed()
+        if not armed:
+            return ""
+        notes = []
+        for units, _ in self._pipelines(armed):
+            missing = [u for u in units if u not in armed]
+            if missing:
+                notes.append(f"{'+'.join(units)} waits for {', '.join(missing)} D_OP_ENABLE")
+        return ("; armed but never launched: " + ", ".join(f"{u}[{g}]" for u, g in armed.items())
+                + f" ({'; '.join(notes) or 'incomplete pipeline'})")
+
+    # -- pipelines -------------------------------------------------------------------------------------
+    def _consumer_field(self, unit: str, reg: str, name: str) -> int:
+        value = self.regs.raw(unit, reg, self.regs.consumer[unit])
+        return self.regmap.get(unit, reg).field(name).decode(value)
+
+    def _sdp_pipeline(self) -> tuple[list[str], list[str]]:
+        """(units, stages) of the SDP part of a layer: SDP, its RDMA if it reads memory, PDP on the fly."""
+        units, stages = ["SDP"], ["SDP"]
+        flying = self._consumer_field("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE")
+        reads_operands = any(not self._consumer_field("SDP_RDMA", f"D_{dma}_CFG", f"{dma}_DISABLE")
+                             for dma in ("BRDMA", "NRDMA", "ERDMA"))
+        if not flying or reads_operands:
+            units.append("SDP_RDMA")
+        if self._consumer_field("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST"):
+            units.append("PDP")
+            stages.append("PDP")
+        return units, stages
+
+    def _pipelines(self, armed: dict[str, int]) -> list[tuple[list[str], list[str]]]:
+        """The pipelines the armed units belong to: (units, stages); no stages while one waits for another."""
+        pipelines = []
+        if any(u in armed for u in CONV_UNITS) or ("SDP" in armed and self._consumer_field(
+                "SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE")):
+            units, stages = self._sdp_pipeline()
+            pipelines.append(([*CONV_UNITS, *units], ["CONV", *stages]))
+        elif "SDP" in armed or "SDP_RDMA" in armed:
+            pipelines.append(self._sdp_pipeline())
+        pdp_on_the_fly = any("PDP" in units for units, _ in pipelines)
+        if ("PDP" in armed or "PDP_RDMA" in armed) and not pdp_on_the_fly:
+            if self._consumer_field("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE"):  # OFF_FLYING
+                pipelines.append((["PDP_RDMA", "PDP"], ["PDP"]))
+            else:  # on the fly: waits for an SDP layer with OUTPUT_DST=PDP
+                pipelines.append((["PDP", "SDP with OUTPUT_DST=PDP"], []))
+        if "CDP" in armed or "CDP_RDMA" in armed:
+            pipelines.append((["CDP_RDMA", "CDP"], ["CDP"]))
+        if "RBK" in armed:
+            pipelines.append((["RBK"], ["RUBIK"]))
+        return pipelines
+
+    def _run_layer(self, units: list[str], stages: list[str], armed: dict[str, int]) -> None:
+        groups = {unit: armed[unit] for unit in units}
+        layer = HardwareLayer(tuple(stages), groups, self.regs.values(groups))
+        self.layers.append(layer)
+        upstream, tolerance = None, None
+        for stage in stages:
+            result = self._run_stage(stage, layer.regs, upstream)
+            upstream = result.output
+            # An fp16 convolution's threshold travels with its result through SDP (precision-preservation:
+            # "SDP: bit-by-bit identical" adds no error of its own); PDP and CDP state their own.
+            tolerance = result.tolerance if result.tolerance is not None else tolerance
+            self._record(stage, result.surfaces, tolerance)
+            layer.surfaces.extend(result.surfaces)
+            if result.output is not None:
+                layer.outputs[stage] = result.output
+            for (unit, reg), value in result.status.items():
+                self.regs.set_hardware(unit, reg, value, groups.get(unit))
+        for unit in units:
+            group = self.regs.complete(unit)
+            # Done interrupts in pipeline order: CDMA_DAT, CDMA_WT, CACC, SDP, PDP (the order the
+            # traceplayer's conv_8x8_fc_int16 reads them after successive waits).
+            self.irq_queue.extend(self.regs.interrupt_bit(source, group) for source in INTERRUPTS.get(unit, ()))
+
+    def _record(self, stage: str, surfaces: list[Surface], tolerance: Tolerance | None) -> None:
+        for surface in surfaces:
+            fits = tolerance is not None and tolerance.fits(surface)
+            self.written.append(WrittenSurface(STAGE_UNITS.get(stage, stage), surface, len(self.layers) - 1,
+                                               tolerance if fits else None))
+
+    def _run_stage(self, stage: str, regs: RegisterValues, upstream=None):
+        model = golden.units.load(stage)
+        ctx = LayerContext(self.profile, regs, self.memory, luts=self.luts)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", MemoryAccessWarning)
+            result = model.run(ctx, upstream)
+        for warning in caught:
+            if issubclass(warning.category, MemoryAccessWarning):
+                match = _UNWRITTEN.search(str(warning.message))
+                self.unwritten_bytes_read += int(match.group(1)) if match else 0
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        return result
+
+    def _run_bdma(self, group: int, ops: list) -> None:
+        operations = [self.regs.bdma_values(op) for op in ops]
+        layer = HardwareLayer(("BDMA",), {"BDMA": group}, operations[0] if operations else None)
+        self.layers.append(layer)
+        model = golden.units.load("BDMA")
+        if hasattr(model, "validate_group"):  # group rules: not empty, <= 20 operations, one DST_RAM_TYPE
+            model.validate_group(self.profile, operations, group)
+        for regs in operations:
+            result = self._run_stage("BDMA", regs)
+            self._record("BDMA", result.surfaces, None)
+            layer.surfaces.extend(result.surfaces)
+            for (unit, reg), value in result.status.items():
+                self.regs.set_hardware(unit, reg, value)
+        self.irq_queue.append(self.regs.interrupt_bit("BDMA", group))

@@ -1,0 +1,58 @@
+"""The implementation interface, and the golden model as one implementation among others.
+
+An implementation runs a compiled trace (golden/steps.py) on a hardware profile and returns what
+it observed (golden/outcome.py); it never judges. Anything with a `name` and this `run` method is
+one:
+
+    class MyImplementation:
+        name = "mine"
+        def run(self, program: Program, profile: Profile) -> Outcome: ...
+
+Implementations are registered through the entry-point group `nvdla_verif.implementations`
+(ci/implementations.py reads it): the entry point names a class or factory called with the text
+after `NAME:` in `--impl NAME:ARGUMENT` (None without it). `run` reports problems of its own in
+the outcome (status "error", "timeout", ...) instead of raising; a project error it raises
+(golden.errors.NvdlaVerifError) is reported the same way by the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from golden.config import Profile
+from golden.errors import NotModelledError, NvdlaVerifError, ProfileFeatureError
+from golden.hardware import Hardware
+from golden.interpreter import Interpreter
+from golden.outcome import Outcome
+from golden.steps import Program
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    name: str
+
+    def run(self, program: Program, profile: Profile) -> Outcome: ...
+
+
+class Golden:
+    """The golden model: bytes, register values and interrupts, plus the surfaces each layer wrote with
+    the FP16 tolerances that apply to them (what scoreboards need beyond bytes)."""
+
+    name = "golden"
+
+    def __init__(self, argument: str | None = None):
+        if argument:
+            raise NotModelledError(f"the golden implementation takes no argument (got {argument!r})",
+                                   unit="golden")
+
+    def run(self, program: Program, profile: Profile) -> Outcome:
+        hardware = Hardware(profile, program.layout)
+        interpreter = Interpreter(program, hardware)
+        try:
+            return interpreter.run()
+        except NotModelledError as exc:
+            return interpreter.outcome.stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
+        except ProfileFeatureError as exc:
+            return interpreter.outcome.stopped("invalid", f"{exc.switch}: {exc.message}")
+        except NvdlaVerifError as exc:  # a trace that would hang, a limitation broken: keep what was observed
+            return interpreter.outcome.stopped("error", str(exc))

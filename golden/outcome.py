@@ -1,0 +1,52 @@
+"""What an implementation returns after running a program (golden/steps.py).
+
+An implementation observes; it does not judge. The verdict (golden/verdict.py, and scoreboards/ when a
+reference implementation is compared) reads the outcome:
+
+    regions     CheckRegion step index -> the region's bytes when the step ran (uint8 array)
+    registers   ReadRegister step index -> the last value read (a poll's matching value, or its last try)
+    interrupts  the watches that fired, in order ("SDP_0 -> sync0"), or the raw events an implementation saw
+    seconds, cycles
+    unavailable what the implementation cannot produce, stated as such: {"registers": "why", ...};
+                the verdict reports such checks as not judged instead of failing or passing them
+    status      "completed", or why there is no full outcome: "timeout" (the DUT hung: a failure),
+                "error" (the implementation could not run: crash, no output), "unsupported" (a feature
+                it lacks), "invalid" (the program needs a feature the profile lacks); detail says more
+
+The golden model (the reference) also fills what scoreboards need beyond bytes: the surfaces each
+hardware layer wrote with the FP16 tolerance that applies to them, the layers, and its memories.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+OUTCOME_STATUSES = ("completed", "timeout", "error", "unsupported", "invalid")
+
+
+@dataclass
+class Outcome:
+    implementation: str
+    regions: dict[int, np.ndarray] = field(default_factory=dict)
+    registers: dict[int, int] = field(default_factory=dict)
+    interrupts: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cycles: int | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
+    status: str = "completed"
+    detail: str = ""
+    #: Reference extras (the golden model): golden.hardware.WrittenSurface and HardwareLayer lists.
+    surfaces: list = field(default_factory=list)
+    layers: list = field(default_factory=list)
+    #: The implementation's memories after the run, when it can hand them over (golden.memory.MemorySystem).
+    memory: object | None = field(default=None, repr=False)
+    unwritten_bytes_read: int = 0
+
+    def stopped(self, status: str, detail: str) -> Outcome:
+        """Mark the outcome as ended early (keeping what was observed until then)."""
+        if status not in OUTCOME_STATUSES:
+            raise ValueError(f"unknown outcome status {status!r}")
+        self.status, self.detail = status, detail
+        return self

@@ -1,0 +1,259 @@
+"""A trace compiled into steps: the one form every implementation executes.
+
+`compile_trace(trace)` reads the trace's memory files and resolves its register and
+interrupt names once; the golden model (golden/interpreter.py), the RTL bench and an
+external program then all run the same `Program`:
+
+    WriteRegister(register, value)           a CSB write
+    ReadRegister(register, mask, expected)   a CSB read; `poll` repeats it until it matches, time
+                                             passing in between; mask 0 reads without checking
+    FillMemory(memory, base, size)           zero bytes (mem_init ALL_ZERO)
+    LoadMemory(memory, base, records)        bytes of a memory file, ((offset, uint8 array), ...)
+    WatchInterrupt(bit, sync)                arm a watch on GLB.S_INTR_STATUS bit `bit` (None: any
+                                             bit); when it is set, `sync` fires and the bit is
+                                             cleared (write 1), as an interrupt handler does
+    AwaitSync(sync)                          let time pass until `sync` has fired (check_nothing)
+    WaitInterrupt()                          let time pass until the interrupt line rises (txn `wait`)
+    CheckRegion(memory, base, size, ...)     await `sync` (None: until the hardware is idle), then
+                                             the region's bytes are the outcome of this step; the
+                                             trace's CRC or golden bytes are what the verdict expects
+
+Semantics shared by every implementation (../shared/nvdla/README.md, "trace_tests/"): steps run in
+file order; sync_notify/sync_wait only order per-unit streams, which file order already does
+(a sync_wait before its sync_notify is a TraceError here); mem_reserve/mem_release do nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from golden.errors import NvdlaVerifError, TraceError
+from golden.memory import read_memory_file
+from golden.regs.regmap import Register, RegisterMap
+from golden.trace import (
+    CheckCrc,
+    CheckFile,
+    CheckNothing,
+    Command,
+    IntrNotify,
+    MemInit,
+    MemLoad,
+    MemRelease,
+    MemReserve,
+    RegRead,
+    RegWrite,
+    SyncNotify,
+    SyncWait,
+    Trace,
+    Wait,
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    where: str  # file:line of the trace command
+
+
+@dataclass(frozen=True)
+class WriteRegister(Step):
+    register: Register
+    address: int
+    value: int
+
+
+@dataclass(frozen=True)
+class ReadRegister(Step):
+    register: Register
+    address: int
+    mask: int
+    expected: int
+    poll: bool
+    verb: str  # the trace's command, for reports: read_reg, poll_reg_equal, reg_read_check, reg_read
+
+    @property
+    def checks(self) -> bool:
+        return self.mask != 0
+
+
+@dataclass(frozen=True)
+class FillMemory(Step):
+    memory: str
+    base: int
+    size: int
+
+
+@dataclass(frozen=True)
+class LoadMemory(Step):
+    memory: str
+    base: int
+    records: tuple[tuple[int, np.ndarray], ...] = field(repr=False)
+    file: str = ""
+
+    @property
+    def size(self) -> int:
+        return sum(data.size for _, data in self.records)
+
+
+@dataclass(frozen=True)
+class WatchInterrupt(Step):
+    bit: int | None  # GLB.S_INTR_STATUS bit; None watches any bit
+    source: str | None
+    sync: str
+
+
+@dataclass(frozen=True)
+class AwaitSync(Step):
+    sync: str
+
+
+@dataclass(frozen=True)
+class WaitInterrupt(Step):
+    pass
+
+
+@dataclass(frozen=True)
+class CheckRegion(Step):
+    verb: str  # check_crc, check_file or dump_mem
+    sync: str | None  # None: when the hardware is idle (dump_mem)
+    memory: str
+    base: int
+    size: int
+    crc: int | None = None
+    expected: np.ndarray | None = field(default=None, repr=False, compare=False)
+    file: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.memory}[{self.base:#x}, +{self.size:#x})"
+
+
+@dataclass
+class Program:
+    """A compiled trace: its steps and where it came from."""
+
+    name: str
+    path: Path
+    layout: str  # register map layout (master or nvdlav1)
+    steps: list[Step]
+    trace: Trace = field(repr=False)
+
+    @property
+    def checks(self) -> list[tuple[int, Step]]:
+        """(index, step) of every step the verdict judges: region checks, checking register reads and
+        check_nothing (its sync must fire)."""
+        return [(i, s) for i, s in enumerate(self.steps)
+                if isinstance(s, CheckRegion | AwaitSync) or (isinstance(s, ReadRegister) and s.checks)]
+
+    @property
+    def regions(self) -> list[tuple[int, CheckRegion]]:
+        return [(i, s) for i, s in enumerate(self.steps) if isinstance(s, CheckRegion)]
+
+
+def compile_trace(trace: Trace) -> Program:
+    """The steps of a trace; a TraceError (naming file:line) for anything no implementation could run."""
+    regmap = RegisterMap.for_layout(trace.layout)
+    notified: set[str] = set()
+    steps: list[Step] = []
+    for command in trace.commands:
+        if isinstance(command, SyncNotify):
+            notified.add(command.event)
+        elif isinstance(command, SyncWait) and command.event not in notified:
+            raise TraceError(f"sync_wait({command.unit}, {command.event}) before any sync_notify of it (steps "
+                             "run in file order)", path=command.path, line=command.line)
+        step = _step(command, trace, regmap)
+        if step is not None:
+            steps.append(step)
+    return Program(trace.name, trace.path, trace.layout, steps, trace)
+
+
+def _step(c: Command, trace: Trace, regmap: RegisterMap) -> Step | None:
+    where = c.where
+    if isinstance(c, RegWrite):
+        return WriteRegister(where, c.register, regmap.address(c.register), c.value)
+    if isinstance(c, RegRead):
+        verb = ("reg_read" if not c.mask else "read_reg" if trace.format == "txn"
+                else "poll_reg_equal" if c.poll else "reg_read_check")
+        return ReadRegister(where, c.register, regmap.address(c.register), c.mask, c.expected,
+                            c.poll or trace.format == "txn", verb)
+    if isinstance(c, MemInit):
+        return FillMemory(where, c.memory, c.base, c.size)
+    if isinstance(c, MemLoad):
+        return LoadMemory(where, c.memory, c.base, _load_records(trace, c), c.file)
+    if isinstance(c, IntrNotify):
+        bit = None if c.source is None else interrupt_bit(c.source, regmap, c)
+        return WatchInterrupt(where, bit, c.source, c.sync)
+    if isinstance(c, CheckNothing):
+        return AwaitSync(where, c.sync)
+    if isinstance(c, Wait):
+        return WaitInterrupt(where)
+    if isinstance(c, CheckCrc):
+        return CheckRegion(where, "check_crc", c.sync, c.memory, c.base, c.size, crc=c.crc)
+    if isinstance(c, CheckFile):
+        expected = file_image(trace.folder / c.file)
+        if expected.size < c.size:
+            raise TraceError(f"golden file {c.file} has {expected.size:#x} bytes, the check compares "
+                             f"{c.size:#x}", path=c.path, line=c.line)
+        verb = "dump_mem" if c.sync is None else "check_file"
+        return CheckRegion(where, verb, c.sync, c.memory, c.base, c.size, expected=expected[:c.size], file=c.file)
+    if isinstance(c, SyncNotify | SyncWait | MemReserve | MemRelease):
+        return None
+    raise TraceError(f"{c.op} has no step", path=c.path, line=c.line)
+
+
+_SOURCE = re.compile(r"([A-Za-z_]+?)_?([01])")
+
+
+def interrupt_bit(source: str, regmap: RegisterMap, command: Command) -> int:
+    """The GLB.S_INTR_STATUS bit of an intr_notify source such as SDP_0 or cdma_dat_1."""
+    match = _SOURCE.fullmatch(source)
+    try:
+        if not match:
+            raise KeyError(source)
+        name = f"{match.group(1).upper()}_DONE_STATUS{match.group(2)}"
+        return regmap.get("GLB", "S_INTR_STATUS").field(name).lsb
+    except (KeyError, NvdlaVerifError):
+        raise TraceError(f"unknown interrupt source {source!r}", path=command.path, line=command.line) from None
+
+
+def _load_records(trace: Trace, c: MemLoad) -> tuple[tuple[int, np.ndarray], ...]:
+    path = trace.folder / c.file
+    if c.size is None:
+        return memory_records(path)
+    data = file_image(path)
+    if data.size < c.size:
+        raise TraceError(f"load_mem wants {c.size:#x} bytes but {c.file} has {data.size:#x}",
+                         path=c.path, line=c.line)
+    return ((0, data[:c.size]),)
+
+
+def memory_records(path: Path) -> tuple[tuple[int, np.ndarray], ...]:
+    """The (offset, bytes) records of a memory file; parsed once while the file is unchanged."""
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise TraceError(f"cannot read memory file: {exc.strerror}", path=str(path)) from None
+    return _records(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _records(path: str, mtime_ns: int, size: int) -> tuple[tuple[int, np.ndarray], ...]:
+    records = tuple(read_memory_file(path))
+    for _, data in records:
+        data.flags.writeable = False  # shared by every program compiled from the file
+    return records
+
+
+def file_image(path: Path) -> np.ndarray:
+    """A memory file as one contiguous byte image from offset 0 (gaps as zero)."""
+    records = memory_records(path)
+    end = max((offset + data.size for offset, data in records), default=0)
+    image = np.zeros(end, np.uint8)
+    for offset, data in records:
+        image[offset:offset + data.size] = data
+    return image

@@ -1,0 +1,181 @@
+"""The verdict of a trace: an outcome (golden/outcome.py) judged against what the trace itself expects.
+
+Each checking step gives one Check: a region's CRC (check_crc) or golden file (check_file, dump_mem)
+against the bytes the implementation returned, a register read against its expected value under its
+mask. A comparison with a reference implementation adds its own checks (scoreboards/verdict.py).
+
+Status of a trace:
+    passed       every check passed (and at least one check ran)
+    failed       a check failed, or the implementation hung (outcome status "timeout")
+    unsupported  the implementation lacks a feature the trace uses (e.g. a unit not modelled)
+    invalid      the trace needs a feature its profile lacks
+    error        the trace or the run is broken: a missing input file, a trace that would hang,
+                 nothing checked, an implementation that crashed or returned no outcome
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from golden.outcome import Outcome
+from golden.steps import CheckRegion, Program, ReadRegister
+
+STATUSES = ("passed", "failed", "unsupported", "invalid", "error")
+
+
+@dataclass
+class Check:
+    command: str  # the trace's command, e.g. "check_crc", or the scoreboard's name
+    where: str  # file:line
+    passed: bool
+    message: str
+
+
+@dataclass
+class TraceResult:
+    name: str
+    profile: str
+    status: str = "passed"
+    detail: str = ""
+    checks: list[Check] = field(default_factory=list)
+    layers: list = field(default_factory=list)  # golden.hardware.HardwareLayer
+    unwritten_bytes_read: int = 0
+    seconds: float = 0.0
+    path: str = ""
+    implementation: str = "golden"
+    cycles: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    #: Mismatch reports of the scoreboards (scoreboards.report.SurfaceReport), for reports and pictures.
+    reports: list = field(default_factory=list, repr=False)
+    #: The memories after the run (golden implementation; dropped when results cross processes).
+    memory: object | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail,
+                "implementation": self.implementation, "seconds": round(self.seconds, 3),
+                "cycles": self.cycles, "warnings": self.warnings}
+
+    def mismatch_summary(self) -> str:
+        lines = [f"{c.where}: {c.command}: {c.message}" for c in self.checks if not c.passed]
+        return "\n".join(lines) if lines else "no mismatch"
+
+    def decoded_registers(self) -> str:
+        """The register groups of every layer run, field by field (for reports)."""
+        out = []
+        for number, layer in enumerate(self.layers):
+            out.append(f"== layer {number}: {layer.describe()}")
+            if layer.regs is None:
+                continue
+            for (unit, name), value in sorted(layer.regs.written().items()):
+                if unit not in layer.groups and unit != "GLB":
+                    continue
+                reg = layer.regs.register(unit, name)
+                fields_text = " ".join(f"{f.name}={f.enum_name(f.decode(value)) or hex(f.decode(value))}"
+                                       for f in reg.fields)
+                out.append(f"{unit}.{name} = {value:#010x}  {fields_text}")
+        return "\n".join(out)
+
+
+def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
+    """One Check per checking step: the outcome against the trace's CRCs, golden files and read values.
+
+    When the run ended early (error, unsupported, invalid) only the steps it observed are judged.
+    """
+    checks = []
+    ended_early = outcome.status not in ("completed", "timeout")
+    for index, step in program.checks:
+        if ended_early and index not in outcome.regions and index not in outcome.registers:
+            continue
+        if isinstance(step, ReadRegister):
+            checks.append(_register_check(index, step, outcome))
+        elif isinstance(step, CheckRegion):
+            checks.append(_region_check(index, step, outcome))
+        else:  # check_nothing: its sync fired, or the run would not have completed
+            fired = outcome.status == "completed"
+            checks.append(Check("check_nothing", step.where, fired, f"sync {step.sync} "
+                                + ("fired" if fired else "never fired")))
+    return checks
+
+
+def _register_check(index: int, s: ReadRegister, outcome: Outcome) -> Check:
+    if index not in outcome.registers:
+        why = outcome.unavailable.get("registers", "the implementation returned no value")
+        return Check(s.verb, s.where, False, f"{s.register.trace_name} not read: {why}")
+    value = outcome.registers[index]
+    message = f"{s.register.trace_name} read {value:#010x}, expected {s.expected:#010x} under mask {s.mask:#010x}"
+    return Check(s.verb, s.where, not (value ^ s.expected) & s.mask, message)
+
+
+def _region_check(index: int, s: CheckRegion, outcome: Outcome) -> Check:
+    got = outcome.regions.get(index)
+    if got is None:
+        why = outcome.unavailable.get("regions", "the implementation returned no bytes for it")
+        return Check(s.verb, s.where, False, f"{s.name}: not returned: {why}")
+    got = np.asarray(got, np.uint8).ravel()
+    if got.size != s.size:
+        return Check(s.verb, s.where, False, f"{s.name}: {got.size:#x} bytes returned, {s.size:#x} asked for")
+    if s.crc is not None:
+        crc = zlib.crc32(got) & 0xFFFFFFFF
+        return Check(s.verb, s.where, crc == s.crc, f"{s.name}: CRC {crc:#010x}, expected {s.crc:#010x}")
+    differ = np.flatnonzero(got != s.expected)
+    if not differ.size:
+        return Check(s.verb, s.where, True, f"{s.size} bytes match {s.file}")
+    first = ", ".join(f"{s.base + int(i):#x} (got {got[i]:#04x}, expected {s.expected[i]:#04x})"
+                      for i in differ[:4])
+    return Check(s.verb, s.where, False, f"{differ.size} of {s.size} bytes differ; first: {first} ({s.file})")
+
+
+def conclude(result: TraceResult, outcome: Outcome) -> TraceResult:
+    """Status and detail from the checks and how the run ended."""
+    failed = [c for c in result.checks if not c.passed]
+    if outcome.status in ("error", "unsupported", "invalid"):
+        result.status, result.detail = outcome.status, outcome.detail
+    elif outcome.status == "timeout":
+        result.status = "failed"
+        result.detail = f"the implementation hung: {outcome.detail}"
+        if failed:
+            result.detail += f"; {len(failed)} of {len(result.checks)} checks failed"
+    elif not result.checks:
+        result.status, result.detail = "error", "nothing checked: the trace has no check_crc, check_file, " \
+                                                "dump_mem or register read check"
+    elif failed:
+        result.status = "failed"
+        result.detail = (f"{len(failed)} of {len(result.checks)} checks failed; first: {failed[0].where}: "
+                         f"{failed[0].command}: {failed[0].message}")
+    else:
+        result.status, result.detail = "passed", f"{len(result.checks)} checks passed"
+    return result
+
+
+def never_written_checks(program: Program, reference: Outcome) -> list[str]:
+    """Warnings for region checks over memory that no hardware layer of the reference run wrote."""
+    notes = []
+    for _, step in program.regions:
+        if not any(_overlaps(step, w.surface) for w in reference.surfaces):
+            notes.append(f"{step.where}: {step.verb} {step.name} checks only memory the trace never wrote "
+                         "(no hardware layer wrote into it)")
+    return notes
+
+
+def _overlaps(step: CheckRegion, surface) -> bool:
+    if surface.memory != step.memory:
+        return False
+    start, end = surface_span(surface)
+    return start < step.base + step.size and step.base < end
+
+
+def surface_span(surface) -> tuple[int, int]:
+    """[first byte, end) of the memory a surface's cube occupies (its atoms, strides and batches)."""
+    shape = surface.shape
+    if len(shape) < 3:
+        return surface.base, surface.base + int(np.prod(shape)) if shape else surface.base
+    channels, height, width = shape[-3:]
+    batches = shape[0] if len(shape) == 4 else 1
+    element = 1 if surface.precision == "int8" else 2
+    atoms = -(-channels * element // surface.atom_bytes)
+    last = ((batches - 1) * surface.batch_stride + (atoms - 1) * surface.surface_stride
+            + (height - 1) * surface.line_stride + width * surface.atom_bytes)
+    return surface.base, surface.base + last

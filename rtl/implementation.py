@@ -1,0 +1,39 @@
+"""`--impl rtl`: the cocotb + pyuvm bench on a Verilator build as an implementation.
+
+The DUT is the project's fixture unless $NVDLA_RTL_FILELIST / $NVDLA_RTL_TOP / $NVDLA_RTL_DEFINES
+(the conform options --rtl-filelist/--rtl-top/--rtl-define) name the user's RTL (rtl/build.py).
+A layer outside the fixture's subset is `unsupported`, never simulated; a DUT that does not raise
+its interrupt in time is a `timeout` (a failure); a simulation that writes no result is an `error`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.config import Profile
+from golden.outcome import Outcome
+from golden.steps import Program
+from rtl.build import BuildOptions
+from rtl.runner import run_program_on_rtl
+
+STATUSES = {"pass": "completed", "fail": "completed", "timeout": "timeout", "error": "error",
+            "unsupported": "unsupported"}
+
+
+class Rtl:
+    name = "rtl"
+
+    def __init__(self, argument: str | None = None, build_options: BuildOptions | None = None):
+        self.build_options = build_options
+
+    def run(self, program: Program, profile: Profile) -> Outcome:
+        options = self.build_options or BuildOptions.from_env()
+        run = run_program_on_rtl(program, profile, options)
+        outcome = Outcome(self.name, seconds=run.wall_s, cycles=run.cycles, interrupts=run.interrupts,
+                          memory=run.memory)
+        outcome.regions = {index: np.frombuffer(data, np.uint8) for index, data in run.regions.items()}
+        outcome.registers = dict(run.registers)
+        if run.status != "pass" and run.status != "fail":
+            where = f" (run folder: {run.run_dir})" if run.run_dir and run.status != "unsupported" else ""
+            outcome.stopped(STATUSES[run.status], f"{run.message}{where}")
+        return outcome

@@ -1,0 +1,54 @@
+"""CC DC and CC Winograd: the FP16 convolution thresholds of nvdla-precision-preservation.md.
+
+    CC DC:        fabs(a-b) <= 2**(max_exp-20) * R*S*C * 2 * scale + 2**(exp(a)-10)
+    CC Winograd:  fabs(a-b) <= 2**(max_exp-20) * 18*C  * 2 * scale + 2**(exp(a)-10)
+
+exp(a) = ((a >> 10) & 0x1f) - 15, the exponent field of a, here the reference's result; max_exp per
+element comes from the golden model (golden/units/conv/tolerance.py), and R*S*C or 18*C is its `taps`.
+NaN and INF elements must agree exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.units.base import Tolerance
+from scoreboards.comparators import Judgement, special_agreement, values
+
+
+def exponent_field(patterns: np.ndarray) -> np.ndarray:
+    """exp(a) = ((a >> 10) & 0x1f) - 15 of fp16 bit patterns."""
+    return ((np.asarray(patterns, np.int64) >> 10) & 0x1F) - 15
+
+
+def allowed_error(expected: np.ndarray, max_exp: np.ndarray, taps: int, scale: float = 1.0) -> np.ndarray:
+    """The document's bound for fp16 patterns `expected` (the reference's results a)."""
+    return np.ldexp(1.0, max_exp - 20) * (taps * 2 * scale) + np.ldexp(1.0, exponent_field(expected) - 10)
+
+
+class ConvThreshold:
+    def __init__(self, tolerance: Tolerance):
+        self.tolerance = tolerance
+        self.rule = f"{tolerance.rule} FP16 threshold (nvdla-precision-preservation.md, FP16 threshold table)"
+
+    def judge(self, got, expected, precision) -> Judgement:
+        got_v, expected_v = values(got, precision), values(expected, precision)
+        max_exp = fit(self.tolerance.max_exp, np.shape(expected), fill=-(1 << 20))
+        allowed = allowed_error(expected, max_exp, self.tolerance.taps, self.tolerance.scale)
+        allowed = np.where(max_exp <= -(1 << 20), 0.0, allowed)  # channels with no result of the convolution
+        special, agree = special_agreement(got_v, expected_v)
+        with np.errstate(invalid="ignore"):
+            error = np.where(special, np.where(agree, 0.0, np.inf), np.abs(got_v - expected_v))
+        ok = np.where(special, agree, error <= allowed)
+        return Judgement(ok, error, allowed, got_v, expected_v)
+
+
+def fit(array: np.ndarray, shape: tuple[int, ...], fill) -> np.ndarray:
+    """`array` (the unit's output cube) on the surface's cube: extra channels (atom padding) get `fill`."""
+    array = np.asarray(array)
+    if array.shape == tuple(shape):
+        return array
+    out = np.full(shape, fill, dtype=np.result_type(array, np.asarray(fill)))
+    channels = min(array.shape[-3], shape[-3])
+    out[..., :channels, :, :] = array[..., :channels, :, :]
+    return out

@@ -1,0 +1,48 @@
+"""The verdict of an implementation's outcome: the trace's own checks, plus the scoreboards against a reference.
+
+For every checked region the scoreboards compare the implementation's bytes with the reference's
+(scoreboards/region.py). Where a threshold judged part of the region (an fp16 convolution, PDP or
+CDP surface), the scoreboard's verdict replaces the trace's CRC, which a result within the
+documented threshold need not meet (nvdla-precision-preservation.md: "we should allow some certain
+threshold of error"); everywhere else the CRC and the scoreboard must both pass.
+"""
+
+from __future__ import annotations
+
+from golden.config import Profile
+from golden.outcome import Outcome
+from golden.player import result_for
+from golden.steps import CheckRegion, Program
+from golden.verdict import Check, TraceResult, conclude, never_written_checks, trace_checks
+from scoreboards.region import compare_region
+
+
+def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile: Profile) -> TraceResult:
+    result = result_for(program, profile, outcome)
+    if outcome.status not in ("completed", "timeout"):
+        return conclude(result, outcome)
+    checks = trace_checks(program, outcome)
+    if reference is not None and reference.status == "completed":
+        checks = _with_scoreboards(program, outcome, reference, checks, result)
+        result.warnings += never_written_checks(program, reference)
+    elif reference is not None:
+        result.warnings.append(f"reference {reference.implementation}: {reference.status} ({reference.detail}); "
+                               "judged against the trace's checks only")
+    result.checks = checks
+    return conclude(result, outcome)
+
+
+def _with_scoreboards(program, outcome, reference, checks: list[Check], result: TraceResult) -> list[Check]:
+    judged = []
+    for (index, step), own in zip(program.checks, checks, strict=True):
+        if not isinstance(step, CheckRegion) or index not in outcome.regions or index not in reference.regions:
+            judged.append(own)
+            continue
+        comparison = compare_region(step, outcome.regions[index], reference.regions[index], reference.surfaces)
+        result.reports.extend(comparison.reports)
+        board = Check(f"scoreboard vs {reference.implementation}", step.where, comparison.ok, comparison.summary())
+        if comparison.tolerant and not own.passed and comparison.ok:
+            own = Check(own.command, own.where, True, f"{own.message} (within the FP16 threshold: "
+                                                      f"{comparison.summary()})")
+        judged += [own, board]
+    return judged
