@@ -25,7 +25,7 @@ def draw(report, path: Path) -> Path:
     image = by_plane.imshow(plane, cmap="Reds", interpolation="nearest", aspect="auto")
     by_plane.set(title="per (H, W), summed over channels", xlabel="W", ylabel="H")
     figure.colorbar(image, ax=by_plane)
-    figure.suptitle(f"{report.unit} {report.name}: {report.mismatches} of {report.compared} mismatch "
+    figure.suptitle(f"{report.title}: {report.mismatches} of {report.compared} mismatch "
                     f"({report.cube_text()})", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=90)

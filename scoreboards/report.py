@@ -41,8 +41,12 @@ class SurfaceReport:
         batch = f" x {self.shape[0]} batches" if len(self.shape) == 4 else ""
         return f"W={w} H={h} C={c}{batch} {self.precision}"
 
+    @property
+    def title(self) -> str:
+        return self.name if self.name.startswith(self.unit) else f"{self.unit} {self.name}"
+
     def summary(self) -> str:
-        head = f"{self.unit} {self.name} at {self.memory} {self.base:#x} ({self.cube_text()}), {self.rule}"
+        head = f"{self.title} at {self.memory} {self.base:#x} ({self.cube_text()}), {self.rule}"
         if self.ok:
             return f"{head}: {self.compared} elements match"
         text = (f"{head}: {self.mismatches} of {self.compared} elements mismatch ({self.fraction:.2%})")

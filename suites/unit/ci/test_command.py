@@ -1,0 +1,70 @@
+"""`--impl command`: an external program through the file protocol, here the golden model in another process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ci.cli import main
+from ci.conformance import run_trace
+from ci.implementations.command import Command
+from golden.config import get_profile
+from golden.implementation import Golden
+
+PROGRAM = f"{sys.executable} {Path(__file__).with_name('golden_program.py')}"
+TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
+
+
+def _run(nvdla_data, fault: str | None, timeout_s: float = 60):
+    command = Command(PROGRAM + (f" --fault {fault}" if fault else ""), timeout_s=timeout_s)
+    return run_trace(nvdla_data / TRACE, get_profile("nv_small"), command, Golden())
+
+
+def test_golden_in_another_process_passes_with_the_scoreboards(nvdla_data):
+    result = _run(nvdla_data, None)
+    assert result.status == "passed", result.detail
+    assert [c.command for c in result.checks] == ["check_crc", "scoreboard vs golden"]
+    assert result.implementation == "command"
+
+
+def test_one_wrong_byte_fails_naming_the_element(nvdla_data):
+    result = _run(nvdla_data, "wrong-byte")
+    assert result.status == "failed"
+    board = next(c for c in result.checks if c.command == "scoreboard vs golden")
+    assert not board.passed and "SDP output at pri_mem 0x900001c0 (W=3 H=3 C=40 int8)" in board.message
+    assert "1 of 360 elements mismatch" in board.message
+    assert "C=0 H=0 W=0 @0x900001c0: got 1, expected 0" in board.message
+    report = next(r for r in result.reports if not r.ok)
+    assert report.unit == "SDP" and set(report.first[0]) >= {"c", "h", "w", "got", "expected"}
+    assert abs(report.first[0]["got"] - report.first[0]["expected"]) == 1
+
+
+@pytest.mark.parametrize(("fault", "status", "words"), [
+    ("exit-1", "error", "exited with status 1; its output ends: golden_program: failing on purpose"),
+    ("hang", "error", "did not finish within 2 s"),
+    ("nothing", "failed", "not returned: the program wrote no region file"),
+])
+def test_a_broken_program_is_one_clear_result(nvdla_data, fault, status, words):
+    result = _run(nvdla_data, fault, timeout_s=2)
+    assert result.status == status and words in result.detail
+
+
+def test_conform_goes_on_past_a_failing_program(nvdla_data, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    code = main(["conform", str(nvdla_data / "trace_tests/nv_small"), "-k", "sdp_3x3x33_bs", "--json", str(out),
+                 "--impl", f"command:{PROGRAM} --fault exit-1"])
+    results = json.loads(out.read_text())["results"]
+    assert code == 1 and len(results) == 4 and {r["status"] for r in results} == {"error"}
+
+
+def test_every_nvidia_trace_has_the_golden_status_through_a_program(nvdla_data, tmp_path):
+    golden_json, command_json = tmp_path / "golden.json", tmp_path / "command.json"
+    assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(golden_json)]) == 0
+    assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(command_json),
+                 "--impl", f"command:{PROGRAM}"]) == 0
+    golden = {(r["profile"], r["name"]): r["status"] for r in json.loads(golden_json.read_text())["results"]}
+    command = {(r["profile"], r["name"]): r["status"] for r in json.loads(command_json.read_text())["results"]}
+    assert command == golden and list(golden.values()).count("passed") == 92
