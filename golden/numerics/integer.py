@@ -35,6 +35,15 @@ def int_range(bits: int) -> tuple[int, int]:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
+def as_signed(value, bits: int):
+    """The low `bits` bits of `value` read as two's complement: a Python int for an int, else an int64 array."""
+    if isinstance(value, (int, np.integer)):
+        value = int(value) & ((1 << bits) - 1)
+        return value - (1 << bits) if value >> (bits - 1) else value
+    value = np.asarray(value, np.int64) & ((1 << bits) - 1)
+    return np.where(value >> (bits - 1), value - (1 << bits), value)
+
+
 def as_int64(x, name: str = "x") -> np.ndarray:
     """Data as an int64 array; refuses floats and uint64 (which int64 cannot hold exactly)."""
     arr = np.asarray(x)
