@@ -118,7 +118,7 @@ class LutTables:
         self.lo = np.asarray(self.lo).astype(np.uint16).copy()
         if self.le.shape != (LE_DEPTH,) or self.lo.shape != (LO_DEPTH,):
             raise ConfigurationError(f"LUT tables must have {LE_DEPTH} (LE) and {LO_DEPTH} (LO) entries",
-                                     rule="precision-preservation: LUT")
+                                     rule="precision-preservation: LUT", fields=("S_LUT_ACCESS_CFG.LUT_ADDR",))
 
 
 class LutRam:
