@@ -4,7 +4,7 @@ Run: python benchmarks/bench_conv.py   (from the repository root)
 
 Layer: 56x56x64 input, 3x3x64x64 kernels, stride 1, padding 1 (56x56x64 output, 115.6 M MACs).
 Baseline: numpy float64 matmul of 1024x1024 matrices, MAC/s = FLOP/s / 2, timed in the same run.
-Printed per case: MAC/s of the model's CSC -> CMAC -> CACC computation (golden.units.conv.convolve), of a
+Printed per case: MAC/s of the model's CSC -> CMAC -> CACC computation (golden.units.conv.direct.convolve), of a
 full hardware layer through run() (register decode, limitation checks, CDMA reads from memory, weight
 unpacking), and ratio = model MAC/s / baseline MAC/s (goal >= 0.5 for int8).
 """
@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from golden.config import get_profile  # noqa: E402
 from golden.units import conv  # noqa: E402
+from golden.units.conv.direct import convolve  # noqa: E402
 from golden.units.conv.geometry import Geometry  # noqa: E402
 from golden.units.conv.program import DirectLayer, direct_layer  # noqa: E402
 
@@ -57,7 +58,7 @@ def operands(precision: str):
 def bench_case(precision: str, geometry: Geometry, baseline: float) -> float:
     cube, weights = operands(precision)
     truncate = 8 if precision != "fp16" else 0
-    core = best_time(lambda: conv.convolve(cube, weights, geometry, precision, 0, truncate))
+    core = best_time(lambda: convolve(cube, weights, geometry, precision, 0, truncate))
     ctx = direct_layer(get_profile("nv_full"), cube[0], weights, DirectLayer(precision=precision, pad=(1, 1)))
     full = best_time(lambda: conv.run(ctx), repeat=3)
     note = "   [includes the fp16 tolerance map]" if precision == "fp16" else ""

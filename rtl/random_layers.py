@@ -17,6 +17,7 @@ import numpy as np
 
 from golden.config import Profile, get_profile
 from golden.memory import format_records
+from golden.numerics.integer import as_signed
 from golden.player import play
 from golden.regs.regmap import RegisterMap
 from golden.trace import CheckCrc, IntrNotify, MemLoad, RegWrite, write_cfg
@@ -44,23 +45,19 @@ def _x_unit(rng: np.random.Generator, name: str) -> dict[str, int]:
     }
 
 
-def _signed16(value: int) -> int:
-    return value - 0x10000 if value & 0x8000 else value
-
-
 def _x_range(fields: dict[str, int], name: str, lo: int, hi: int) -> tuple[int, int]:
     """Bounds of an X sub-unit's output for inputs in [lo, hi] (interval arithmetic), to aim the convertor."""
     cfg = fields[f"D_DP_{name}_CFG"]
     if cfg & 1:
         return lo, hi
     if not cfg & 2:
-        op = _signed16(fields[f"D_DP_{name}_ALU_SRC_VALUE"]) << (fields[f"D_DP_{name}_ALU_CFG"] >> 8)
+        op = as_signed(fields[f"D_DP_{name}_ALU_SRC_VALUE"], 16) << (fields[f"D_DP_{name}_ALU_CFG"] >> 8)
         op = min(max(op, -(1 << 31)), (1 << 31) - 1)
         algo = (cfg >> 2) & 3
         lo, hi = ((max(lo, op), max(hi, op)) if algo == 0 else (min(lo, op), min(hi, op)) if algo == 1
                   else (lo + op, hi + op))
     if not cfg & 16:
-        mul = _signed16(fields[f"D_DP_{name}_MUL_SRC_VALUE"])
+        mul = as_signed(fields[f"D_DP_{name}_MUL_SRC_VALUE"], 16)
         shift = fields[f"D_DP_{name}_MUL_CFG"] >> 8
         ends = [lo * mul >> shift, hi * mul >> shift] + ([lo, hi, 0] if cfg & 32 else [])
         lo, hi = min(ends), max(ends)

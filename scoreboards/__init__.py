@@ -10,7 +10,8 @@ path bit-by-bit identical; CC DC and CC Winograd within the max_exp threshold; P
 0.0001 absolute and 0.001 of the window's largest value.
 """
 
-from scoreboards.comparators import BitExact, Comparator, Judgement, comparator_for
+from scoreboards.choice import comparator_for
+from scoreboards.comparators import BitExact, Comparator, Judgement
 from scoreboards.region import RegionComparison, compare_region
 from scoreboards.report import SurfaceReport
 from scoreboards.verdict import judge

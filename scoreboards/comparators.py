@@ -12,8 +12,6 @@ from typing import Protocol
 
 import numpy as np
 
-from golden.units.base import Tolerance
-
 
 @dataclass
 class Judgement:
@@ -58,17 +56,3 @@ def special_agreement(got_v: np.ndarray, expected_v: np.ndarray) -> tuple[np.nda
     special = ~np.isfinite(got_v) | ~np.isfinite(expected_v)
     agree = (np.isnan(got_v) & np.isnan(expected_v)) | (got_v == expected_v)
     return special, agree
-
-
-def comparator_for(tolerance: Tolerance | None) -> Comparator:
-    """The comparator for a surface written with this tolerance (None: bit-exact)."""
-    from scoreboards.conv_fp16 import ConvThreshold
-    from scoreboards.window_fp16 import WindowThreshold
-
-    if tolerance is None:
-        return BitExact()
-    if tolerance.rule in ("CC DC", "CC Winograd"):
-        return ConvThreshold(tolerance)
-    if tolerance.rule in ("PDP", "CDP"):
-        return WindowThreshold(tolerance)
-    raise ValueError(f"no comparator for tolerance rule {tolerance.rule!r}")

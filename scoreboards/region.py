@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.steps import CheckRegion
-from scoreboards.comparators import BitExact, comparator_for
+from scoreboards.choice import comparator_for
+from scoreboards.comparators import BitExact
 from scoreboards.layout import coordinates, element_bytes, element_offsets, element_patterns
 from scoreboards.report import FIRST_SHOWN, SurfaceReport
 

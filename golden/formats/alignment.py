@@ -52,9 +52,10 @@ _SCALED = {"feature", "pixel", "bias", "prelu", "bn", "ew"}
 def required_alignment(row: str, column: str, atom_bytes: int = 32) -> int | None:
     """Bytes the value must be a multiple of, or None where Table 35 says NA."""
     if row not in TABLE_35:
-        raise ConfigurationError(f"unknown Table 35 row {row!r}; known: {', '.join(ROWS)}", rule=RULE)
+        raise ConfigurationError(f"unknown Table 35 row {row!r}; known: {', '.join(ROWS)}", rule=RULE, fields=())
     if column not in COLUMNS:
-        raise ConfigurationError(f"unknown Table 35 column {column!r}; known: {', '.join(COLUMNS)}", rule=RULE)
+        raise ConfigurationError(f"unknown Table 35 column {column!r}; known: {', '.join(COLUMNS)}", rule=RULE,
+                                 fields=())
     value = TABLE_35[row][list(COLUMNS).index(column)]
     if value is not None and row in _SCALED:
         value = value * atom_bytes // 32

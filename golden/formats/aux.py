@@ -44,7 +44,7 @@ def _lookup(table: dict, key, what: str):
         return table[key]
     except KeyError:
         raise ConfigurationError(f"unknown {what} {key!r}; known: {', '.join(map(str, table))}",
-                                 rule=RULE) from None
+                                 rule=RULE, fields=(what,)) from None
 
 
 def element_per_atom(proc_precision: str, atom_bytes: int = 32) -> int:
@@ -72,17 +72,18 @@ def component_dtype(proc_precision: str, data_size: str) -> np.dtype:
 def _geometry(shape, mode, use):
     components = _lookup(COMPONENTS_PER_ELEMENT, use, "use")
     if mode not in MODES:
-        raise ConfigurationError(f"unknown DATA_MODE {mode!r}; known: {', '.join(MODES)}", rule=RULE)
+        raise ConfigurationError(f"unknown DATA_MODE {mode!r}; known: {', '.join(MODES)}", rule=RULE,
+                                 fields=("DATA_MODE",))
     shape = tuple(int(v) for v in shape)
     spatial = 1 if mode == "PER_KERNEL" else 3
     if len(shape) == spatial + 1:
         if shape[-1] != components:
             raise ConfigurationError(f"{use} data has {components} component(s), array has {shape[-1]}",
-                                     rule=RULE)
+                                     rule=RULE, fields=())
         shape = shape[:-1]
     if len(shape) != spatial:
         raise ConfigurationError(f"{mode} data must be {'(C,)' if spatial == 1 else '(C, H, W)'}"
-                                 f" [+ components], got {shape}", rule=RULE)
+                                 f" [+ components], got {shape}", rule=RULE, fields=())
     cube = (1, shape[0], 1, 1) if mode == "PER_KERNEL" else (1, *shape)
     return cube, components
 

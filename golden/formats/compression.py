@@ -54,7 +54,7 @@ def compress(mapped, precision: str, groups) -> CompressedWeights:
     raw = as_byte_buffer(mapped)
     if raw.size < total * dtype.itemsize:
         raise ConfigurationError(f"weight stream has {raw.size} bytes, groups need {total * dtype.itemsize}",
-                                 rule=RULE)
+                                 rule=RULE, fields=("WEIGHT_BYTES",))
     elements = raw[:total * dtype.itemsize].view(f"<u{dtype.itemsize}")
     keep = elements != 0
     kept_per_group = np.add.reduceat(keep.astype(np.int64), np.r_[0, np.cumsum(counts)[:-1]]) \

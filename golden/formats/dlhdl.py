@@ -32,13 +32,13 @@ def _dtype(data_type: str) -> np.dtype:
     try:
         return DTYPES[data_type]
     except KeyError:
-        raise ConfigurationError(f"DL HDL data type must be one of {', '.join(DTYPES)}", rule=RULE) from None
+        raise ConfigurationError(f"DL HDL data type must be one of {', '.join(DTYPES)}", rule=RULE, fields=()) from None
 
 
 def thread_number(conv_thread_number: int) -> int:
     root = math.isqrt(conv_thread_number)
     if conv_thread_number < 1 or root * root != conv_thread_number:
-        raise ConfigurationError(f"ConvThreadNumber {conv_thread_number} is not a perfect square", rule=RULE)
+        raise ConfigurationError(f"ConvThreadNumber {conv_thread_number} is not a perfect square", rule=RULE, fields=())
     return root
 
 
@@ -54,7 +54,7 @@ def geometry(conv_thread_number: int) -> tuple[int, int]:
 
 def _check(threads: int, parallel: int) -> None:
     if threads < 1 or parallel < threads:
-        raise ConfigurationError(f"thread number C={threads} must be 1..N (N={parallel})", rule=RULE)
+        raise ConfigurationError(f"thread number C={threads} must be 1..N (N={parallel})", rule=RULE, fields=())
 
 
 def conv_values(shape, threads: int, parallel: int) -> int:
@@ -69,7 +69,7 @@ def pack_conv(cube, threads: int, parallel: int, data_type: str = "int8") -> np.
     dtype = _dtype(data_type)
     values = np.asarray(cube, dtype=dtype)
     if values.ndim != 3:
-        raise ConfigurationError(f"convolution data must be (Z, Y, X), got {values.shape}", rule=RULE)
+        raise ConfigurationError(f"convolution data must be (Z, Y, X), got {values.shape}", rule=RULE, fields=())
     _check(threads, parallel)
     features, height, width = values.shape
     blocks = -(-features // threads)
@@ -88,7 +88,7 @@ def unpack_conv(buf, shape, threads: int, parallel: int, data_type: str = "int8"
     raw = as_byte_buffer(buf)
     if raw.size < count * dtype.itemsize:
         raise ConfigurationError(f"convolution output needs {count * dtype.itemsize} bytes, got {raw.size}",
-                                 rule="dlhdl-external-memory-data-format: Calculation of Output Memory Size")
+                                 rule="dlhdl-external-memory-data-format: Calculation of Output Memory Size", fields=())
     blocks = count // (height * width * parallel)
     slots = raw[:count * dtype.itemsize].view(dtype).reshape(blocks, height, width, parallel)
     real = slots[..., :threads].transpose(0, 3, 1, 2).reshape(blocks * threads, height, width)
@@ -132,7 +132,7 @@ def dlhdl_to_nvdla(buf, shape, precision: str, line_stride: int, surface_stride:
     cube = unpack_conv(buf, shape, threads, parallel, data_type)
     if precision == "int16":
         if np.any(cube != np.round(cube)) or cube.min(initial=0) < -32768 or cube.max(initial=0) > 32767:
-            raise ConfigurationError("single values are not int16", rule=RULE)
+            raise ConfigurationError("single values are not int16", rule=RULE, fields=())
         cube = cube.astype(np.int16)
     elif precision == "fp16":
         cube = cube.astype(np.float16)

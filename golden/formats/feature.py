@@ -34,7 +34,7 @@ def element_dtype(precision: str) -> np.dtype:
     except KeyError:
         raise ConfigurationError(
             f"unknown precision {precision!r}; known: {', '.join(ELEMENT_DTYPES)}",
-            rule="in-memory-data-formats: Precision Type") from None
+            rule="in-memory-data-formats: Precision Type", fields=("PRECISION",)) from None
 
 
 def element_bytes(precision: str) -> int:
@@ -61,7 +61,7 @@ def atom_elements(precision: str, atom_bytes: int) -> int:
     size = element_bytes(precision)
     if atom_bytes <= 0 or atom_bytes % size:
         raise ConfigurationError(f"atom of {atom_bytes} bytes does not hold whole {precision} elements",
-                                 rule=RULE)
+                                 rule=RULE, fields=("PRECISION",))
     return atom_bytes // size
 
 
@@ -101,13 +101,13 @@ def _batched(shape):
         return (1, *shape), False
     if len(shape) == 4:
         return shape, True
-    raise ConfigurationError(f"feature cube must be (C, H, W) or (N, C, H, W), got shape {shape}", rule=RULE)
+    raise ConfigurationError(f"feature cube must be (C, H, W) or (N, C, H, W), got shape {shape}", rule=RULE, fields=())
 
 
 def _check_layout(shape4, per_atom, atom_bytes, line_stride, surface_stride, batch_stride, writing):
     batch, channels, height, width = shape4
     if min(shape4) <= 0:
-        raise ConfigurationError(f"empty feature cube {shape4}", rule=RULE)
+        raise ConfigurationError(f"empty feature cube {shape4}", rule=RULE, fields=("WIDTH", "HEIGHT", "CHANNEL"))
     if min(line_stride, surface_stride) < 0 or (batch_stride or 0) < 0:
         raise ConfigurationError("negative stride", fields=("LINE_STRIDE", "SURFACE_STRIDE"), rule=RULE)
     if batch > 1 and batch_stride is None:
@@ -149,7 +149,7 @@ def _span(shape, per_atom, atom_bytes, line_stride, surface_stride, batch_stride
 def carrier_dtype(size: int) -> np.dtype:
     """An opaque little-endian carrier for elements of `size` bytes (1, 2, 4 or 8)."""
     if size not in (1, 2, 4, 8):
-        raise ConfigurationError(f"no carrier for {size}-byte elements", rule=RULE)
+        raise ConfigurationError(f"no carrier for {size}-byte elements", rule=RULE, fields=("PRECISION",))
     return np.dtype(f"<u{size}")
 
 
@@ -161,7 +161,8 @@ def _atom_view(buf, base, shape4, per_atom, element_size, strides):
     need = base + _span(shape4, per_atom, atom, line_stride, surface_stride, batch_stride)
     if base < 0 or need > buf.size:
         raise ConfigurationError(
-            f"feature cube needs bytes [{base}, {need}) but the buffer has {buf.size}", rule=RULE)
+            f"feature cube needs bytes [{base}, {need}) but the buffer has {buf.size}", rule=RULE,
+            fields=("LINE_STRIDE", "SURF_STRIDE"))
     view_shape = (batch, surfaces(channels, per_atom), height, width, per_atom)
     view_strides = (batch_stride or 0, surface_stride, line_stride, atom, element_size)
     view = np.ndarray(view_shape, dtype=carrier_dtype(element_size), buffer=buf, offset=base,

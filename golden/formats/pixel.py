@@ -171,7 +171,7 @@ def _pixel_words(fmt: PixelFormat, cube: np.ndarray) -> np.ndarray:
         for channel, (shift, bits) in enumerate(fmt.fields):
             if (cube[channel] >> bits).any():
                 raise ConfigurationError(f"{fmt.name} channel {channel} holds values beyond {bits} bits",
-                                         rule=RULE)
+                                         rule=RULE, fields=())
             word |= cube[channel].astype(np.uint32) << np.uint32(shift)
         return word.astype("<u4").view(np.uint8).reshape(height, width, 4)
     out = np.empty((height, width, len(fmt.order)), dtype=fmt.dtype)
@@ -189,7 +189,7 @@ def pack_pixels(cube, fmt, line_stride: int, uv_line_stride=None, x_offset: int 
         values = values.view(np.float16)
     values = np.ascontiguousarray(values, dtype=fmt.dtype)
     if values.ndim != 3:
-        raise ConfigurationError(f"pixel cube must be (C, H, W), got {values.shape}", rule=RULE)
+        raise ConfigurationError(f"pixel cube must be (C, H, W), got {values.shape}", rule=RULE, fields=())
     channels, height, width = values.shape
     check_settings(fmt, channels, x_offset=x_offset)
     strides = _line_strides(fmt, line_stride, uv_line_stride)
@@ -216,7 +216,7 @@ def unpack_pixels(planes, fmt, height: int, width: int, line_stride: int, uv_lin
         planes = (planes,)
     if len(planes) != fmt.planes:
         raise ConfigurationError(f"{fmt.name} has {fmt.planes} plane(s), got {len(planes)} buffer(s)",
-                                 rule=RULE)
+                                 rule=RULE, fields=("PIXEL_FORMAT",))
     check_settings(fmt, fmt.channels, x_offset=x_offset)
     strides = _line_strides(fmt, line_stride, uv_line_stride)
     _check_lines(fmt, width, strides, x_offset)
@@ -228,7 +228,7 @@ def unpack_pixels(planes, fmt, height: int, width: int, line_stride: int, uv_lin
         raw = as_byte_buffer(buf)
         if base < 0 or base + span > raw.size:
             raise ConfigurationError(f"{fmt.name}: plane needs bytes [{base}, {base + span}), buffer has "
-                                     f"{raw.size}", rule=RULE)
+                                     f"{raw.size}", rule=RULE, fields=("LINE_STRIDE",))
         parts.append(np.lib.stride_tricks.as_strided(raw[base + x_offset * size:], shape=(height, width, size),
                                                      strides=(stride, size, 1)))
     pixels = np.concatenate(parts, axis=2) if len(parts) > 1 else np.ascontiguousarray(parts[0])

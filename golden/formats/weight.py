@@ -55,7 +55,7 @@ def aligned_size(nbytes: int, align: int = TAIL_ALIGN) -> int:
 def _shape(shape) -> tuple[int, int, int, int]:
     shape = tuple(int(v) for v in shape)
     if len(shape) != 4 or min(shape) <= 0:
-        raise ConfigurationError(f"weights must be a non-empty (K, C, R, S) array, got {shape}", rule=RULE)
+        raise ConfigurationError(f"weights must be a non-empty (K, C, R, S) array, got {shape}", rule=RULE, fields=())
     return shape
 
 
@@ -151,7 +151,7 @@ def _reserve(buf, base_offset: int, nbytes: int, align: int) -> np.ndarray:
         out = as_byte_buffer(buf)
         if base_offset < 0 or end > out.size:
             raise ConfigurationError(f"weights need {end - base_offset} bytes at offset {base_offset}, "
-                                     f"buffer has {out.size}", rule=RULE)
+                                     f"buffer has {out.size}", rule=RULE, fields=("WEIGHT_BYTES",))
     out[base_offset + nbytes:end] = 0
     return out
 
@@ -167,7 +167,7 @@ def _take(buf, base_offset: int, count: int, dtype: np.dtype) -> np.ndarray:
     end = base_offset + count * dtype.itemsize
     if base_offset < 0 or end > raw.size:
         raise ConfigurationError(f"weights need bytes [{base_offset}, {end}), buffer has {raw.size}",
-                                 rule=RULE)
+                                 rule=RULE, fields=("WEIGHT_BYTES",))
     return raw[base_offset:end].view(dtype)
 
 
@@ -209,7 +209,8 @@ def undo_pre_extend(extended, channels: int) -> np.ndarray:
     kernels, wide, rows, one = _shape(values.shape)
     if one != 1 or wide % channels:
         raise ConfigurationError(f"{values.shape} is not a pre-extended kernel of {channels} channels",
-                                 rule="in-memory-data-formats: Basic Weight for image input")
+                                 rule="in-memory-data-formats: Basic Weight for image input",
+                                 fields=("WEIGHT_CHANNEL_EXT",))
     return values.reshape(kernels, wide // channels, channels, rows).transpose(0, 2, 3, 1)
 
 
@@ -224,7 +225,7 @@ def check_post_extension(channels_ext: int, factor: int, atomic_c: int) -> None:
     if factor > 1 and channels_ext * factor > atomic_c:
         raise ConfigurationError(
             f"{factor}-line post-extension needs extended channels <= {atomic_c // factor}, "
-            f"got {channels_ext}", rule=POST_EXTENSION_RULE)
+            f"got {channels_ext}", rule=POST_EXTENSION_RULE, fields=("WEIGHT_CHANNEL_EXT", "Y_EXTENSION"))
 
 
 def _post_layout(index: np.ndarray, group: int, factor: int) -> np.ndarray:
@@ -298,7 +299,7 @@ def split_deconv_kernels(weights, stride_x: int, stride_y: int) -> list[np.ndarr
     kernels, channels, rows, cols = _shape(values.shape)
     if stride_x < 1 or stride_y < 1:
         raise ConfigurationError("deconvolution strides must be >= 1",
-                                 rule="programming-guide: Deconvolution")
+                                 rule="programming-guide: Deconvolution", fields=("CONV_X_STRIDE", "CONV_Y_STRIDE"))
     out_rows, out_cols = -(-rows // stride_y), -(-cols // stride_x)
     padded = np.zeros((kernels, channels, out_rows * stride_y, out_cols * stride_x), dtype=values.dtype)
     padded[:, :, :rows, :cols] = values
@@ -311,7 +312,7 @@ def merge_deconv_kernels(sets, shape, stride_x: int, stride_y: int) -> np.ndarra
     out_rows, out_cols = -(-rows // stride_y), -(-cols // stride_x)
     if len(sets) != stride_x * stride_y:
         raise ConfigurationError(f"expected {stride_x * stride_y} kernel sets, got {len(sets)}",
-                                 rule="programming-guide: Deconvolution")
+                                 rule="programming-guide: Deconvolution", fields=("CONV_X_STRIDE", "CONV_Y_STRIDE"))
     stacked = np.stack(list(sets)).reshape(stride_y, stride_x, kernels, channels, out_rows, out_cols)
     full = stacked.transpose(2, 3, 4, 0, 5, 1).reshape(kernels, channels, out_rows * stride_y,
                                                         out_cols * stride_x)

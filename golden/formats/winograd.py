@@ -63,7 +63,7 @@ def transform(kernels3x3, scale: float = 1.0) -> np.ndarray:
     """G g G^T (times `scale`) for every 3x3 plane: (K, C, 3, 3) -> (K, C, 4, 4) float64."""
     values = np.asarray(kernels3x3, dtype=np.float64)
     if values.shape[-2:] != (3, 3):
-        raise ConfigurationError(f"Winograd transform needs 3x3 planes, got {values.shape}", rule=RULE)
+        raise ConfigurationError(f"Winograd transform needs 3x3 planes, got {values.shape}", rule=RULE, fields=())
     return scale * np.einsum("ij,...jk,lk->...il", G, values, G)
 
 
@@ -116,7 +116,8 @@ def _unlayout(flat: np.ndarray, shape, group: int) -> np.ndarray:
 def _check(shape):
     kernels, channels, rows, cols = _shape(shape)
     if (rows, cols) != (4, 4) or channels % CUBE_CHANNELS:
-        raise ConfigurationError(f"Winograd weights are (K, 4m, 4, 4) after phase 1, got {shape}", rule=RULE)
+        raise ConfigurationError(f"Winograd weights are (K, 4m, 4, 4) after phase 1, got {shape}", rule=RULE,
+                                 fields=("WEIGHT_CHANNEL_EXT",))
     return kernels, channels, rows, cols
 
 

@@ -80,7 +80,8 @@ def fp32_bits(values) -> np.ndarray:
     if arr.dtype == np.float32:
         return arr.view(np.uint32)
     if arr.dtype.kind == "f":
-        raise ConfigurationError(f"fp32 data must be float32 or uint32 bits, not {arr.dtype}", rule=FP16_RULE)
+        raise ConfigurationError(f"fp32 data must be float32 or uint32 bits, not {arr.dtype}", rule=FP16_RULE,
+                                 fields=())
     return arr.astype(np.uint32)
 
 
@@ -101,7 +102,7 @@ _LAYOUT = {"fp16": (5, 10), "fp17": (6, 10), "fp32": (8, 23)}
 
 def _layout(fmt: str) -> tuple[int, int]:
     if fmt not in _LAYOUT:
-        raise ConfigurationError(f"unknown float format {fmt!r} (fp16, fp17, fp32)", rule=FP16_RULE)
+        raise ConfigurationError(f"unknown float format {fmt!r} (fp16, fp17, fp32)", rule=FP16_RULE, fields=())
     return _LAYOUT[fmt]
 
 
@@ -244,7 +245,7 @@ def int_to_fp16(x) -> np.ndarray:
     """Integers (|x| < 2**24, e.g. int16/int17) -> fp16 patterns (cmod FpIntToFloat): RNE, clip 65504."""
     x = as_int64(x)
     if x.size and (int(x.min()) <= -(1 << 24) or int(x.max()) >= 1 << 24):
-        raise ConfigurationError("int_to_fp16 accepts |x| < 2**24", rule=FP16_RULE)
+        raise ConfigurationError("int_to_fp16 accepts |x| < 2**24", rule=FP16_RULE, fields=())
     return fp32_to_fp16(x.astype(np.float32))  # exact below 2**24, so a single rounding
 
 
@@ -278,7 +279,7 @@ def fp16_to_float64_mapped(h, module: str) -> np.ndarray:
     """fp16 patterns -> float64 values with `module`'s INF mapping from INF_MAPPING (NaN stays NaN)."""
     if module not in INF_MAPPING:
         raise ConfigurationError(f"unknown module {module!r} for INF mapping ({sorted(INF_MAPPING)})",
-                                 rule=FP16_RULE)
+                                 rule=FP16_RULE, fields=())
     h = np.asarray(h).astype(np.uint16)
     v = h.view(np.float16).astype(np.float64)
     inf_value = INF_MAPPING[module]

@@ -33,7 +33,7 @@ _DTYPE = {"fp16": np.uint16, "fp17": np.uint32, "fp32": np.uint32}
 
 def _operands(a, b, fmt: str, allowed=("fp17", "fp32")):
     if fmt not in allowed:
-        raise ConfigurationError(f"format {fmt!r} not supported here ({', '.join(allowed)})", rule=FP16_RULE)
+        raise ConfigurationError(f"format {fmt!r} not supported here ({', '.join(allowed)})", rule=FP16_RULE, fields=())
     conv = fp32_bits if fmt == "fp32" else np.asarray
     a, b = np.broadcast_arrays(conv(a).astype(np.int64), conv(b).astype(np.int64))
     return a, b, _LAYOUT[fmt]

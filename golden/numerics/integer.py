@@ -35,13 +35,22 @@ def int_range(bits: int) -> tuple[int, int]:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
+def as_signed(value, bits: int):
+    """The low `bits` bits of `value` read as two's complement: a Python int for an int, else an int64 array."""
+    if isinstance(value, (int, np.integer)):
+        value = int(value) & ((1 << bits) - 1)
+        return value - (1 << bits) if value >> (bits - 1) else value
+    value = np.asarray(value, np.int64) & ((1 << bits) - 1)
+    return np.where(value >> (bits - 1), value - (1 << bits), value)
+
+
 def as_int64(x, name: str = "x") -> np.ndarray:
     """Data as an int64 array; refuses floats and uint64 (which int64 cannot hold exactly)."""
     arr = np.asarray(x)
     if arr.dtype == np.int64:
         return arr
     if arr.dtype.kind not in "iub" or arr.dtype == np.uint64:
-        raise ConfigurationError(f"{name} must be an integer array, not {arr.dtype}", rule=PRECISION_RULE)
+        raise ConfigurationError(f"{name} must be an integer array, not {arr.dtype}", rule=PRECISION_RULE, fields=())
     return arr.astype(np.int64)
 
 
@@ -61,13 +70,14 @@ def check_encoding(value, name: str, lo: int, hi: int, encoding: str, rule: str 
 
 def _check_bits(bits: int, name: str = "bits") -> int:
     if not isinstance(bits, (int, np.integer)) or not 2 <= int(bits) <= 63:
-        raise ConfigurationError(f"{name} must be an integer in [2, 63], got {bits!r}", rule=PRECISION_RULE)
+        raise ConfigurationError(f"{name} must be an integer in [2, 63], got {bits!r}", rule=PRECISION_RULE,
+                                 fields=(name,))
     return int(bits)
 
 
 def _check_magnitude(v: np.ndarray, what: str):
     if v.size and (int(v.min()) < -_MAX_MAGNITUDE or int(v.max()) >= _MAX_MAGNITUDE):
-        raise ConfigurationError(f"{what} exceeds the supported range |v| < 2**62", rule=PRECISION_RULE)
+        raise ConfigurationError(f"{what} exceeds the supported range |v| < 2**62", rule=PRECISION_RULE, fields=())
 
 
 def saturate(x, bits: int) -> tuple[np.ndarray, int]:
@@ -87,7 +97,8 @@ def shift_right_round(x, shift) -> np.ndarray:
     x = as_int64(x)
     s = np.asarray(shift)
     if s.dtype.kind not in "iub" or (s.size and int(s.min()) < 0):
-        raise ConfigurationError(f"shift must be a non-negative integer, got {shift!r}", rule=PRECISION_RULE)
+        raise ConfigurationError(f"shift must be a non-negative integer, got {shift!r}", rule=PRECISION_RULE,
+                                 fields=("shift",))
     if s.ndim == 0:
         s = min(int(s), 63)
         if s == 0:
@@ -121,7 +132,7 @@ def convertor(
     offset_bits <= 32, scale_bits <= 16, shift_bits <= 6.
     """
     if offset_bits > 32 or scale_bits > 16 or shift_bits > 6:
-        raise ConfigurationError("convertor encodings are at most INT32/INT16/UINT6", rule=PRECISION_RULE)
+        raise ConfigurationError("convertor encodings are at most INT32/INT16/UINT6", rule=PRECISION_RULE, fields=())
     lo, hi = int_range(offset_bits)
     offset = check_encoding(offset, fields[0], lo, hi, f"INT{offset_bits}")
     lo, hi = int_range(scale_bits)
@@ -130,7 +141,7 @@ def convertor(
     bits = _check_bits(out_bits, "out_bits")
     x = as_int64(x)
     if x.size and (int(x.min()) < -(1 << 46) or int(x.max()) >= 1 << 46):
-        raise ConfigurationError("convertor input exceeds |x| < 2**46", rule=PRECISION_RULE)
+        raise ConfigurationError("convertor input exceeds |x| < 2**46", rule=PRECISION_RULE, fields=())
     return saturate(shift_right_round((x - offset) * scale, shift), bits)
 
 
@@ -192,7 +203,7 @@ def cdma_cvt(pixel, offset, scale, truncate_bits) -> np.ndarray:
     shift = check_encoding(truncate_bits, "CDMA.D_CVT_CFG.CVT_TRUNCATE", 0, 63, "UINT6", FORMATS_RULE)
     pixel = as_int64(pixel, "pixel")
     if pixel.size and (int(pixel.min()) < -(1 << 16) or int(pixel.max()) >= 1 << 16):
-        raise ConfigurationError("pixel values must fit in 17 signed bits", rule=FORMATS_RULE)
+        raise ConfigurationError("pixel values must fit in 17 signed bits", rule=FORMATS_RULE, fields=())
     return saturate(shift_right_round((pixel - offset) * scale, shift), 17)[0]
 
 
@@ -202,7 +213,8 @@ def pixel_to_int(pixel, offset, scale, truncate_bits, out_bits: int) -> tuple[np
     The 17-bit cdma_cvt result saturated to the output width; saturating twice equals saturating once.
     """
     if out_bits not in (8, 16):
-        raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE)
+        raise ConfigurationError(f"pixel conversion outputs int8 or int16, got {out_bits}", rule=FORMATS_RULE,
+                                 fields=())
     return saturate(cdma_cvt(pixel, offset, scale, truncate_bits), out_bits)
 
 
@@ -213,5 +225,5 @@ def int8_int16_convert(x, offset, scale, truncate_bits, out_bits: int) -> tuple[
     lo, hi = int_range(in_bits)
     if x.size and (int(x.min()) < lo or int(x.max()) > hi):
         raise ConfigurationError(f"input of an int{in_bits}->int{out_bits} conversion exceeds int{in_bits}",
-                                 rule=FORMATS_RULE)
+                                 rule=FORMATS_RULE, fields=())
     return pixel_to_int(x, offset, scale, truncate_bits, out_bits)

@@ -14,19 +14,31 @@ and the programming guide ("Convolution pipeline programming": ping-pong groups)
 Reads return the readable bits only (fields with sw access `r`/`rw`); writes change the
 writable bits only, so status registers keep their hardware values. Special cases:
 GLB.S_INTR_STATUS is write-1-to-clear, GLB.S_INTR_SET sets status bits,
-CDMA.S_CBUF_FLUSH_STATUS reads 0 until the player lets time pass, then 1, and BDMA
-queues an operation (a snapshot of its CFG_ registers) on each CFG_OP.EN=1 write
-until CFG_LAUNCH0/1 launches the group (programming guide, "BDMA programming").
+CDMA.S_CBUF_FLUSH_STATUS reads 0 until the player lets time pass, then 1.
+
+BDMA has no ping-pong groups; this file holds its one slot/group state machine
+(programming guide, "BDMA programming"; golden/units/bdma.py copies one operation):
+CFG_OP and CFG_LAUNCH<g> are plain registers that read back what was written, and
+each CFG_OP.EN=1 write caches a snapshot of the CFG_ registers in one of 20 slots;
+CFG_LAUNCH0/1 = 1 closes the cached operations into group 0/1, which waits in
+`bdma_launched` until the player runs it. STATUS.FREE_SLOT is 20 minus every operation
+still held, launched or not (nvdla/hw vmod/nvdla/bdma/NV_NVDLA_BDMA_csb.v: 20 minus the
+command FIFO's count; a launched group leaves the FIFO only as the loader takes it),
+GRP<g>_BUSY is set by the launch and cleared when the group has run, and IDLE means
+nothing is held.
 """
 
 from __future__ import annotations
 
+from golden.errors import ConfigurationError
 from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
 
 GROUPS = (0, 1)
 IDLE, RUNNING, PENDING = 0, 1, 2
 BDMA_SLOTS = 20  # programming guide, "BDMA programming": 20 register entries
+BDMA_GUIDE = "programming-guide: BDMA programming"
+BDMA_LIMIT = "programming-guide: Limitation/BDMA"
 
 
 class RegisterFile:
@@ -88,9 +100,9 @@ class RegisterFile:
         elif unit in self.pingpong and name == "S_STATUS":
             value = self.group_state(unit, 0) | self.group_state(unit, 1) << 16
         elif (unit, name) == ("BDMA", "STATUS"):
-            busy = [bool(ops) for ops in self._bdma_groups()]
-            idle = not (self.bdma_ops or self.bdma_launched)
-            value = (BDMA_SLOTS - len(self.bdma_ops)) | idle << 8 | busy[0] << 9 | busy[1] << 10
+            busy = self.bdma_busy()
+            value = reg.encode(FREE_SLOT=BDMA_SLOTS - self.bdma_held(), IDLE=int(not self.bdma_held()),
+                               GRP0_BUSY=int(busy[0]), GRP1_BUSY=int(busy[1]))
         else:
             value = self._store(reg).get((unit, name), reg.reset)
         return value & reg.readable_mask
@@ -140,19 +152,36 @@ class RegisterFile:
     def unmasked(self, bits: int) -> int:
         return bits & ~self.raw("GLB", "S_INTR_MASK")
 
-    # -- BDMA ------------------------------------------------------------------------------------------
+    # -- BDMA ----------------------------------------------------------------------------------------------
+    def bdma_held(self) -> int:
+        """Operations in the slots: cached since the last launch, or launched and not yet run."""
+        return len(self.bdma_ops) + sum(len(ops) for _, ops in self.bdma_launched)
+
+    def bdma_busy(self) -> tuple[bool, bool]:
+        """GRP0_BUSY, GRP1_BUSY: launched and not yet run."""
+        launched = {group for group, _ in self.bdma_launched}
+        return 0 in launched, 1 in launched
+
     def _bdma_write(self, name: str, value: int) -> None:
         if name == "CFG_OP" and value & 1:
+            if all(self.bdma_busy()):
+                raise ConfigurationError(
+                    "an operation was enabled while group 0 and group 1 are both busy",
+                    fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.GRP0_BUSY", "BDMA.STATUS.GRP1_BUSY"), rule=BDMA_LIMIT)
+            if self.bdma_held() >= BDMA_SLOTS:
+                raise ConfigurationError(
+                    f"an operation was enabled with no free slot (all {BDMA_SLOTS} hold operations; poll "
+                    "STATUS.FREE_SLOT first, and a group holds at most 20 operations)",
+                    fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.FREE_SLOT"), rule=f"{BDMA_GUIDE} (20 slots)")
             self.bdma_ops.append({key: v for key, v in self._single.items() if key[0] == "BDMA"})
         elif name in ("CFG_LAUNCH0", "CFG_LAUNCH1") and value & 1:
-            self.bdma_launched.append((int(name[-1]), self.bdma_ops))
+            group = int(name[-1])
+            if self.bdma_busy()[group]:
+                raise ConfigurationError(
+                    f"group {group} was launched again before its interrupt returned",
+                    fields=(f"BDMA.{name}.GRP{group}_LAUNCH", f"BDMA.STATUS.GRP{group}_BUSY"), rule=BDMA_GUIDE)
+            self.bdma_launched.append((group, self.bdma_ops))
             self.bdma_ops = []
-
-    def _bdma_groups(self) -> list[list]:
-        groups: list[list] = [[], []]
-        for group, ops in self.bdma_launched:
-            groups[group].extend(ops)
-        return groups
 
     def bdma_values(self, op: dict[tuple[str, str], int]) -> RegisterValues:
         return RegisterValues(self.regmap, {**self._single, **op})

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from golden.errors import RegisterError
+from golden.numerics.integer import as_signed
 from golden.regs.regmap import Register, RegisterMap
 
 
@@ -58,8 +59,7 @@ class RegisterValues:
     def signed(self, unit: str, name: str, field: str) -> int:
         """The field read as two's complement (offsets, scales and operands are signed)."""
         fld = self.regmap.get(unit, name).field(field)
-        raw = fld.decode(self.value(unit, name))
-        return raw - (1 << fld.width) if raw >> (fld.width - 1) else raw
+        return as_signed(fld.decode(self.value(unit, name)), fld.width)
 
     def enum(self, unit: str, name: str, field: str) -> str:
         """The field's enum name (e.g. "INT8"); RegisterError for a value outside the enum."""

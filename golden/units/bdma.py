@@ -8,30 +8,12 @@ of 20 slots; CFG_LAUNCH0/1.GRP<g>_LAUNCH = 1 closes a *group* of the cached oper
 hardware then executes and signals with GLB.S_INTR_STATUS.BDMA_DONE_STATUS<g>
 (programming-guide: BDMA programming).
 
-Facts from nvdla/hw (nvdlav1) vmod/nvdla/bdma and cmod/bdma: CFG_OP and CFG_LAUNCH<g> are plain
-read/write registers whose *write* triggers the push/launch (they read back what was written; the
-nvdlav1 sanity1 trace reads 1 back from both); STATUS.FREE_SLOT = 20 - operations still held;
-STATUS.GRP<g>_BUSY is set on launch and cleared when the group's last operation is done;
-STATUS.IDLE = nothing held and nothing moving.
-
-Hook for the trace player (BDMA registers are not D_ groups, so op-enable -> run() does not fit)::
-
-    engine = BdmaEngine(profile)                     # one per NVDLA instance, at reset
-    events = engine.on_register_write(name, value, memory)   # every CSB write to a BDMA register
-    #   name: "CFG_OP", "BDMA.CFG_OP" or "NVDLA_BDMA.CFG_OP_0"; memory: golden.memory.MemorySystem
-    #   events: [("interrupt", "BDMA_DONE_STATUS0"), ...] -> set that GLB.S_INTR_STATUS field
-    value = engine.read(name)                        # every CSB read of a BDMA register
-    engine.status()                                  # {("BDMA", "STATUS"): ..., stall counters}
-    events = engine.drain(memory)                    # only with deferred=True: run launched groups
-
-By default a launched group executes at once (the interrupt event is returned by the write of
-CFG_LAUNCH<g>). With `deferred=True` it waits for drain() (call it on a trace `wait`), so FREE_SLOT
-and GRP<g>_BUSY can be observed while a group is outstanding.
-
+The slots and groups are one state machine in golden/regs/regfile.py (CFG_OP.EN caches an
+operation, CFG_LAUNCH<g> closes a group, STATUS.FREE_SLOT/IDLE/GRP<g>_BUSY); golden/player.py
+runs a launched group when time passes: `validate_group(profile, [RegisterValues per operation],
+group)` (not empty, one DST_RAM_TYPE, every operation valid), then `run(ctx)` once per operation.
 `run(ctx)` is the standard unit entry point: one operation from ctx.regs (the CFG_* registers),
-validated and executed. golden/player.py queues operations in golden/regs/regfile.py and calls
-run() per operation; the group rules (not empty, at most 20 operations, one DST_RAM_TYPE) are in
-`validate_group(profile, [RegisterValues per operation], group)`, to be called before a group runs.
+validated and executed.
 """
 
 from __future__ import annotations
@@ -42,14 +24,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from golden.config import Profile
-from golden.errors import ConfigurationError, MemoryAccessError, RegisterError
+from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
-from golden.regs.regmap import Register, RegisterMap
+from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext, Surface, UnitResult
 
 UNIT = "BDMA"
-SLOTS = 20
 ATOM = 32
 GUIDE = "programming-guide: BDMA programming"
 LIMIT = "programming-guide: Limitation/BDMA"
@@ -255,10 +236,6 @@ def _check_group(operations: list[BdmaOperation], group: int) -> None:
         raise ConfigurationError(
             f"group {group} was launched with no operation enabled since the last launch; the "
             "hardware would never finish it", fields=(field, "BDMA.CFG_OP.EN"), rule=GUIDE)
-    if len(operations) > SLOTS:
-        raise ConfigurationError(
-            f"group {group} holds {len(operations)} operations; there are {SLOTS} slots",
-            fields=(field, "BDMA.CFG_OP.EN", "BDMA.STATUS.FREE_SLOT"), rule=f"{GUIDE} (20 slots)")
     if len({op.dst_cvsram for op in operations}) > 1:
         raise ConfigurationError(
             f"the operations of group {group} write to both DRAM and CV-SRAM",
@@ -284,101 +261,3 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     operation.validate(ctx.profile)
     surface = operation.execute(ctx.memory)
     return UnitResult(status={(UNIT, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
-
-
-# -- the slot/group engine ---------------------------------------------------------------------------
-class BdmaEngine:
-    """BDMA's CSB registers, its 20 operation slots and its two groups, for a trace player."""
-
-    def __init__(self, profile: Profile, regmap: RegisterMap | None = None, *, deferred: bool = False):
-        self.profile = profile
-        self.regmap = regmap or RegisterMap.for_profile(profile)
-        self.deferred = deferred
-        self.values: dict[str, int] = {}
-        #: Operations cached by CFG_OP.EN since the last launch (the open group).
-        self.gathering: list[BdmaOperation] = []
-        #: Launched groups not yet executed: (group, operations), in launch order.
-        self.launched: list[tuple[int, list[BdmaOperation]]] = []
-        self.busy = [False, False]
-        #: Every executed operation with its destination surface, in execution order.
-        self.completed: list[tuple[int, BdmaOperation, Surface]] = []
-
-    # -- CSB side --
-    def _register(self, name: str) -> Register:
-        reg = self.regmap.lookup(name) if "." in name else self.regmap.get(UNIT, name.removesuffix("_0"))
-        if reg.unit != UNIT:
-            raise RegisterError(f"{reg.qualified} is not a BDMA register", register=reg.qualified)
-        return reg
-
-    def on_register_write(self, name: str, value: int, memory: MemorySystem,
-                          profile: Profile | None = None) -> list[tuple[str, str]]:
-        """A CSB write; returns the events it causes, e.g. [("interrupt", "BDMA_DONE_STATUS0")]."""
-        if profile is not None:
-            self.profile = profile
-        reg = self._register(name)
-        if not reg.writable_mask:
-            return []  # STATUS registers: writes are ignored
-        value &= 0xFFFFFFFF
-        self.values[reg.name] = value
-        if reg.name == "CFG_OP" and value & 1:
-            self._push()
-        elif reg.name in ("CFG_LAUNCH0", "CFG_LAUNCH1") and value & 1:
-            self._launch(int(reg.name[-1]))
-            if not self.deferred:
-                return self.drain(memory)
-        return []
-
-    def read(self, name: str) -> int:
-        """What a CSB read of the register returns."""
-        reg = self._register(name)
-        status = self.status()
-        if (UNIT, reg.name) in status:
-            return status[UNIT, reg.name]
-        return self.values.get(reg.name, reg.reset) & reg.readable_mask
-
-    def status(self) -> dict[tuple[str, str], int]:
-        """The read-only registers as the hardware reports them now."""
-        held = len(self.gathering) + sum(len(ops) for _, ops in self.launched)
-        idle = held == 0
-        status = self.regmap.get(UNIT, "STATUS").encode(
-            FREE_SLOT=SLOTS - held, IDLE=int(idle), GRP0_BUSY=int(self.busy[0]), GRP1_BUSY=int(self.busy[1]))
-        # Stall cycles are a timing quantity; the golden model has no clock and reports 0.
-        return {(UNIT, "STATUS"): status, **{(UNIT, name): 0 for name in STALL_COUNTERS}}
-
-    # -- slots and groups --
-    def _push(self) -> None:
-        raw = {name: self.values.get(name, self.regmap.get(UNIT, name).reset) for name in OPERATION_REGISTERS}
-        operation = BdmaOperation.from_registers(self.regmap, raw)
-        operation.validate(self.profile)
-        if all(self.busy):
-            raise ConfigurationError(
-                "an operation was enabled while group 0 and group 1 are both busy",
-                fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.GRP0_BUSY", "BDMA.STATUS.GRP1_BUSY"), rule=LIMIT)
-        held = len(self.gathering) + sum(len(ops) for _, ops in self.launched)
-        if held >= SLOTS:
-            raise ConfigurationError(
-                f"an operation was enabled with no free slot (all {SLOTS} hold operations; poll "
-                "STATUS.FREE_SLOT first, and a group holds at most 20 operations)",
-                fields=("BDMA.CFG_OP.EN", "BDMA.STATUS.FREE_SLOT"), rule=f"{GUIDE} (20 slots)")
-        self.gathering.append(operation)
-
-    def _launch(self, group: int) -> None:
-        if self.busy[group]:
-            raise ConfigurationError(
-                f"group {group} was launched again before its interrupt returned",
-                fields=(f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH", f"BDMA.STATUS.GRP{group}_BUSY"), rule=GUIDE)
-        _check_group(self.gathering, group)
-        self.launched.append((group, self.gathering))
-        self.gathering = []
-        self.busy[group] = True
-
-    def drain(self, memory: MemorySystem) -> list[tuple[str, str]]:
-        """Execute every launched group in launch order; one interrupt event per group."""
-        events = []
-        while self.launched:
-            group, operations = self.launched.pop(0)
-            for operation in operations:
-                self.completed.append((group, operation, operation.execute(memory)))
-            self.busy[group] = False
-            events.append(("interrupt", f"BDMA_DONE_STATUS{group}"))
-        return events

@@ -24,6 +24,7 @@ API for unit models (SDP Y and CDP):
     params = LutParams.from_regs(regs, "SDP")          # the S_LUT_* registers of the unit
     tables = ctx_tables(ctx, "SDP")                     # LE/LO contents (LutTables)
     check_limits(params, precision, "SDP")              # programming-guide Limitation/LUT
+    check_index_ranges(params, precision, "CDP")       # the index ranges alone (CDP)
     result = lookup(x, params, tables, precision)       # x: int64 (int pipes) or float32 (fp16 pipe)
     result.y, result.counters                           # int64 / float32, {"D_PERF_LUT_UFLOW": n, ...}
 
@@ -40,18 +41,13 @@ import numpy as np
 from golden.errors import ConfigurationError, NotModelledError
 from golden.numerics.fp import fp16_to_fp17, fp17_to_fp32, fp32_to_fp17, fp32_values
 from golden.numerics.fp_arith import fp_add, fp_mul, fp_sub
-from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
+from golden.numerics.integer import as_signed, saturate, shift_left_saturate, shift_right_round
 
 LE_DEPTH = 65
 LO_DEPTH = 257
 FRACTION_BITS = 35
 INDEX_MAX = 511  # the 9-bit index saturates
 RULE = "programming-guide: Limitation/LUT"
-
-
-def _signed(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
 
 
 @dataclass(frozen=True)
@@ -83,11 +79,11 @@ class LutParams:
         """Decode the unit's S_LUT_* registers (CDP's 38-bit START/END use their LOW/HIGH pairs)."""
         def bound(name):
             if unit == "CDP":
-                return _signed(regs.address(unit, f"S_LUT_{name}_HIGH", f"S_LUT_{name}_LOW"), 38)
+                return as_signed(regs.address(unit, f"S_LUT_{name}_HIGH", f"S_LUT_{name}_LOW"), 38)
             return regs.value(unit, f"S_LUT_{name}")
 
         def s(reg, fld, bits):
-            return _signed(regs.field(unit, reg, fld), bits)
+            return as_signed(regs.field(unit, reg, fld), bits)
 
         return cls(
             le_function=regs.enum(unit, "S_LUT_CFG", "LUT_LE_FUNCTION"),
@@ -122,7 +118,7 @@ class LutTables:
         self.lo = np.asarray(self.lo).astype(np.uint16).copy()
         if self.le.shape != (LE_DEPTH,) or self.lo.shape != (LO_DEPTH,):
             raise ConfigurationError(f"LUT tables must have {LE_DEPTH} (LE) and {LO_DEPTH} (LO) entries",
-                                     rule="precision-preservation: LUT")
+                                     rule="precision-preservation: LUT", fields=("S_LUT_ACCESS_CFG.LUT_ADDR",))
 
 
 class LutRam:
@@ -162,7 +158,7 @@ class LutRam:
 
 
 def ctx_tables(ctx, unit: str) -> LutTables:
-    """The LUT contents of `unit` handed to a unit model (LayerContext.luts[unit], see report)."""
+    """The LUT contents of `unit` handed to a unit model (LayerContext.luts[unit])."""
     luts = getattr(ctx, "luts", None) or {}
     if unit not in luts:
         raise NotModelledError(f"{unit} LUT contents were not provided to the model (LayerContext.luts)",
@@ -179,28 +175,30 @@ class LutResult:
 
 # ---- limits ------------------------------------------------------------------------------------------------
 
-_SELECT_LIMITS = {  # programming-guide Limitation/LUT: (LE select, LO select) per unit and precision
+#: programming-guide Limitation/LUT: the linear (LE, LO) INDEX_SELECT ranges per unit and precision.
+SELECT_LIMITS = {
     ("SDP", "int8"): ((-6, 25), (-8, 23)), ("SDP", "int16"): ((-6, 25), (-8, 23)),
     ("CDP", "int8"): ((-6, 15), (-8, 13)), ("CDP", "int16"): ((-6, 31), (-8, 29)),
     ("SDP", "fp16"): ((-128, 121), (-128, 119)), ("CDP", "fp16"): ((-128, 121), (-128, 119)),
 }
-_OFFSET_LIMITS = {("SDP", "int8"): (-64, 31), ("SDP", "int16"): (-64, 31), ("CDP", "int8"): (-64, 20),
-                  ("CDP", "int16"): (-64, 36), ("SDP", "fp16"): (-126, 127), ("CDP", "fp16"): (-126, 127)}
+#: programming-guide Limitation/LUT: the exponent LE_INDEX_OFFSET range per unit and precision.
+OFFSET_LIMITS = {("SDP", "int8"): (-64, 31), ("SDP", "int16"): (-64, 31), ("CDP", "int8"): (-64, 20),
+                 ("CDP", "int16"): (-64, 36), ("SDP", "fp16"): (-126, 127), ("CDP", "fp16"): (-126, 127)}
 
 
 def _fp32(bits: int) -> float:
     return float(np.array([bits & 0xFFFFFFFF], np.uint32).view(np.float32)[0])
 
 
-def check_limits(params: LutParams, precision: str, unit: str = "SDP") -> None:
-    """programming-guide Limitation/LUT: start/end spans, index select and offset ranges."""
+def check_index_ranges(params: LutParams, precision: str, unit: str) -> None:
+    """programming-guide Limitation/LUT: the index select (linear tables) and offset (exponent LE) ranges."""
     f = f"{unit}.S_LUT_"
-    le_sel, lo_sel = _SELECT_LIMITS[unit, precision]
+    le_sel, lo_sel = SELECT_LIMITS[unit, precision]
     checks = [("LO", params.lo_index_select, lo_sel, f"{f}INFO.LUT_LO_INDEX_SELECT")]
     if params.le_function == "LINEAR":
         checks.append(("LE", params.le_index_select, le_sel, f"{f}INFO.LUT_LE_INDEX_SELECT"))
     else:
-        lo, hi = _OFFSET_LIMITS[unit, precision]
+        lo, hi = OFFSET_LIMITS[unit, precision]
         if not lo <= params.le_index_offset <= hi:
             raise ConfigurationError(
                 f"exponent LE_INDEX_OFFSET {params.le_index_offset} outside [{lo}, {hi}] for {unit} "
@@ -210,6 +208,13 @@ def check_limits(params: LutParams, precision: str, unit: str = "SDP") -> None:
         if not lo <= value <= hi:
             raise ConfigurationError(f"linear {name}_INDEX_SELECT {value} outside [{lo}, {hi}] for {unit} "
                                      f"{precision}", fields=(fld,), rule=RULE)
+
+
+def check_limits(params: LutParams, precision: str, unit: str = "SDP") -> None:
+    """programming-guide Limitation/LUT: index ranges and SDP's 32-bit START/END spans (CDP's 38-bit
+    spans are checked in golden/units/cdp/config.py)."""
+    f = f"{unit}.S_LUT_"
+    check_index_ranges(params, precision, unit)
     spans = [("LO", params.lo_start, params.lo_end, 2.0 ** (params.lo_index_select + 8))]
     if params.le_function == "LINEAR":
         spans.append(("LE", params.le_start, params.le_end, 2.0 ** (params.le_index_select + 6)))
@@ -222,7 +227,7 @@ def check_limits(params: LutParams, precision: str, unit: str = "SDP") -> None:
             expected = np.float32(min(np.float64(s) + span, float(np.finfo(np.float32).max)))
             ok = np.float32(e) == expected
         else:
-            s, e = _signed(start, 32), _signed(end, 32)
+            s, e = as_signed(start, 32), as_signed(end, 32)
             ok = e - s == min(span, 2.0**31 - 1) or (e == 2**31 - 1 and s + span > e)
         if not ok:
             raise ConfigurationError(f"{name}_END - {name}_START must equal {span:g} for this index "
@@ -356,16 +361,11 @@ def _interpolate_int(y0, y1, frac):
 
 
 def _extrapolate_int(x, y0, offset, scale, shift, bias):
-    product = (x - (bias + _as_signed32(offset))) * scale
+    product = (x - (bias + as_signed(offset, 32))) * scale
     right = saturate(shift_right_round(product, np.maximum(shift, 0)), 32)[0]
     left = shift_left_saturate(np.where(shift < 0, product, 0), np.maximum(-shift, 0), 32)[0]
     c = np.where(shift < 0, left, right)
     return saturate(y0.astype(np.int64) + c, 32)[0]
-
-
-def _as_signed32(v):
-    v = np.asarray(v, np.int64) & 0xFFFFFFFF
-    return np.where(v >= 1 << 31, v - (1 << 32), v)
 
 
 def _interpolate_fp(y0, y1, frac):
@@ -400,7 +400,7 @@ def _lookup(x, params, tables, precision):
         lo = _index_linear_fp(x, params.lo_start, params.lo_index_select, LO_DEPTH)
     else:
         x = np.asarray(x, np.int64)
-        le_start, lo_start = _signed(params.le_start, 32), _signed(params.lo_start, 32)
+        le_start, lo_start = as_signed(params.le_start, 32), as_signed(params.lo_start, 32)
         le = (_index_exponent_int(x, le_start, params.le_index_offset, LE_DEPTH)
               if params.le_function == "EXPONENT" else
               _index_linear_int(x, le_start, params.le_index_select, LE_DEPTH))

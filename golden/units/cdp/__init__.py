@@ -3,7 +3,7 @@
 Sources: programming guide "CDP programming", "Limitation/CDP" and "Limitation/LUT";
 precision-preservation (cdp_in_cvt, cdp_lut_cvt, cdp_out_cvt, the CDP FP16 threshold, saturation
 counters); in-memory-data-formats Table 31 and the INF table. Bit widths beyond the documents follow
-nvdla/hw cmod/cdp and cmod/hls/cdp_libs (see lrn.py, lut_cdp.py).
+nvdla/hw cmod/cdp and cmod/hls/cdp_libs (see lrn.py, lut.py).
 
 CDP_RDMA reads the (C, H, W) cube, CDP writes the result; whole atoms are processed and written, the
 padding channels of the last atom included. The LUT contents come from the S_LUT_ACCESS writes that

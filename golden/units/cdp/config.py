@@ -10,15 +10,12 @@ from dataclasses import dataclass
 
 from golden.errors import ConfigurationError, NotModelledError
 from golden.regs.values import RegisterValues
-from golden.units.lut import LutParams
+from golden.units.lut import LutParams, check_index_ranges
 
 RULE = "programming-guide: Limitation/CDP"
 LUT_RULE = "programming-guide: Limitation/LUT"
 FORMAT_RULE = "in-memory-data-formats: Table 31 (precision conversion for LRN layer)"
 LOCAL_SIZES = {"LEN3": 3, "LEN5": 5, "LEN7": 7, "LEN9": 9}
-# programming-guide Limitation/LUT, CDP column: linear (LE, LO) INDEX_SELECT and exponent LE_INDEX_OFFSET.
-SELECT_LIMITS = {"int8": ((-6, 15), (-8, 13)), "int16": ((-6, 31), (-8, 29)), "fp16": ((-128, 121), (-128, 119))}
-OFFSET_LIMITS = {"int8": (-64, 20), "int16": (-64, 36), "fp16": (-126, 127)}
 
 
 @dataclass(frozen=True)
@@ -84,22 +81,10 @@ def validate(cfg: CdpConfig, regs: RegisterValues) -> None:
 
 
 def _validate_lut(lut: LutParams, precision: str) -> None:
-    (le_lo, le_hi), (lo_lo, lo_hi) = SELECT_LIMITS[precision]
+    check_index_ranges(lut, precision, "CDP")
     info = "CDP.S_LUT_INFO."
-    _require(lo_lo <= lut.lo_index_select <= lo_hi,
-             f"LO_INDEX_SELECT {lut.lo_index_select} outside [{lo_lo}, {lo_hi}] for CDP {precision}",
-             (info + "LUT_LO_INDEX_SELECT",), LUT_RULE)
-    if lut.le_function == "LINEAR":
-        _require(le_lo <= lut.le_index_select <= le_hi,
-                 f"LE_INDEX_SELECT {lut.le_index_select} outside [{le_lo}, {le_hi}] for CDP {precision}",
-                 (info + "LUT_LE_INDEX_SELECT",), LUT_RULE)
-    else:
-        low, high = OFFSET_LIMITS[precision]
-        _require(low <= lut.le_index_offset <= high,
-                 f"exponent LE_INDEX_OFFSET {lut.le_index_offset} outside [{low}, {high}] for CDP {precision}",
-                 (info + "LUT_LE_INDEX_OFFSET",), LUT_RULE)
     if precision == "fp16":
-        return  # fp16 START/END are fp32 patterns: the table spans are the SDP engine's check_limits
+        return  # fp16 START/END are fp32 patterns; CDP leaves their spans unchecked (SDP: lut.check_limits)
     spans = [("LO", lut.lo_start, lut.lo_end, lut.lo_index_select + 8)]
     if lut.le_function == "LINEAR":
         spans.append(("LE", lut.le_start, lut.le_end, lut.le_index_select + 6))

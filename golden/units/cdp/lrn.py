@@ -22,16 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp, fp_arith
-from golden.numerics.integer import saturate, shift_right_round
-from golden.units.cdp import lut_cdp
+from golden.numerics.integer import as_signed, saturate, shift_right_round
+from golden.units.cdp.lut import lookup, lookup_fp
 
 INT_WIDTHS = {"int8": {"in": 9, "offset": 8, "out_offset": 25, "out": 8},
               "int16": {"in": 17, "offset": 16, "out_offset": 32, "out": 16}}
-
-
-def _signed(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
 
 
 def window_sum(values: np.ndarray, local_size: int) -> np.ndarray:
@@ -49,17 +44,17 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     """Integer CDP on a (C_padded, H, W) cube whose first `channels` channels are real."""
     widths = INT_WIDTHS[cfg.precision]
     offset, scale, shifter = cfg.datin
-    offset = _signed(offset, widths["offset"])
+    offset = as_signed(offset, widths["offset"])
     x = np.asarray(cube, dtype=np.int64).copy()
     x[channels:] = offset  # the cmod fills the padding channels with the offset
     x = saturate(shift_right_round((x - offset) * scale, shifter), widths["in"])[0]
     # int8: 9-bit values, square sums below 2**23 fit int32 (half the memory traffic of int64).
     narrow = x.astype(np.int32) if cfg.precision == "int8" else x
     total = narrow if cfg.sqsum_bypass else window_sum(narrow * narrow, cfg.local_size)
-    looked_up, status = lut_cdp.lookup(total, cfg.lut, tables)
+    looked_up, status = lookup(total, cfg.lut, tables)
     product = looked_up if cfg.mul_bypass else looked_up * x
     out_offset, out_scale, out_shifter = cfg.datout
-    converted = shift_right_round((product - _signed(out_offset, widths["out_offset"])) * out_scale, out_shifter)
+    converted = shift_right_round((product - as_signed(out_offset, widths["out_offset"])) * out_scale, out_shifter)
     # precision-preservation "saturation counters": values outside the output range (the cmod's
     # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
     out, saturated = saturate(converted, widths["out"])
@@ -70,7 +65,7 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
 def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int], np.ndarray]:
     """fp16 CDP (the convertors are not used for fp16): fp16 -> fp17 (INF -> +/-4292870144) -> fp32, fp32
     squares summed in the cmod's order ((c-1 + c+1) + c, then + (c-k + c+k) for k = 2..), the CDP LUT's
-    fp path (lut_cdp.lookup_fp), fp17 multiply, fp17 -> fp16; arithmetic as the cmod's
+    fp path (golden/units/cdp/lut.py, lookup_fp), fp17 multiply, fp17 -> fp16; arithmetic as the cmod's
     (golden.numerics.fp_arith). Returns
     (uint16 patterns, counters, float64 max |x| of each square-sum window)."""
     bits = np.asarray(bits, dtype=np.uint16).copy()
@@ -91,7 +86,7 @@ def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, 
         total = fp_arith.fp_add(fp_arith.fp_add(at(-1), at(1), "fp32"), at(0), "fp32")
         for k in range(2, half + 1):
             total = fp_arith.fp_add(total, fp_arith.fp_add(at(-k), at(k), "fp32"), "fp32")
-    looked_up, status = lut_cdp.lookup_fp(total, cfg.lut, tables)
+    looked_up, status = lookup_fp(total, cfg.lut, tables)
     if cfg.mul_bypass:
         out = np.where(fp.is_nan(x17, "fp17"), x17, looked_up)
     else:

@@ -3,6 +3,12 @@
 The model keeps what the CBUF holds as arrays: the input cube (N, C, H, W) of the in-memory element
 type (int8/int16 as int64, fp16 as np.float16) and the weights (K, C, R, S) as stored. Layouts are
 golden.formats.feature (Feature Data Format) and golden.formats.weight (Weight Format).
+
+Compressed weights (in-memory-data-formats: Sparse Compression option) are three surfaces: WGS (one
+32-bit compressed byte count per kernel group) at D_WGS_ADDR, WMB (one bit per weight element) at
+D_WMB_ADDR, the non-zero weights at D_WEIGHT_ADDR. D_WEIGHT_BYTES stays the uncompressed size
+("Regardless of weight compress mode or uncompressed mode"); the compressed weight bytes fetched are
+the sum of the WGS entries.
 """
 
 from __future__ import annotations
@@ -10,10 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import ConfigurationError
-from golden.formats import feature, weight
+from golden.formats import compression, feature, weight
+from golden.formats.feature import element_bytes
 from golden.units.base import LayerContext
 from golden.units.conv.config import ConvConfig
 
+COMPRESSION_RULE = "in-memory-data-formats: Sparse Compression option"
+#: in-memory-data-formats "FP16 Supporting / Infinity": INF inputs of the convolution pipeline.
+INF_DC = 65536.0
+INF_WINOGRAD = 65504.0
 
 def memory_of(ctx: LayerContext, ram: str):
     return ctx.memory.pri if ram == "pri" else ctx.memory.sec
@@ -23,6 +34,31 @@ def read_bytes(ctx: LayerContext, ram: str, address: int, size: int) -> np.ndarr
     # Gaps between lines/surfaces and the padding channels of an atom are read by the DMA but never
     # used; a test need not have written them.
     return memory_of(ctx, ram).read(address, size, unwritten="allow")
+
+
+def _decompressed(ctx: LayerContext, cfg: ConvConfig, stored: int) -> np.ndarray:
+    """The uncompressed direct-convolution weight stream (np.uint8, `stored` bytes)."""
+    precision = cfg.proc_precision
+    per_kernel = stored // element_bytes(precision) // cfg.csc_kernels
+    groups = compression.group_elements(cfg.csc_kernels, per_kernel, precision, ctx.profile.mac_atomic_k)
+    total = int(groups.sum())
+    mask_bytes = -(-total // 8)
+    if cfg.wmb_bytes < mask_bytes:
+        raise ConfigurationError(f"WMB_BYTES {cfg.wmb_bytes} cannot hold the {total}-bit weight mask",
+                                 fields=("CDMA.D_WMB_BYTES.WMB_BYTES", "CSC.D_WMB_BYTES.WMB_BYTES"),
+                                 rule=COMPRESSION_RULE)
+    wgs = read_bytes(ctx, cfg.weight_ram, cfg.wgs_addr, 4 * groups.size)
+    wmb = read_bytes(ctx, cfg.weight_ram, cfg.wmb_addr, mask_bytes)
+    compressed = int(wgs.view("<u4").astype(np.int64).sum())
+    weight = read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, compressed)
+    return compression.decompress(wgs, wmb, weight, precision, groups)
+
+
+def weight_bytes(ctx: LayerContext, cfg: ConvConfig, stored: int) -> np.ndarray:
+    """The `stored` bytes of the weight set as the layout stores them, decompressed when compressed."""
+    if cfg.weight_format == "compressed":
+        return _decompressed(ctx, cfg, stored)
+    return read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
 
 
 def as_values(cube: np.ndarray, precision: str) -> np.ndarray:
@@ -52,11 +88,7 @@ def load_winograd_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
     from golden.formats import winograd
     shape = (cfg.csc_kernels, cfg.weight_channel_ext, 4, 4)
     stored = weight.dc_weight_bytes(shape, cfg.proc_precision)
-    if cfg.weight_format == "compressed":
-        from golden.units.conv import compression
-        raw = compression.decompress(ctx, cfg, stored)
-    else:
-        raw = read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
+    raw = weight_bytes(ctx, cfg, stored)
     values = winograd.unpack_winograd_weights(raw, 0, shape, cfg.proc_precision, ctx.profile.mac_atomic_k)
     return as_values(values, cfg.proc_precision)
 
@@ -66,16 +98,12 @@ def load_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
     shape = weight_shape(cfg)
     precision = cfg.proc_precision
     stored = weight.dc_weight_bytes(shape, precision)
-    if cfg.weight_format == "compressed":
-        from golden.units.conv import compression
-        raw = compression.decompress(ctx, cfg, stored)
-    else:
-        if cfg.weight_bytes < stored:
-            raise ConfigurationError(
-                f"WEIGHT_BYTES {cfg.weight_bytes} is smaller than K*R*S*C*bytes = {stored}",
-                fields=("CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES",),
-                rule="programming-guide: Register definition, <CDMA|CSC>.WEIGHT_BYTES")
-        raw = read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
+    if cfg.weight_format != "compressed" and cfg.weight_bytes < stored:
+        raise ConfigurationError(
+            f"WEIGHT_BYTES {cfg.weight_bytes} is smaller than K*R*S*C*bytes = {stored}",
+            fields=("CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES",),
+            rule="programming-guide: Register definition, <CDMA|CSC>.WEIGHT_BYTES")
+    raw = weight_bytes(ctx, cfg, stored)
     atomic_c, atomic_k = ctx.profile.mac_atomic_c, ctx.profile.mac_atomic_k
     values = weight.unpack_dc_weights(raw, 0, shape, precision, atomic_c, atomic_k)
     return as_values(values, precision)

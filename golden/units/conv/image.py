@@ -23,6 +23,7 @@ from golden.numerics import fp
 from golden.numerics.integer import pixel_to_int
 from golden.units.conv import cdma
 from golden.units.conv.config import ConvConfig
+from golden.units.conv.direct import convolve
 from golden.units.conv.geometry import Geometry
 
 
@@ -62,11 +63,7 @@ def image_weights(ctx, cfg: ConvConfig) -> np.ndarray:
     channels = cfg.channels
     shape = (cfg.csc_kernels, channels, cfg.weight_height_ext, cfg.weight_channel_ext // channels)
     stored = weight.dc_weight_bytes(shape, cfg.proc_precision)
-    if cfg.weight_format == "compressed":
-        from golden.units.conv import compression
-        raw = compression.decompress(ctx, cfg, stored)
-    else:
-        raw = cdma.read_bytes(ctx, cfg.weight_ram, cfg.weight_addr, stored)
+    raw = cdma.weight_bytes(ctx, cfg, stored)
     values = weight.unpack_image_weights(raw, 0, shape, cfg.proc_precision, ctx.profile.mac_atomic_c,
                                          ctx.profile.mac_atomic_k, cfg.post_y_extension)
     return cdma.as_values(values, cfg.proc_precision)
@@ -79,7 +76,6 @@ def geometry(cfg: ConvConfig) -> Geometry:
 
 
 def run_layer(ctx, cfg: ConvConfig):
-    from golden.units.conv import convolve
     cube = convert(read_pixels(ctx, cfg), cfg)[None]
     return convolve(cube, image_weights(ctx, cfg), geometry(cfg), cfg.precision, cfg.csc_pad_value,
                     cfg.clip_truncate, nan_to_zero=cfg.nan_to_zero)

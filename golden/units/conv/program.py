@@ -19,7 +19,7 @@ from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext
-from golden.units.conv.limits import dc_entries_per_slice, entry_bytes
+from golden.units.conv.limits import GENERAL, REGDEF, WINOGRAD, dc_entries_per_slice, entry_bytes
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 DATA_BASE = 0x8000_0000
@@ -48,7 +48,11 @@ def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: 
     span = (kernel - 1) * dilation + 1
     out = (pad_before + size - span) // stride + 1
     if out < 1:
-        raise ConfigurationError("kernel larger than the padded input")
+        raise ConfigurationError("kernel larger than the padded input",
+                                 fields=("CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT",
+                                         "CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT", "CDMA.D_ZERO_PADDING.PAD_LEFT",
+                                         "CDMA.D_ZERO_PADDING.PAD_TOP"),
+                                 rule=GENERAL)
     after = (out - 1) * stride + span - pad_before - size
     if after < 0:
         # the last input lines are not used: drop nothing, add padding up to the next output instead
@@ -85,7 +89,10 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     batches, channels, height, width = cube4.shape
     kernels, wchannels, rows, cols = weights.shape
     if wchannels != channels:
-        raise ConfigurationError(f"weights have {wchannels} channels, the cube {channels}")
+        raise ConfigurationError(f"weights have {wchannels} channels, the cube {channels}",
+                                 fields=("CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT",
+                                         "CDMA.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
+                                 rule=REGDEF)
     atom = profile.memory_atomic_size
     precision = layer.precision
     bpe = feature.element_bytes(precision)
@@ -114,7 +121,8 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     data_banks = -(-entries * height * batches // bank_entries)
     weight_banks = profile.cbuf_bank_number - data_banks - (1 if layer.compressed else 0)
     if weight_banks < 1:
-        raise ConfigurationError(f"the input needs {data_banks} CBUF banks, too many for one layer")
+        raise ConfigurationError(f"the input needs {data_banks} CBUF banks, too many for one layer",
+                                 fields=("CDMA.D_BANK.DATA_BANK", "CDMA.D_BANK.WEIGHT_BANK"), rule=REGDEF)
 
     mode = PRECISION_CODES[precision]
     misc = {"CONV_MODE": 0, "IN_PRECISION": mode, "PROC_PRECISION": mode}
@@ -201,7 +209,10 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     ext_h, ext_w = out_h + 4, out_w + 4
     pb, pr = ext_h * sy - height - pt, ext_w * sx - width - pl
     if min(pb, pr) < 0 or max(pb, pr) > 63 or max(pt, pl) > 31:
-        raise ConfigurationError(f"input {height}x{width} does not give a {out_h}x{out_w} Winograd output")
+        raise ConfigurationError(f"input {height}x{width} does not give a {out_h}x{out_w} Winograd output",
+                                 fields=("CDMA.D_ZERO_PADDING.PAD_RIGHT", "CDMA.D_ZERO_PADDING.PAD_BOTTOM",
+                                         "CSC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH", "CSC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"),
+                                 rule=WINOGRAD)
     atom = profile.memory_atomic_size
     bpe = feature.element_bytes(precision)
     memory = memory or MemorySystem()

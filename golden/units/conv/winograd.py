@@ -26,7 +26,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from golden.formats.feature import element_bytes
 from golden.numerics.integer import truncate
-from golden.units.conv import cacc, cmac, csc
+from golden.units.conv import cacc, cdma, cmac, csc, tolerance
+from golden.units.conv.direct import ConvResult
 
 BT = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], dtype=np.int64)
 AT = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], dtype=np.int64)
@@ -92,14 +93,13 @@ def convolve(cube: np.ndarray, weights: np.ndarray, precision: str, pad_value: i
              pads: tuple[int, int, int, int], stride: tuple[int, int], out_hw: tuple[int, int],
              pra_truncate: int = 0, clip_truncate: int = 0, nan_to_zero: bool = False):
     """cube (N, C, H, W), transformed weights (K, C'*sx*sy, 4, 4) -> (N, K, Ho, Wo), saturations, tiles."""
-    from golden.units.conv import INF_WINOGRAD, ConvResult, cdma, tolerance
     channels = weights.shape[1] // (stride[0] * stride[1])
     ext_hw = (out_hw[0] + 4, out_hw[1] + 4)
     pad = csc.pad_element(pad_value, precision)
     outs, count, tols, status = [], 0, [], {}
     wts = weights
     if precision == "fp16":
-        wts, nan_w, inf_w = cdma.fp16_operands(weights, nan_to_zero, INF_WINOGRAD)
+        wts, nan_w, inf_w = cdma.fp16_operands(weights, nan_to_zero, cdma.INF_WINOGRAD)
         nan_d, inf_d = int(np.isnan(cube.astype(np.float32)).sum()), int(np.isinf(cube.astype(np.float32)).sum())
         status = {("CDMA", "D_NAN_INPUT_DATA_NUM"): nan_d, ("CDMA", "D_NAN_INPUT_WEIGHT_NUM"): nan_w,
                   ("CDMA", "D_INF_INPUT_DATA_NUM"): inf_d, ("CDMA", "D_INF_INPUT_WEIGHT_NUM"): inf_w}
@@ -107,7 +107,7 @@ def convolve(cube: np.ndarray, weights: np.ndarray, precision: str, pad_value: i
         plane = extend(image, pad, pads, stride, ext_hw, channels)
         data = plane
         if precision == "fp16":
-            data = cdma.fp16_operands(plane, nan_to_zero, INF_WINOGRAD)[0]
+            data = cdma.fp16_operands(plane, nan_to_zero, cdma.INF_WINOGRAD)[0]
         transformed = pre_transform(tiles(data, out_hw), precision, pra_truncate)
         sums = post_transform(multiply(transformed, wts))
         if precision == "fp16":

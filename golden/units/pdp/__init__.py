@@ -15,17 +15,13 @@ import numpy as np
 
 from golden.errors import ConfigurationError
 from golden.numerics import fp
+from golden.numerics.integer import as_signed
 from golden.units.base import LayerContext, Tolerance, UnitResult
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
 from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
 
 __all__ = ["run"]
-
-
-def _sign_extend(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
 
 
 def _input(ctx: LayerContext, cfg, upstream) -> np.ndarray:
@@ -83,7 +79,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
         status["D_NAN_OUTPUT_NUM"] = fp.nan_count(out)
     else:
         bits = 8 if cfg.precision == "int8" else 16
-        pads = tuple(_sign_extend(v, n) for v, n in zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True))
+        pads = tuple(as_signed(v, n) for v, n in zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True))
         out = pool_int(cube, cfg.method, cfg.kernel, cfg.stride, cfg.pads, pads, cfg.recip, bits)
     base, line, surface, cvsram = cfg.dst
     written = write_cube(ctx.memory.select(cvsram), base, out, cfg.precision, line, surface,

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from golden.errors import ConfigurationError, NotModelledError
+from golden.numerics.integer import as_signed
 from golden.units import lut
 
 FP17_MAX = Fraction((1 << 11) - 1) * 2 ** 21
@@ -102,7 +103,7 @@ def slope(params, use_lo, over):
 
 
 def ref_int(x: int, params, tables):
-    start = {t: lut._signed(getattr(params, f"{t}_start"), 32) for t in ("le", "lo")}
+    start = {t: as_signed(getattr(params, f"{t}_start"), 32) for t in ("le", "lo")}
     le = index_of(Fraction(x - start["le"]) if x > start["le"] else None, params, "le")
     lo = index_of(Fraction(x - start["lo"]) if x > start["lo"] else None, params, "lo")
     use_lo, (under, over, index, fraction), le_hit, lo_hit = choose(le, lo, params)
@@ -111,7 +112,7 @@ def ref_int(x: int, params, tables):
         y0, y1 = int(table[index]), int(table[index + 1])
         return sat32(round_half_away(y0 + (y1 - y0) * fraction)), (under, over, le_hit, lo_hit)
     scale, shift = slope(params, use_lo, over)
-    origin = lut._signed(getattr(params, ("lo" if use_lo else "le") + ("_end" if over else "_start")), 32)
+    origin = as_signed(getattr(params, ("lo" if use_lo else "le") + ("_end" if over else "_start")), 32)
     bias = 2 ** params.le_index_offset if (not use_lo and under and params.le_function == "EXPONENT"
                                            and params.le_index_offset > 0) else 0
     c = sat32(round_half_away(Fraction((x - origin - bias) * scale) / Fraction(2) ** shift))

@@ -98,3 +98,4 @@ def test_bdma_queues_operations_until_launch(rf):
     assert group == 1
     assert [rf.bdma_values(op).field("BDMA", "CFG_LINE", "SIZE") for op in ops] == [7, 3]
     assert rf.read(reg("BDMA.STATUS")) >> 10 & 1 == 1  # GRP1_BUSY
+    assert rf.read(reg("BDMA.STATUS")) & 0xFF == 18  # a launched group holds its slots until it runs

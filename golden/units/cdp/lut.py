@@ -1,8 +1,9 @@
-"""CDP's integer LUT datapath, on top of the shared engine's register decoding (golden/units/lut.py).
+"""CDP's LUT datapath (integer and fp16), on the LUT registers and RAM of golden/units/lut.py.
 
-TEMPORARY home (see report): the shared engine follows SDP's cmod (35-bit fraction, int32 result,
-32-bit START/END, counters of the chosen table). CDP's cmod (nvdla/hw cmod/cdp/NV_NVDLA_cdp.cpp,
-lookup_lut / lookup_lut_int8) differs in these points, which this module implements:
+golden/units/lut.py decodes the S_LUT_* registers, holds the LE/LO RAMs and computes SDP's lookup
+(35-bit fraction, int32 result, 32-bit START/END, counters of the chosen table). CDP's cmod
+(nvdla/hw cmod/cdp/NV_NVDLA_cdp.cpp, lookup_lut / lookup_lut_int8) differs in these points, which
+this module implements:
 
 * START/END are 38-bit signed (LOW/HIGH pairs); the interpolation fraction keeps 16 bits (the bits
   below 2**16 of the offset within the entry are dropped): y0 + round((y1 - y0) * f16 / 2**16).
