@@ -44,5 +44,5 @@ def _with_scoreboards(program, outcome, reference, checks: list[Check], result: 
         if comparison.tolerant and not own.passed and comparison.ok:
             own = Check(own.command, own.where, True, f"{own.message} (within the FP16 threshold: "
                                                       f"{comparison.summary()})")
-        judged += [own, board]
+        judged += [board, own]  # the scoreboard first: its report says where the bytes differ
     return judged
