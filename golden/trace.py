@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from golden.errors import RegisterError, TraceError
+from golden.memory_files import split_lines
 from golden.regs.regmap import Register, RegisterMap
 
 MEMORIES = {"pri_mem": "pri_mem", "sec_mem": "sec_mem", "1": "pri_mem"}
@@ -186,7 +187,7 @@ class Trace:
         return [(c, self.folder / c.file) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
 
     def missing_files(self) -> list[str]:
-        return sorted({p.name for _, p in self.files() if not p.is_file()})
+        return sorted({p.name for _, p in self.files() if not _is_file(p)})
 
     def registers_written(self) -> list[tuple[str, int]]:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
@@ -215,6 +216,10 @@ _NUMBER = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
 _WORD = re.compile(r"^\w+$")
 _QUOTED = re.compile(r'^"([^"]+)"$')
 _REG_NAME = re.compile(r"^[\w]+\.[\w]+$")
+#: Longest number text accepted: 0x + 16 hex digits, or 20 decimal digits (64 bits), with room to spare.
+_MAX_NUMBER_CHARS = 24
+#: NAME_MAX of common file systems (ext4, xfs, tmpfs): longer names cannot exist.
+_NAME_MAX = 255
 
 
 class _Line:
@@ -228,7 +233,9 @@ class _Line:
 
     def number(self, text: str, what: str, bits: int = 64) -> int:
         if not _NUMBER.match(text):
-            raise self.error(f"{what}: expected a number, got {text!r}")
+            raise self.error(f"{what}: expected a number, got {text[:40]!r}")
+        if len(text) > _MAX_NUMBER_CHARS:  # before int(): a 5,000-digit number is not worth converting
+            raise self.error(f"{what}: {text[:20]}... ({len(text)} characters) does not fit in {bits} bits")
         value = int(text, 0)
         if value >= 1 << bits:
             raise self.error(f"{what}: {text} does not fit in {bits} bits")
@@ -247,8 +254,15 @@ class _Line:
     def file(self, text: str) -> str:
         match = _QUOTED.match(text)
         if not match:
-            raise self.error(f"expected a quoted file name, got {text!r}")
-        return match.group(1)
+            raise self.error(f"expected a quoted file name, got {text[:80]!r}")
+        return self.file_name(match.group(1))
+
+    def file_name(self, name: str) -> str:
+        """A memory file next to the trace: a name the file system can hold (NAME_MAX bytes, no NUL)."""
+        if len(name.encode("utf-8", "surrogateescape")) > _NAME_MAX or "\0" in name:
+            raise self.error(f"file name {name[:40]!r}... is not a name a file system can hold "
+                             f"(at most {_NAME_MAX} bytes, no NUL)")
+        return name
 
     def register(self, text: str) -> Register:
         if not _REG_NAME.match(text):
@@ -361,7 +375,7 @@ def parse_cfg(text: str, path: str | Path = "<cfg>", regmap: RegisterMap | None 
     """Parse the master `.cfg` trace language (../shared/nvdla/README.md, "trace_tests/")."""
     regmap = regmap or RegisterMap.for_layout("master")
     commands = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(split_lines(text), 1):
         stripped = raw.strip()
         if not stripped or stripped.startswith("//"):
             continue
@@ -394,7 +408,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
     """Parse nvdlav1's traceplayer `input.txn` (../shared/nvdla/README.md, "traceplayer/")."""
     regmap = regmap or RegisterMap.for_layout("nvdlav1")
     commands: list[Command] = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(split_lines(text), 1):
         body, _, comment = raw.partition("#")
         words = body.split()
         if not words:
@@ -420,11 +434,11 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
         else:
             base, size = ln.number(args[0], "base"), ln.number(args[1], "size")
             memory = _txn_memory(base)
+            file = ln.file_name(args[2])
             if name == "load_mem":
-                commands.append(MemLoad(**where, memory=memory, base=base, file=args[2], size=size))
+                commands.append(MemLoad(**where, memory=memory, base=base, file=file, size=size))
             else:
-                commands.append(CheckFile(**where, sync=None, memory=memory, base=base, size=size,
-                                          file=args[2]))
+                commands.append(CheckFile(**where, sync=None, memory=memory, base=base, size=size, file=file))
     return Trace(Path(path), "txn", regmap.layout, commands)
 
 
@@ -448,6 +462,13 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
     if path.suffix == ".cfg":
         return parse_cfg(text, path, regmap, strict)
     raise TraceError("not a trace file (expected .cfg or .txn)", path=str(path))
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name the OS refuses (too long, NUL) names no file
+        return False
 
 
 def _is_trace_file(path: Path) -> bool:

@@ -1,6 +1,6 @@
 import re
-import zlib
 import warnings
+import zlib
 
 import numpy as np
 import pytest
