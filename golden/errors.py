@@ -104,7 +104,7 @@ class NotModelledError(NvdlaVerifError):
 class MemoryLimitError(NvdlaVerifError):
     """An access, a surface or a memory image larger than the golden model's memory limit.
 
-    The limit (golden.memory.set_default_limit, Memory.limit) keeps a hostile stride or size from
+    The limit (golden.limits.set_memory_limit, Memory.limit) keeps a hostile stride or size from
     exhausting the host; raise it when a real layer needs more.
     """
 
@@ -112,4 +112,4 @@ class MemoryLimitError(NvdlaVerifError):
         self.what = what
         self.size = size
         self.limit = limit
-        super().__init__(message, rule="golden model: memory limit (golden.memory.set_default_limit)")
+        super().__init__(message, rule="golden model: memory limit (golden.limits.set_memory_limit, --memory-limit)")

@@ -4,7 +4,7 @@ A `Memory` stores only what was written: 64 KiB pages of bytes with a "written" 
 that a fill (mem_init) covered whole kept as one constant each, so a 1 GiB mem_init costs a few
 megabytes. Every access is bounded before anything is allocated: by the address width (a profile's
 MEM_ADDRESS_WIDTH) and by `limit`, the most bytes one access, one surface or the whole image may
-hold (default `default_limit()`, 4 GiB; `set_default_limit` raises it for a run).
+hold (default golden.limits.memory_limit(), 4 GiB; golden.limits.set_memory_limit raises it for a run).
 
 The never-written policy lives here and nowhere else: a read of bytes nobody wrote is an error,
 a warning, only counted, or allowed ("error", "warn", "count", "allow"); under every policy but
@@ -26,6 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from golden.errors import MemoryAccessError, MemoryLimitError
+from golden.limits import DEFAULT_MEMORY_LIMIT, memory_limit, set_memory_limit
 from golden.memory_files import (  # noqa: F401  (re-exported: the memory-file syntaxes)
     format_byte_lines,
     format_records,
@@ -38,28 +39,16 @@ from golden.memory_files import (  # noqa: F401  (re-exported: the memory-file s
 PAGE_BITS = 16
 PAGE_SIZE = 1 << PAGE_BITS
 POLICIES = ("error", "warn", "count", "allow")
-GIB = 1 << 30
-DEFAULT_LIMIT = 4 * GIB
+DEFAULT_LIMIT = DEFAULT_MEMORY_LIMIT
 UNWRITTEN_RULE = "trace: memory a layer reads must be written first (mem_init/mem_load or an earlier layer)"
 ADDRESS_RULE = "hardware profile: MEM_ADDRESS_WIDTH"
 #: A strided access reads one window when it is at most this many times the bytes it uses.
 DENSE_FACTOR = 4
 
-_limit = DEFAULT_LIMIT
 _FULL = np.ones(PAGE_SIZE, bool)
 _FULL.flags.writeable = False
-
-
-def set_default_limit(limit: int) -> None:
-    """The limit of every Memory made from now on (in this process): bytes per access/surface/image."""
-    global _limit
-    if limit <= 0:
-        raise ValueError("the memory limit must be positive")
-    _limit = int(limit)
-
-
-def default_limit() -> int:
-    return _limit
+default_limit = memory_limit
+set_default_limit = set_memory_limit
 
 
 def human_size(size: int) -> str:

@@ -2,8 +2,9 @@
 
 ../shared/nvdla/README.md, ".dat / .mem memory-image syntax": records {offset:0x.., size:N, payload:0x.. ..}
 in three spellings (wrapped, flat, warehouse), and the nvdlav1 traceplayer's lines of `0xNN` bytes.
-A record's offset + size must stay below 2**62 (the golden model's address range); numbers too long to be
-one are rejected before they are converted.
+A record must end within the memory limit (golden.limits.memory_limit(): the offsets are relative to the
+load address, and the player may build an image of the file); numbers too long to be one are rejected
+before they are converted.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from golden.errors import DataFileError
+from golden.limits import memory_limit
 
-#: Offsets and sizes of records end below this (as golden.units.bdma.grid_offsets: int64 arithmetic).
-RECORD_END_LIMIT = 1 << 62
 _MAX_DIGITS = 20
 
 _RECORD = re.compile(
@@ -44,8 +44,9 @@ def _record_numbers(offset: str, size: str, path: str, line: int | None) -> tupl
     if len(offset) > _MAX_DIGITS or len(size) > _MAX_DIGITS:
         raise DataFileError("record offset or size is too long a number", path=path, line=line)
     offset_value, size_value = int(offset, 16), int(size)
-    if offset_value + size_value >= RECORD_END_LIMIT:
-        raise DataFileError(f"record offset:{offset} size:{size} ends beyond 2**62", path=path, line=line)
+    if offset_value + size_value > memory_limit():
+        raise DataFileError(f"record offset:{offset} size:{size} ends beyond the memory limit of "
+                            f"{memory_limit():#x} bytes (golden.limits)", path=path, line=line)
     return offset_value, size_value
 
 

@@ -267,3 +267,12 @@ def test_memory_files_split_lines_at_newlines_only():
     text = "{\n{offset:0x0, size:1, payload:0x01} ,\x0c\n{offset:0x1, size:1, payload:0xZZ} ,\n}\n"
     with pytest.raises(DataFileError, match=r":3: "):
         parse_records(text, "f.dat")
+
+
+def test_memory_limit_sizes_parse():
+    from golden.limits import parse_size
+
+    assert parse_size("4GiB") == 4 << 30 and parse_size("512M") == 512 << 20 and parse_size("1024") == 1024
+    for bad in ("", "GiB", "-1G", "x" * 5000, "0"):
+        with pytest.raises(ValueError, match="not a size"):
+            parse_size(bad)

@@ -12,7 +12,7 @@ import tracemalloc
 
 import pytest
 
-from golden import memory as golden_memory
+import golden.limits
 from golden.config import get_profile
 from golden.errors import TraceError
 from golden.player import play
@@ -97,7 +97,7 @@ def test_sdp_rdma_strides_near_4_gib_name_the_surface(nvdla_data, tmp_path, regi
 @pytest.mark.parametrize("folder, register", [(PDP, "PDP.D_DST_LINE_STRIDE"), (CDP, "CDP.D_DST_SURFACE_STRIDE")])
 def test_a_destination_stride_near_4_gib_does_not_allocate_the_span(nvdla_data, tmp_path, monkeypatch, folder,
                                                                      register):
-    monkeypatch.setattr(golden_memory, "_limit", 1 << 40)  # so the layer runs: its lines are 4 GiB apart
+    monkeypatch.setattr(golden.limits, "_memory_limit", 1 << 40)  # so the layer runs: its lines are 4 GiB apart
     cfg = _mutated(nvdla_data, tmp_path, folder, {register: 0xFFFF_FFF8})
     tracemalloc.start()
     result = play(cfg, NV_SMALL)
