@@ -3,15 +3,18 @@
 The memory limit bounds every memory access, every surface a layer reads or writes, the page storage of
 one memory image and the records of a memory file, so a hostile stride or size ends in MemoryLimitError /
 DataFileError instead of exhausting the host. Raise it for a run whose real layers need more
-(`set_memory_limit`, before the memories are made; `nvdla-verif ... --memory-limit`).
+(`set_memory_limit`, before the memories are made; `nvdla-verif --memory-limit SIZE COMMAND`, which also
+sets $NVDLA_VERIF_MEMORY_LIMIT so that worker processes start with it).
 """
 
 from __future__ import annotations
 
+import os
+
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
-
-_memory_limit = DEFAULT_MEMORY_LIMIT
+#: Environment variable with the limit (bytes or e.g. "16GiB"): how a CLI option reaches worker processes.
+ENVIRONMENT = "NVDLA_VERIF_MEMORY_LIMIT"
 
 
 def memory_limit() -> int:
@@ -39,3 +42,16 @@ def parse_size(text: str) -> int:
     if not value > 0:
         raise ValueError(f"not a size: {text[:40]!r} (e.g. 4GiB, 512MiB, 1073741824)")
     return int(value * units[unit])
+
+
+def _from_environment() -> int:
+    text = os.environ.get(ENVIRONMENT)
+    if not text:
+        return DEFAULT_MEMORY_LIMIT
+    try:
+        return parse_size(text)
+    except ValueError:
+        return DEFAULT_MEMORY_LIMIT
+
+
+_memory_limit = _from_environment()
