@@ -446,7 +446,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
 def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool = False) -> Trace:
     """Parse a `.cfg`, an `input.txn`/`.txn`, or the folder of a test holding exactly one of them."""
     path = Path(path)
-    if path.is_dir():
+    if _is_dir(path):
         found = [p for p in sorted(path.iterdir()) if _is_trace_file(p)]
         if len(found) != 1:
             raise TraceError(f"expected one .cfg or input.txn in the folder, found {len(found)}",
@@ -454,9 +454,9 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
         path = found[0]
     try:
         text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise TraceError(f"cannot read trace: {reason}", path=str(path)) from None
+        raise TraceError(f"cannot read trace: {reason}", path=str(path)[:300]) from None
     if path.suffix == ".txn":
         return parse_txn(text, path, regmap, strict)
     if path.suffix == ".cfg":
@@ -471,22 +471,29 @@ def _is_file(path: Path) -> bool:
         return False
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _is_trace_file(path: Path) -> bool:
-    return path.is_file() and path.suffix in (".cfg", ".txn")
+    return _is_file(path) and path.suffix in (".cfg", ".txn")
 
 
 def find_traces(*paths: str | Path) -> list[Path]:
     """Every `.cfg` and `.txn` trace under the given files/folders, sorted, without duplicates."""
     found: set[Path] = set()
     for root in map(Path, paths):
-        if root.is_file():
+        if _is_file(root):
             if not _is_trace_file(root):
                 raise TraceError("not a trace file (expected .cfg or .txn)", path=str(root))
             found.add(root)
-        elif root.is_dir():
+        elif _is_dir(root):
             found.update(p for p in root.rglob("*") if _is_trace_file(p))
         else:
-            raise TraceError("no such file or folder", path=str(root))
+            raise TraceError("no such file or folder", path=str(root)[:300])
     return sorted(found)
 
 

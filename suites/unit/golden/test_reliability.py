@@ -172,3 +172,13 @@ def test_line_numbers_do_not_shift_for_unicode_line_separators(tmp_path, separat
 def test_mem_init_above_4_gib_is_rejected_on_a_32_bit_profile(tmp_path):
     result = play(_cfg(tmp_path, "mem_init(pri_mem, 0x100000000, 0x100, ALL_ZERO);\n"), NV_SMALL)
     assert result.status == "error" and "32-bit address space" in result.detail, result.detail
+
+
+def test_a_trace_path_longer_than_the_file_system_allows_is_a_trace_error():
+    from golden.trace import find_traces
+
+    with pytest.raises(TraceError, match="cannot read trace"):
+        load_trace("a" * 5000 + ".cfg")
+    with pytest.raises(TraceError, match="no such file or folder"):
+        find_traces("b" * 5000)
+    assert play("c" * 5000 + ".cfg", NV_LARGE).status == "error"
