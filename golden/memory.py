@@ -320,9 +320,26 @@ class Memory:
         if length == 0 or offsets.size == 0:
             return
         low = int(offsets.min())
-        self._check_bounds(low, int(offsets.max()) + length - low)
+        span = int(offsets.max()) + length - low
+        self._check_bounds(low, span)
         for first, end, address in _runs(offsets, length):
             self.write(address, rows[first:end].reshape(-1))
+
+    def write_masked(self, address: int, data: np.ndarray, mask: np.ndarray) -> None:
+        """Write the bytes of `data` where `mask` is True; the others keep their contents and written state."""
+        data, mask = _as_bytes(data), np.asarray(mask, bool).reshape(-1)
+        self._check_bounds(address, data.size)
+        self._check_region(address, data.size, "write")
+        for page, offset, start, size in self._spans(address, data.size):
+            chunk, chosen = data[start:start + size], mask[start:start + size]
+            if chosen.all():
+                self.write(address + start, chunk, check_region=False)
+            elif chosen.any():
+                page_data = self._page(page, False)
+                np.copyto(page_data[offset:offset + size], chunk, where=chosen)
+                page_mask = self._written[page]
+                if page_mask is not _FULL:
+                    page_mask[offset:offset + size] |= chosen
 
     def read_gathered(self, address: int, size: int, gather: Callable[[np.ndarray], np.ndarray], *,
                       who: str = "") -> np.ndarray:

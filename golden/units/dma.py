@@ -13,9 +13,10 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from golden.formats import alignment, feature
-from golden.memory import Memory
+from golden.memory import DENSE_FACTOR, Memory
 
 
 def check_feature_dma(unit: str, atom: int, base: int, line_stride: int, surface_stride: int | None,
@@ -66,6 +67,19 @@ def write_feature(memory: Memory, base: int, cube: np.ndarray, precision: str, l
     feature.check_layout(cube.shape, precision, line_stride, surface_stride, atom, batch_stride)
     span = feature.feature_span(cube.shape, precision, line_stride, surface_stride, atom, batch_stride)
     memory.check_span(base, span, f"{name} output surface")
+    count = feature.surfaces(shape4[1], per_atom)
+    if (line_stride, surface_stride if count > 1 else surface, batch_stride if shape4[0] > 1 else cube_bytes) == \
+            (line, surface, cube_bytes):  # line, surface and batch packed: one contiguous write
+        memory.write(base, feature.pack_feature(cube, precision, line, surface, atom, batch_stride))
+        return
+    if span <= DENSE_FACTOR * cube_bytes * shape4[0]:  # one window: pack in place, mark the atoms written
+        window = memory.read(base, span, unwritten="allow")
+        feature.pack_feature(cube, precision, line_stride, surface_stride, atom, batch_stride, buf=window)
+        atoms = np.zeros(span, bool)
+        as_strided(atoms, (shape4[0], count, shape4[2], line), (batch_stride or 0, surface_stride, line_stride, 1))[
+            ...] = True
+        memory.write_masked(base, window, atoms)
+        return
     packed = feature.pack_feature(cube, precision, line, surface, atom, cube_bytes if cube.ndim == 4 else None)
     offsets = line_offsets(base, shape4, per_atom, line_stride, surface_stride, batch_stride)
     memory.write_lines(offsets, packed.reshape(offsets.size, line))

@@ -276,3 +276,22 @@ def test_memory_limit_sizes_parse():
     for bad in ("", "GiB", "-1G", "x" * 5000, "0"):
         with pytest.raises(ValueError, match="not a size"):
             parse_size(bad)
+
+
+def test_write_masked_writes_only_the_chosen_bytes():
+    memory = Memory(unwritten="count")
+    memory.write(PAGE_SIZE - 2, b"\x09" * 4)
+    data = np.arange(1, 9, dtype=np.uint8)
+    memory.write_masked(PAGE_SIZE - 4, data, np.array([1, 0, 1, 0, 0, 1, 1, 0], bool))
+    assert memory.read(PAGE_SIZE - 4, 8, unwritten="allow").tolist() == [1, 0, 3, 9, 9, 6, 7, 0]
+    assert memory.count_unwritten(PAGE_SIZE - 4, 8) == 3
+
+
+def test_a_gapped_surface_write_marks_only_its_atoms_written():
+    from golden.units.dma import read_feature, write_feature
+
+    memory = Memory(unwritten="error")
+    cube = np.arange(2 * 3 * 4, dtype=np.int8).reshape(2, 3, 4)  # 2 channels, 8-byte atoms: one surface
+    write_feature(memory, 0x1000, cube, "int8", 48, 200, 8, name="T")
+    assert memory.count_unwritten(0x1000, 2 * 48 + 32) == 2 * 16
+    np.testing.assert_array_equal(read_feature(memory, 0x1000, cube.shape, "int8", 48, 200, 8, name="T"), cube)
