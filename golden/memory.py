@@ -42,6 +42,7 @@ POLICIES = ("error", "warn", "count", "allow")
 DEFAULT_LIMIT = DEFAULT_MEMORY_LIMIT
 UNWRITTEN_RULE = "trace: memory a layer reads must be written first (mem_init/mem_load or an earlier layer)"
 ADDRESS_RULE = "hardware profile: MEM_ADDRESS_WIDTH"
+MODEL_ADDRESS_BITS = 63
 #: A strided access reads one window when it is at most this many times the bytes it uses.
 DENSE_FACTOR = 4
 
@@ -105,9 +106,11 @@ class Memory:
         self.regions.append(Region(base, size, name))
 
     def _check_bounds(self, address: int, size: int) -> None:
-        if address < 0 or size < 0 or address + size > 1 << self.address_bits:
+        # Addresses stay below 2**63 even on a 64-bit profile: DMA address arithmetic is int64 (numpy).
+        if address < 0 or size < 0 or address + size > 1 << min(self.address_bits, MODEL_ADDRESS_BITS):
+            beyond = "" if self.address_bits < MODEL_ADDRESS_BITS else " (the golden model keeps addresses below 2**63)"
             raise MemoryAccessError(
-                f"{self.name}: access outside the {self.address_bits}-bit address space",
+                f"{self.name}: access outside the {self.address_bits}-bit address space{beyond}",
                 address=max(address, 0), size=max(size, 0), rule=ADDRESS_RULE)
 
     def check_span(self, address: int, size: int, what: str) -> None:

@@ -60,7 +60,7 @@ def test_huge_check_crc_is_a_memory_limit_error(nvdla_data, tmp_path, size):
     cfg = _mutated(nvdla_data, tmp_path, PDP, edit=lambda t: t.replace("0x80000120, 0x11160, 0x80012571",
                                                                         f"0x80000120, {size:#x}, 0x80012571"))
     result = play(cfg, NV_SMALL)
-    assert result.status == "error" and "memory limit" in result.detail, result.detail
+    assert result.status == "error" and re.search("memory limit|address space", result.detail), result.detail
 
 
 def test_a_gib_mem_init_is_cheap(tmp_path):
@@ -182,3 +182,9 @@ def test_a_trace_path_longer_than_the_file_system_allows_is_a_trace_error():
     with pytest.raises(TraceError, match="no such file or folder"):
         find_traces("b" * 5000)
     assert play("c" * 5000 + ".cfg", NV_LARGE).status == "error"
+
+
+@pytest.mark.parametrize("high", [0x8000_0000, 0xFFFF_FFFF])
+def test_a_surface_above_2_63_is_an_address_error(nvdla_data, tmp_path, high):
+    result = play(_mutated(nvdla_data, tmp_path, PDP, {"PDP_RDMA.D_SRC_BASE_ADDR_HIGH": high}), NV_SMALL)
+    assert result.status == "error" and "address space" in result.detail, result.detail
