@@ -156,6 +156,8 @@ class Fuzzer:
         if outcome.finding:
             self.findings.append(self._reproducer(case, outcome, folder))
         shutil.rmtree(folder, ignore_errors=True)
+        if sum(self.counts.values()) % 1000 == 0:  # a long run shows how far it is
+            (self.out / "progress.json").write_text(json.dumps(self.summary(), indent=1) + "\n")
         return outcome
 
     def _reproducer(self, case: Case, outcome: Outcome, folder: Path) -> dict:
