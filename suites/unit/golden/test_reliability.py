@@ -109,7 +109,8 @@ def test_a_destination_stride_near_4_gib_does_not_allocate_the_span(nvdla_data, 
 @pytest.mark.parametrize("folder, register", [
     (PDP, "PDP_RDMA.D_SRC_BASE_ADDR_LOW"), (PDP, "PDP_RDMA.D_SRC_LINE_STRIDE"),
     (CDP, "CDP_RDMA.D_SRC_BASE_ADDR_LOW"), (CDP, "CDP_RDMA.D_SRC_LINE_STRIDE"),
-    (PDP, "PDP.D_DST_LINE_STRIDE"), (CDP, "CDP.D_DST_BASE_ADDR_LOW")])
+    (PDP, "PDP.D_DST_LINE_STRIDE"), (CDP, "CDP.D_DST_BASE_ADDR_LOW"), (SDP, "SDP_RDMA.D_BS_BASE_ADDR_LOW"),
+    (SDP, "SDP_RDMA.D_SRC_LINE_STRIDE")])
 def test_unaligned_dma_addresses_and_strides_cite_table_35(nvdla_data, tmp_path, folder, register):
     text = (nvdla_data / folder / f"{folder.rsplit('/', 1)[1]}.cfg").read_text()
     value = int(re.search(rf"NVDLA_{re.escape(register)}_0, (0x\w+)", text).group(1), 16)
