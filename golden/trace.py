@@ -236,7 +236,10 @@ class _Line:
             raise self.error(f"{what}: expected a number, got {text[:40]!r}")
         if len(text) > _MAX_NUMBER_CHARS:  # before int(): a 5,000-digit number is not worth converting
             raise self.error(f"{what}: {text[:20]}... ({len(text)} characters) does not fit in {bits} bits")
-        value = int(text, 0)
+        try:
+            value = int(text, 0)
+        except ValueError:  # e.g. 0615: a leading zero (C would read octal)
+            raise self.error(f"{what}: {text!r} is not a number (a decimal number has no leading zero)") from None
         if value >= 1 << bits:
             raise self.error(f"{what}: {text} does not fit in {bits} bits")
         return value

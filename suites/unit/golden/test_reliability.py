@@ -189,3 +189,10 @@ def test_a_trace_path_longer_than_the_file_system_allows_is_a_trace_error():
 def test_a_surface_above_2_63_is_an_address_error(nvdla_data, tmp_path, high):
     result = play(_mutated(nvdla_data, tmp_path, PDP, {"PDP_RDMA.D_SRC_BASE_ADDR_HIGH": high}), NV_SMALL)
     assert result.status == "error" and "address space" in result.detail, result.detail
+
+
+def test_a_decimal_number_with_a_leading_zero_is_a_trace_error(tmp_path):
+    # fuzz finding (text flip): int("0615", 0) raised ValueError.
+    path = _cfg(tmp_path, "reg_write(NVDLA_CDP.S_LUT_ACCESS_DATA_0, 0615);\n")
+    with pytest.raises(TraceError, match=r"t\.cfg:1: .*'0615' is not a number"):
+        load_trace(path)
