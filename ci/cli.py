@@ -2,18 +2,22 @@
 
 Subcommands live in ci/commands/, one module each with NAME, HELP,
 add_arguments(parser) and run(args) -> exit code; they are found
-automatically. Errors of the project's own family print one line and exit 2.
+automatically. Errors of the project's own family print one line and exit 2; any other exception
+prints one line naming it and exits 3 (`--debug` prints the traceback instead). `--memory-limit SIZE`
+raises the golden model's memory limit (golden/limits.py) for the command and its worker processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
+import traceback
 
 import ci.commands
-from golden import __version__
+from golden import __version__, limits
 from golden.errors import NvdlaVerifError
 
 
@@ -29,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nvdla-verif",
         description="Golden-model verification and conformance for NVIDIA's NVDLA.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the Python traceback of an error")
+    parser.add_argument("--memory-limit", metavar="SIZE", type=_size,
+                        help="most bytes one access, surface or memory image of the golden model may use "
+                             f"(default {limits.DEFAULT_MEMORY_LIMIT >> 30}GiB; e.g. 16GiB)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _commands():
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
@@ -37,20 +45,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _size(text: str) -> int:
+    try:
+        return limits.parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    if args.memory_limit:
+        limits.set_memory_limit(args.memory_limit)
+        os.environ[limits.ENVIRONMENT] = str(args.memory_limit)
     try:
         return int(args.handler(args) or 0)
     except NvdlaVerifError as exc:
-        print(f"nvdla-verif {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(args, exc, f"error: {exc}", 2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # never a traceback for user input; --debug shows it
+        return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
+
+
+def _fail(args, exc: BaseException, message: str, code: int) -> int:
+    if args.debug:
+        traceback.print_exception(exc)
+    else:
+        hint = " (--debug shows the traceback)" if code == 3 else ""
+        print(f"nvdla-verif {args.command}: {message}{hint}", file=sys.stderr)
+    return code
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else ""
+    return line[:300]
 
 
 if __name__ == "__main__":

@@ -99,3 +99,17 @@ class NotModelledError(NvdlaVerifError):
     def __init__(self, message: str, *, unit: str):
         self.unit = unit
         super().__init__(message, where=unit)
+
+
+class MemoryLimitError(NvdlaVerifError):
+    """An access, a surface or a memory image larger than the golden model's memory limit.
+
+    The limit (golden.limits.set_memory_limit, Memory.limit) keeps a hostile stride or size from
+    exhausting the host; raise it when a real layer needs more.
+    """
+
+    def __init__(self, message: str, *, what: str, size: int, limit: int):
+        self.what = what
+        self.size = size
+        self.limit = limit
+        super().__init__(message, rule="golden model: memory limit (golden.limits.set_memory_limit, --memory-limit)")

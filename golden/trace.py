@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from golden.errors import RegisterError, TraceError
+from golden.memory_files import split_lines
 from golden.regs.regmap import Register, RegisterMap
 
 MEMORIES = {"pri_mem": "pri_mem", "sec_mem": "sec_mem", "1": "pri_mem"}
@@ -186,7 +187,7 @@ class Trace:
         return [(c, self.folder / c.file) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
 
     def missing_files(self) -> list[str]:
-        return sorted({p.name for _, p in self.files() if not p.is_file()})
+        return sorted({p.name for _, p in self.files() if not _is_file(p)})
 
     def registers_written(self) -> list[tuple[str, int]]:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
@@ -215,6 +216,10 @@ _NUMBER = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
 _WORD = re.compile(r"^\w+$")
 _QUOTED = re.compile(r'^"([^"]+)"$')
 _REG_NAME = re.compile(r"^[\w]+\.[\w]+$")
+#: Longest number text accepted: 0x + 16 hex digits, or 20 decimal digits (64 bits), with room to spare.
+_MAX_NUMBER_CHARS = 24
+#: NAME_MAX of common file systems (ext4, xfs, tmpfs): longer names cannot exist.
+_NAME_MAX = 255
 
 
 class _Line:
@@ -228,8 +233,13 @@ class _Line:
 
     def number(self, text: str, what: str, bits: int = 64) -> int:
         if not _NUMBER.match(text):
-            raise self.error(f"{what}: expected a number, got {text!r}")
-        value = int(text, 0)
+            raise self.error(f"{what}: expected a number, got {text[:40]!r}")
+        if len(text) > _MAX_NUMBER_CHARS:  # before int(): a 5,000-digit number is not worth converting
+            raise self.error(f"{what}: {text[:20]}... ({len(text)} characters) does not fit in {bits} bits")
+        try:
+            value = int(text, 0)
+        except ValueError:  # e.g. 0615: a leading zero (C would read octal)
+            raise self.error(f"{what}: {text!r} is not a number (a decimal number has no leading zero)") from None
         if value >= 1 << bits:
             raise self.error(f"{what}: {text} does not fit in {bits} bits")
         return value
@@ -247,8 +257,15 @@ class _Line:
     def file(self, text: str) -> str:
         match = _QUOTED.match(text)
         if not match:
-            raise self.error(f"expected a quoted file name, got {text!r}")
-        return match.group(1)
+            raise self.error(f"expected a quoted file name, got {text[:80]!r}")
+        return self.file_name(match.group(1))
+
+    def file_name(self, name: str) -> str:
+        """A memory file next to the trace: a name the file system can hold (NAME_MAX bytes, no NUL)."""
+        if len(name.encode("utf-8", "surrogateescape")) > _NAME_MAX or "\0" in name:
+            raise self.error(f"file name {name[:40]!r}... is not a name a file system can hold "
+                             f"(at most {_NAME_MAX} bytes, no NUL)")
+        return name
 
     def register(self, text: str) -> Register:
         if not _REG_NAME.match(text):
@@ -361,7 +378,7 @@ def parse_cfg(text: str, path: str | Path = "<cfg>", regmap: RegisterMap | None 
     """Parse the master `.cfg` trace language (../shared/nvdla/README.md, "trace_tests/")."""
     regmap = regmap or RegisterMap.for_layout("master")
     commands = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(split_lines(text), 1):
         stripped = raw.strip()
         if not stripped or stripped.startswith("//"):
             continue
@@ -394,7 +411,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
     """Parse nvdlav1's traceplayer `input.txn` (../shared/nvdla/README.md, "traceplayer/")."""
     regmap = regmap or RegisterMap.for_layout("nvdlav1")
     commands: list[Command] = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(split_lines(text), 1):
         body, _, comment = raw.partition("#")
         words = body.split()
         if not words:
@@ -420,11 +437,11 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
         else:
             base, size = ln.number(args[0], "base"), ln.number(args[1], "size")
             memory = _txn_memory(base)
+            file = ln.file_name(args[2])
             if name == "load_mem":
-                commands.append(MemLoad(**where, memory=memory, base=base, file=args[2], size=size))
+                commands.append(MemLoad(**where, memory=memory, base=base, file=file, size=size))
             else:
-                commands.append(CheckFile(**where, sync=None, memory=memory, base=base, size=size,
-                                          file=args[2]))
+                commands.append(CheckFile(**where, sync=None, memory=memory, base=base, size=size, file=file))
     return Trace(Path(path), "txn", regmap.layout, commands)
 
 
@@ -432,7 +449,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
 def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool = False) -> Trace:
     """Parse a `.cfg`, an `input.txn`/`.txn`, or the folder of a test holding exactly one of them."""
     path = Path(path)
-    if path.is_dir():
+    if _is_dir(path):
         found = [p for p in sorted(path.iterdir()) if _is_trace_file(p)]
         if len(found) != 1:
             raise TraceError(f"expected one .cfg or input.txn in the folder, found {len(found)}",
@@ -440,9 +457,9 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
         path = found[0]
     try:
         text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise TraceError(f"cannot read trace: {reason}", path=str(path)) from None
+        raise TraceError(f"cannot read trace: {reason}", path=str(path)[:300]) from None
     if path.suffix == ".txn":
         return parse_txn(text, path, regmap, strict)
     if path.suffix == ".cfg":
@@ -450,22 +467,36 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
     raise TraceError("not a trace file (expected .cfg or .txn)", path=str(path))
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name the OS refuses (too long, NUL) names no file
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _is_trace_file(path: Path) -> bool:
-    return path.is_file() and path.suffix in (".cfg", ".txn")
+    return _is_file(path) and path.suffix in (".cfg", ".txn")
 
 
 def find_traces(*paths: str | Path) -> list[Path]:
     """Every `.cfg` and `.txn` trace under the given files/folders, sorted, without duplicates."""
     found: set[Path] = set()
     for root in map(Path, paths):
-        if root.is_file():
+        if _is_file(root):
             if not _is_trace_file(root):
                 raise TraceError("not a trace file (expected .cfg or .txn)", path=str(root))
             found.add(root)
-        elif root.is_dir():
+        elif _is_dir(root):
             found.update(p for p in root.rglob("*") if _is_trace_file(p))
         else:
-            raise TraceError("no such file or folder", path=str(root))
+            raise TraceError("no such file or folder", path=str(root)[:300])
     return sorted(found)
 
 

@@ -133,6 +133,14 @@ def _check_layout(shape4, per_atom, atom_bytes, line_stride, surface_stride, bat
             fields=("BATCH_STRIDE",), rule="programming-guide: Limitation/Multi-batch")
 
 
+def check_layout(shape, precision: str, line_stride: int, surface_stride: int, atom_bytes: int,
+                 batch_stride: int | None = None) -> None:
+    """The checks pack_feature makes before writing: non-empty cube, strides that do not overlap."""
+    shape4, _ = _batched(shape)
+    _check_layout(shape4, atom_elements(precision, atom_bytes), atom_bytes, line_stride, surface_stride,
+                  batch_stride, True)
+
+
 def feature_span(shape, precision: str, line_stride: int, surface_stride: int, atom_bytes: int,
                  batch_stride: int | None = None) -> int:
     """Bytes from the cube's start address to the end of its last atom."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from golden.config import Profile
 from golden.errors import ConfigurationError, MemoryAccessError
@@ -49,43 +48,14 @@ STALL_COUNTERS = ("STATUS_GRP0_READ_STALL", "STATUS_GRP0_WRITE_STALL", "STATUS_G
 
 
 # -- strided row copies (shared with golden.units.rubik) -------------------------------------------
-def _runs(offsets: np.ndarray, length: int):
-    """(first row, end row, address) of maximal runs of back-to-back rows."""
-    breaks = np.flatnonzero(np.diff(offsets) != length) + 1
-    starts = np.concatenate(([0], breaks))
-    ends = np.concatenate((breaks, [offsets.size]))
-    return zip(starts.tolist(), ends.tolist(), offsets[starts].tolist(), strict=True)
-
-
 def read_rows(memory: Memory, offsets, length: int) -> np.ndarray:
     """The `length` bytes at each address of `offsets`, as an (n, length) np.uint8 array."""
-    offsets = np.asarray(offsets, np.int64).reshape(-1)
-    out = np.empty((offsets.size, length), np.uint8)
-    if length == 0 or offsets.size == 0:
-        return out
-    low = int(offsets.min())
-    span = int(offsets.max()) + length - low
-    inside = not memory.regions or memory.outside == "allow" or any(r.contains(low, span) for r in memory.regions)
-    if inside and span <= 4 * out.size:  # dense enough: one read of the whole window, then a row gather
-        rows = offsets - low
-        written = memory.unwritten == "allow" or sliding_window_view(memory.is_written(low, span), length)[rows].all()
-        if written:
-            out[:] = sliding_window_view(memory.read(low, span, unwritten="allow"), length)[rows]
-            return out
-    for first, end, address in _runs(offsets, length):
-        out[first:end] = memory.read(address, (end - first) * length).reshape(-1, length)
-    return out
+    return memory.read_lines(offsets, length, who="BDMA")
 
 
 def write_rows(memory: Memory, offsets, rows: np.ndarray) -> None:
     """Write row i of `rows` at address offsets[i], in order (a later row wins on overlap)."""
-    offsets = np.asarray(offsets, np.int64).reshape(-1)
-    rows = np.ascontiguousarray(rows, np.uint8).reshape(offsets.size, -1)
-    length = rows.shape[1]
-    if length == 0 or offsets.size == 0:
-        return
-    for first, end, address in _runs(offsets, length):
-        memory.write(address, rows[first:end].reshape(-1))
+    memory.write_lines(offsets, rows)
 
 
 def grid_offsets(base: int, strides, counts) -> np.ndarray:

@@ -49,3 +49,38 @@ def test_rtl_options_are_checked_before_anything_runs(tmp_path, capsys):
     assert "--rtl-filelist needs --impl rtl" in capsys.readouterr().err
     assert main(["conform", str(tmp_path), "--impl", "rtl", "--rtl-filelist", str(filelist)]) == 2
     assert "needs --rtl-top NAME" in capsys.readouterr().err
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ci.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_a_5000_digit_register_value_is_one_line_without_traceback(tmp_path):
+    trace = tmp_path / "t.cfg"
+    trace.write_text("reg_write(NVDLA_SDP.D_OP_ENABLE_0, " + "7" * 5000 + ");\n")
+    result = _cli("play", str(trace), "--profile", "nv_large")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "t.cfg:1" in result.stderr
+
+
+def test_an_internal_error_is_one_line_and_debug_shows_the_traceback(monkeypatch, capsys):
+    import ci.commands.profiles as profiles
+
+    def broken(args):
+        raise ZeroDivisionError("a bug\nsecond line")
+
+    monkeypatch.setattr(profiles, "run", broken)
+    assert main(["profiles"]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == ("nvdla-verif profiles: internal error: ZeroDivisionError: a bug "
+                           "(--debug shows the traceback)")
+    assert main(["--debug", "profiles"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_memory_limit_option_bounds_the_golden_model(tmp_path):
+    trace = tmp_path / "t.cfg"
+    trace.write_text("mem_init(pri_mem, 0x80000000, 0x80000000, ALL_ZERO);\n")  # 2 GiB
+    result = _cli("--memory-limit", "1GiB", "play", str(trace), "--profile", "nv_large")
+    assert result.returncode == 2 and "memory limit of 1.0 GiB" in result.stdout + result.stderr
+    assert _cli("--memory-limit", "lots", "profiles").returncode == 2

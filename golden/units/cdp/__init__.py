@@ -39,7 +39,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     tables = ctx_tables(ctx, "CDP")
     atom = ctx.profile.memory_atomic_size
     base, line, surface, cvsram = cfg.src
-    cube = read_cube(ctx.memory.select(cvsram), base, cfg.shape, cfg.precision, line, surface, atom)
+    cube = read_cube(ctx.memory.select(cvsram), base, cfg.shape, cfg.precision, line, surface, atom, "CDP_RDMA")
     status = dict.fromkeys(_STATUS, 0)
     tolerance = None
     if cfg.precision == "fp16":

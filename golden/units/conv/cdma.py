@@ -33,7 +33,7 @@ def memory_of(ctx: LayerContext, ram: str):
 def read_bytes(ctx: LayerContext, ram: str, address: int, size: int) -> np.ndarray:
     # Gaps between lines/surfaces and the padding channels of an atom are read by the DMA but never
     # used; a test need not have written them.
-    return memory_of(ctx, ram).read(address, size, unwritten="allow")
+    return memory_of(ctx, ram).read(address, size, unwritten="allow", who="CDMA")
 
 
 def _decompressed(ctx: LayerContext, cfg: ConvConfig, stored: int) -> np.ndarray:

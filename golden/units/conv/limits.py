@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from golden.config import Profile
 from golden.errors import ConfigurationError
-from golden.formats import pixel
+from golden.formats import alignment, pixel
 from golden.units.conv.config import ConvConfig
 
 GENERAL = "programming-guide: Limitation/Convolution/General"
@@ -335,9 +335,12 @@ def check_alignment(profile: Profile, cfg: ConvConfig) -> None:
     if cfg.image:
         checks = (("CDMA.D_DAIN_ADDR_LOW_0", cfg.data_addr, 32), ("CDMA.D_LINE_STRIDE", cfg.line_stride, 32))
     else:
-        checks = (("CDMA.D_DAIN_ADDR_LOW_0", cfg.data_addr, atom), ("CDMA.D_LINE_STRIDE", cfg.line_stride, atom),
-                  ("CDMA.D_SURF_STRIDE", cfg.surf_stride, atom),
-                  ("CDMA.D_BATCH_STRIDE", cfg.batch_stride if cfg.batches > 1 else 0, atom))
+        checks = ()
+        alignment.check_alignment(
+            "feature", atom_bytes=atom, start_address=cfg.data_addr, line_stride=cfg.line_stride,
+            surface_stride=cfg.surf_stride, planar_stride=cfg.batch_stride if cfg.batches > 1 else None,
+            fields={"start_address": "CDMA.D_DAIN_ADDR_LOW_0", "line_stride": "CDMA.D_LINE_STRIDE",
+                    "surface_stride": "CDMA.D_SURF_STRIDE", "planar_stride": "CDMA.D_BATCH_STRIDE"})
     # Table 35 asks 256 bytes for weights, WMB and WGS, but NVIDIA's googlenet_conv2_3x3_int16 trace passes
     # with weights at 0x5002dfe0: the check uses 32 bytes, what the hardware evidently accepts.
     checks += (("CDMA.D_WEIGHT_ADDR_LOW", cfg.weight_addr, 32),)

@@ -22,6 +22,7 @@ from golden.formats import feature
 from golden.numerics import fp
 from golden.units import lut
 from golden.units.base import Surface, UnitResult
+from golden.units.dma import write_feature
 from golden.units.sdp import datapath, rdma
 from golden.units.sdp.config import SdpConfig, decode
 from golden.units.sdp.validate import validate
@@ -125,28 +126,11 @@ def _write(ctx, cfg: SdpConfig, out, atom: int) -> Surface:
     batch_stride = dst.batch_stride if cfg.batch > 1 else None
     cube = out.astype(feature.element_dtype(precision)) if precision != "fp16" else out.astype(np.uint16)
     cube = cube if cfg.batch > 1 else cube[0]
-    span = feature.feature_span(cube.shape, precision, dst.line_stride, dst.surface_stride, atom, batch_stride)
-    buf = memory.read(dst.base, span, unwritten="allow")
-    feature.pack_feature(cube, precision, dst.line_stride, dst.surface_stride, atom, batch_stride, buf=buf)
-    _write_atoms(memory, dst.base, buf, cube.shape, precision, dst, atom, batch_stride)
+    write_feature(memory, dst.base, cube, precision, dst.line_stride, dst.surface_stride, atom, batch_stride,
+                  name="SDP")
     return Surface(memory=memory.name, base=dst.base, shape=tuple(out.shape[-3:]) if cfg.batch == 1
                    else tuple(out.shape), precision=precision, line_stride=dst.line_stride,
                    surface_stride=dst.surface_stride, atom_bytes=atom,
                    batch_stride=dst.batch_stride if cfg.batch > 1 else 0, name="SDP output")
 
 
-def _write_atoms(memory, base, buf, shape, precision, dst, atom, batch_stride):
-    """Write back only the lines of atoms (gaps between lines/surfaces/batches keep their contents)."""
-    shape4 = shape if len(shape) == 4 else (1, *shape)
-    per_atom = feature.atom_elements(precision, atom)
-    surfaces = feature.surfaces(shape4[1], per_atom)
-    length = shape4[3] * atom
-    starts = (np.arange(shape4[0])[:, None, None] * (batch_stride or 0)
-              + np.arange(surfaces)[None, :, None] * dst.surface_stride
-              + np.arange(shape4[2])[None, None, :] * dst.line_stride).reshape(-1)
-    starts = np.unique(starts)
-    # merge lines that touch into one write
-    breaks = np.flatnonzero(starts[1:] > starts[:-1] + length) + 1
-    for first, last in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [starts.size]]), strict=True):
-        begin, end = int(starts[first]), int(starts[last - 1]) + length
-        memory.write(base + begin, buf[begin:end])

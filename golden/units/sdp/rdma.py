@@ -7,14 +7,12 @@ processes and writes whole atoms, so the padding lanes of the input are computed
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from golden.errors import ConfigurationError, MemoryAccessError
-from golden.formats import aux, feature
-from golden.memory import MemoryAccessWarning
+from golden.errors import ConfigurationError
+from golden.formats import alignment, aux, feature
 from golden.numerics import fp
+from golden.units.dma import read_feature
 from golden.units.sdp.config import OperandDma, SdpConfig
 
 
@@ -24,18 +22,10 @@ def padded_channels(cfg: SdpConfig, atom: int) -> int:
     return -(-cfg.channel // per_atom) * per_atom
 
 
-def _read_window(memory, base: int, span: int, gather) -> np.ndarray:
-    """Read [base, base+span) and apply the memory's never-written policy to the bytes `gather` selects."""
-    buf = memory.read(base, span, unwritten="allow")
-    if memory.unwritten != "allow":
-        written = memory.is_written(base, span)
-        missing = 0 if written.all() else int(np.count_nonzero(gather(written.astype(np.uint8)) == 0))
-        if missing:
-            message = f"{memory.name}: SDP read of {missing} never-written element(s)"
-            if memory.unwritten == "error":
-                raise MemoryAccessError(message, address=base, size=span, rule="trace: mem_init/mem_load")
-            warnings.warn(message, MemoryAccessWarning, stacklevel=3)
-    return buf
+def _read_window(memory, base: int, span: int, gather, what: str) -> np.ndarray:
+    """Read [base, base+span); the never-written policy applies to the bytes `gather` selects."""
+    memory.check_span(base, span, what)
+    return memory.read_gathered(base, span, gather, who="SDP_RDMA")
 
 
 def read_input(ctx, cfg: SdpConfig, channels: int, upstream) -> np.ndarray:
@@ -45,14 +35,8 @@ def read_input(ctx, cfg: SdpConfig, channels: int, upstream) -> np.ndarray:
     atom = ctx.profile.memory_atomic_size
     shape = (1, channels, cfg.height, cfg.width)
     memory = ctx.memory.select(cfg.src.cvsram)
-    span = feature.feature_span(shape, cfg.in_precision, cfg.src.line_stride, cfg.src.surface_stride, atom)
-
-    def unpack(buf):
-        return feature.unpack_feature(buf, 0, shape, cfg.in_precision, cfg.src.line_stride,
-                                      cfg.src.surface_stride, atom)
-
-    buf = _read_window(memory, cfg.src.base, span, lambda mask: unpack(mask).view(np.uint8))
-    cube = unpack(buf)
+    cube = read_feature(memory, cfg.src.base, shape, cfg.in_precision, cfg.src.line_stride, cfg.src.surface_stride,
+                        atom, name="SDP_RDMA")
     if cfg.in_precision == "fp16":
         return cube.view(np.uint16)
     return cube.astype(np.int64)
@@ -81,6 +65,21 @@ def _from_upstream(cfg: SdpConfig, channels: int, upstream) -> np.ndarray:
     return cube.astype(np.int64)
 
 
+#: Table 35 row of each operand DMA: B (BS) bias, N (BN) batch normalization, E (EW) element-wise.
+TABLE_35_ROWS = {"B": ("bias", "BS"), "N": ("bn", "BN"), "E": ("ew", "EW")}
+
+
+def check_operand_dma(dma: OperandDma, atom: int) -> None:
+    """Table 35 for an enabled operand DMA: its start address (every operand row asks it aligned).
+
+    The rows' line/surface stride columns are not checked: which row an operand is (bias, PReLU, BN,
+    element-wise) depends on the datapath, and the operand layouts of golden/formats/aux.py use narrower lines.
+    """
+    row, register = TABLE_35_ROWS[dma.name]
+    alignment.check_alignment(row, atom_bytes=atom, start_address=dma.base,
+                              fields={"start_address": f"SDP_RDMA.D_{register}_BASE_ADDR_LOW"})
+
+
 def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
     """(alu, mul) operand arrays broadcastable to (N, C', H, W), or None when not read from memory.
 
@@ -89,6 +88,7 @@ def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
     if dma.disable:
         return None, None
     atom = ctx.profile.memory_atomic_size
+    check_operand_dma(dma, atom)
     precision = cfg.proc_precision
     spatial = (channels,) if dma.mode == "PER_KERNEL" else (channels, cfg.height, cfg.width)
     memory = ctx.memory.select(dma.cvsram)
@@ -103,7 +103,8 @@ def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
             return aux.unpack_aux(buf, 0, spatial, precision, dma.use, dma.size, dma.mode,
                                   dma.line_stride, dma.surface_stride, atom)
 
-        buf = _read_window(memory, base, span, lambda mask: unpack(mask).view(np.uint8).reshape(-1))
+        buf = _read_window(memory, base, span, lambda mask: unpack(mask).view(np.uint8).reshape(-1),
+                           f"SDP_RDMA {dma.name} operand surface")
         parts.append(unpack(buf))
     data = np.stack(parts)  # (N, C, components) or (N, C, H, W, components)
     if dma.mode == "PER_KERNEL":

@@ -6,6 +6,7 @@ import warnings
 
 from golden.errors import ConfigurationError, NotModelledError
 from golden.units import lut
+from golden.units.dma import check_feature_dma
 from golden.units.sdp.config import SdpConfig
 
 GENERAL = "programming-guide: Limitation/SDP/General"
@@ -14,7 +15,6 @@ BATCH = "programming-guide: Limitation/SDP/Winograd/Batch"
 TABLE30 = "in-memory-data-formats: Table 30 (precision conversion for SDP layer)"
 EQL_NOTE = "programming-guide: SDP programming/Compare mode"
 FORMAT = "programming-guide: Limitation/Data Format"
-ALIGN = "in-memory-data-formats: Table 35 (alignment, in units of the profile's memory atom)"
 USE_RULE = "programming-guide: SDP programming (RDMA DATA_USE of bias / batch normalization / element-wise)"
 RDMA_RULE = "programming-guide: SDP programming (SDP_RDMA is programmed with the SDP's cube and precisions)"
 
@@ -176,11 +176,7 @@ def check_layout(cfg: SdpConfig, atom: int) -> None:
     if not cfg.flying:
         surfaces.append(("SDP_RDMA.D_SRC", cfg.src, cfg.in_precision))
     for prefix, surf, precision in surfaces:
-        for name, value in (("BASE_ADDR_LOW", surf.base), ("LINE_STRIDE", surf.line_stride),
-                            ("SURFACE_STRIDE", surf.surface_stride)):
-            if value % atom:
-                _fail(f"{prefix}_{name} 0x{value:x} is not aligned to the {atom}-byte atom",
-                      (f"{prefix}_{name}",), ALIGN)
+        check_feature_dma(f"{prefix}_", atom, surf.base, surf.line_stride, surf.surface_stride)
         if cfg.height > 1 and surf.line_stride < cfg.width * atom:
             _fail(f"{prefix}_LINE_STRIDE {surf.line_stride} is smaller than one line ({cfg.width * atom} bytes)",
                   (f"{prefix}_LINE_STRIDE",), FORMAT)

@@ -1,5 +1,6 @@
 import re
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -146,3 +147,151 @@ def test_byte_line_syntax_skips_headers():
     assert parse_byte_lines(text).tolist() == [1, 2, 3, 4]
     with pytest.raises(DataFileError, match=":2:"):
         parse_byte_lines("0x01\n0x02 0xzz\n", "f.dat")
+
+
+# -- memory that costs what is used (issue 17) -----------------------------------------------------------
+def test_a_gib_fill_holds_no_page_and_reads_back():
+    import tracemalloc
+
+    memory = Memory(unwritten="error")
+    tracemalloc.start()
+    memory.fill(0x8000_0010, 1 << 30, 0)
+    crc = memory.crc32(0x8000_0010, 1 << 30)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 16 << 20 and memory.held_bytes <= 2 * 2 * PAGE_SIZE  # two partial edge pages at most
+    assert crc == zlib.crc32(bytes(1 << 20) * 1024) & 0xFFFFFFFF
+    assert memory.all_written(0x8000_0010, 1 << 30) and memory.count_unwritten(0x8000_0000, 0x20) == 0x10
+
+
+def test_writes_after_a_fill_win_and_a_later_fill_wins_over_them():
+    memory = Memory()
+    memory.fill(0, 4 * PAGE_SIZE, 7)
+    memory.write(PAGE_SIZE + 5, b"\x01\x02")
+    assert memory.read(PAGE_SIZE + 4, 4).tolist() == [7, 1, 2, 7]
+    memory.fill(PAGE_SIZE - 1, PAGE_SIZE + 2, 9)
+    assert memory.read(PAGE_SIZE + 4, 4).tolist() == [9, 9, 9, 9]
+    assert memory.read(2 * PAGE_SIZE, 2).tolist() == [9, 7]
+    runs = memory.written_runs()
+    assert [(a, d.size) for a, d in runs] == [(0, 4 * PAGE_SIZE)]
+    assert runs[0][1][PAGE_SIZE - 2:PAGE_SIZE + 1].tolist() == [7, 9, 9]
+    clone = memory.copy()
+    clone.write(0, b"\x00")
+    assert memory.read(0, 1)[0] == 7
+
+
+def test_huge_accesses_are_refused_before_allocating():
+    from golden.errors import MemoryLimitError
+
+    memory = Memory(limit=1 << 30)
+    for action in (lambda: memory.fill(0, 1 << 34), lambda: memory.read(0, 1 << 40),
+                   lambda: memory.crc32(0, 1 << 63), lambda: memory.is_written(0, 1 << 35)):
+        with pytest.raises(MemoryLimitError, match="memory limit of 1.0 GiB"):
+            action()
+    with pytest.raises(MemoryAccessError, match="64-bit address space"):
+        memory.fill(1 << 63, (1 << 63) + 1)
+
+
+def test_the_image_footprint_is_bounded():
+    from golden.errors import MemoryLimitError
+
+    memory = Memory(limit=8 * PAGE_SIZE)
+    memory.write(0, bytes(4 * PAGE_SIZE))  # whole pages: data only
+    with pytest.raises(MemoryLimitError, match="pri_mem: the memory image would hold more"):
+        for page in range(4, 100):
+            memory.write(page * PAGE_SIZE + 1, b"x")  # partial pages: data and mask
+    assert memory.held_bytes <= 8 * PAGE_SIZE
+
+
+def test_profile_address_width_bounds_every_access():
+    from golden.config import get_profile
+
+    system = MemorySystem.for_profile(get_profile("nv_small"))
+    with pytest.raises(MemoryAccessError, match="32-bit address space"):
+        system.pri.fill(0xFFFF_0000, 0x2_0000)
+    system.pri.fill(0xFFFF_0000, 0x1_0000)
+    assert MemorySystem.for_profile(get_profile("nv_full")).pri.address_bits == 64
+
+
+def test_the_never_written_policy_counts_bytes_for_every_access():
+    memory = Memory(unwritten="count")
+    memory.write(0x100, bytes(8))
+    memory.read(0x100, 16)
+    assert memory.unwritten_bytes_read == 8
+    lines = memory.read_lines([0x100, 0x104, 0x1_0000_0000], 4)  # dense pair, then a far line
+    assert lines.shape == (3, 4) and memory.unwritten_bytes_read == 12
+    memory.read(0x200, 4, unwritten="allow")
+    memory.crc32(0x300, 4)
+    assert memory.unwritten_bytes_read == 12
+    system = MemorySystem(memory, Memory("sec_mem", unwritten="count"))
+    system.sec.read(0, 3)
+    assert system.unwritten_bytes_read == 15
+
+
+def test_sparse_lines_cost_only_their_bytes():
+    import tracemalloc
+
+    memory = Memory(unwritten="error")
+    offsets = np.arange(4, dtype=np.int64) * 0xFFFF_FFE0
+    rows = np.arange(4 * 32, dtype=np.uint8).reshape(4, 32)
+    tracemalloc.start()
+    memory.write_lines(offsets, rows)
+    back = memory.read_lines(offsets, 32)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 4 << 20
+    np.testing.assert_array_equal(back, rows)
+    with pytest.raises(MemoryAccessError, match="read of 128 never-written"):
+        memory.read_lines(offsets + 32, 32)
+
+
+def test_read_gathered_applies_the_policy_to_the_selected_bytes_only():
+    memory = Memory(unwritten="error")
+    memory.write(0, b"\x01" * 4)
+    assert memory.read_gathered(0, 8, lambda mask: mask[:4]).tolist() == [1, 1, 1, 1, 0, 0, 0, 0]
+    with pytest.raises(MemoryAccessError, match="never-written"):
+        memory.read_gathered(0, 8, lambda mask: mask[2:6])
+
+
+def test_huge_record_offsets_and_sizes_are_data_file_errors(tmp_path):
+    for record in ("{offset:0xffffffffffffffffff, size:1, payload:0x01} ,",
+                   "{offset:0x0, size:99999999999999999999999999, payload:0x01} ,",
+                   "{offset:0x" + "f" * 5000 + ", size:1, payload:0x01} ,"):
+        path = tmp_path / "huge.dat"
+        path.write_text("{\n" + record + "\n}\n")
+        with pytest.raises(DataFileError, match="huge.dat"):
+            read_memory_file(path)
+
+
+def test_memory_files_split_lines_at_newlines_only():
+    text = "{\n{offset:0x0, size:1, payload:0x01} ,\x0c\n{offset:0x1, size:1, payload:0xZZ} ,\n}\n"
+    with pytest.raises(DataFileError, match=r":3: "):
+        parse_records(text, "f.dat")
+
+
+def test_memory_limit_sizes_parse():
+    from golden.limits import parse_size
+
+    assert parse_size("4GiB") == 4 << 30 and parse_size("512M") == 512 << 20 and parse_size("1024") == 1024
+    for bad in ("", "GiB", "-1G", "x" * 5000, "0"):
+        with pytest.raises(ValueError, match="not a size"):
+            parse_size(bad)
+
+
+def test_write_masked_writes_only_the_chosen_bytes():
+    memory = Memory(unwritten="count")
+    memory.write(PAGE_SIZE - 2, b"\x09" * 4)
+    data = np.arange(1, 9, dtype=np.uint8)
+    memory.write_masked(PAGE_SIZE - 4, data, np.array([1, 0, 1, 0, 0, 1, 1, 0], bool))
+    assert memory.read(PAGE_SIZE - 4, 8, unwritten="allow").tolist() == [1, 0, 3, 9, 9, 6, 7, 0]
+    assert memory.count_unwritten(PAGE_SIZE - 4, 8) == 2
+
+
+def test_a_gapped_surface_write_marks_only_its_atoms_written():
+    from golden.units.dma import read_feature, write_feature
+
+    memory = Memory(unwritten="error")
+    cube = np.arange(2 * 3 * 4, dtype=np.int8).reshape(2, 3, 4)  # 2 channels, 8-byte atoms: one surface
+    write_feature(memory, 0x1000, cube, "int8", 48, 200, 8, name="T")
+    assert memory.count_unwritten(0x1000, 2 * 48 + 32) == 2 * 16
+    np.testing.assert_array_equal(read_feature(memory, 0x1000, cube.shape, "int8", 48, 200, 8, name="T"), cube)
