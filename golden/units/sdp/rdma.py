@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 
 from golden.errors import ConfigurationError, MemoryAccessError
-from golden.formats import aux, feature
+from golden.formats import auxiliary as aux
+from golden.formats import feature
 from golden.memory import MemoryAccessWarning
 from golden.numerics import fp
 from golden.units.sdp.config import OperandDma, SdpConfig
