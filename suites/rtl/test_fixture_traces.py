@@ -5,9 +5,11 @@ import os
 
 import pytest
 
-from golden.player import play
-from rtl.runner import run_trace_on_rtl
-from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from golden.player import play  # noqa: E402
+from rtl.runner import run_trace_on_rtl  # noqa: E402
+from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 FULL = os.environ.get("NVDLA_RTL_FULL") == "1"
