@@ -12,13 +12,13 @@ unpacking), and ratio = model MAC/s / baseline MAC/s (goal >= 0.5 for int8).
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import best_time  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.units import conv  # noqa: E402
 from golden.units.conv.direct import convolve  # noqa: E402
@@ -29,20 +29,10 @@ SIZE, CHANNELS, KERNELS, TAPS = 56, 64, 64, 3
 MACS = SIZE * SIZE * KERNELS * CHANNELS * TAPS * TAPS
 
 
-def best_time(function, repeat: int = 5) -> float:
-    function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def gemm_macs_per_second() -> float:
     rng = np.random.default_rng(1)
     a, b = rng.random((1024, 1024)), rng.random((1024, 1024))
-    return 1024**3 / best_time(lambda: a @ b)
+    return 1024**3 / best_time(lambda: a @ b, warmup=True)
 
 
 def operands(precision: str):
@@ -58,9 +48,9 @@ def operands(precision: str):
 def bench_case(precision: str, geometry: Geometry, baseline: float) -> float:
     cube, weights = operands(precision)
     truncate = 8 if precision != "fp16" else 0
-    core = best_time(lambda: convolve(cube, weights, geometry, precision, 0, truncate))
+    core = best_time(lambda: convolve(cube, weights, geometry, precision, 0, truncate), warmup=True)
     ctx = direct_layer(get_profile("nv_full"), cube[0], weights, DirectLayer(precision=precision, pad=(1, 1)))
-    full = best_time(lambda: conv.run(ctx), repeat=3)
+    full = best_time(lambda: conv.run(ctx), repeat=3, warmup=True)
     note = "   [includes the fp16 tolerance map]" if precision == "fp16" else ""
     print(f"{precision:5s} 56x56x64 * 3x3x64x64: convolve {MACS / core / 1e9:6.2f} G MAC/s "
           f"(ratio {MACS / core / baseline:5.2f}), run() {MACS / full / 1e9:6.2f} G MAC/s "

@@ -8,26 +8,20 @@ ratio = baseline time / layout time (1.0 = as fast as a copy; goal >= 0.1).
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import best_time  # noqa: E402
 from golden.formats.feature import pack_feature, packed_strides, unpack_feature  # noqa: E402
 from golden.formats.weight import pack_dc_weights, unpack_dc_weights  # noqa: E402
 
 
-def best_time(function, repeat: int = 7, number: int = 5) -> float:
-    function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+def timed(function) -> float:
+    """Seconds per call: the best of 7 runs of 5 calls, after a warm-up call."""
+    return best_time(function, 7, number=5, warmup=True)
 
 
 def report(name: str, nbytes: int, baseline: float, elapsed: float) -> float:
@@ -43,27 +37,27 @@ def main() -> int:
     atom = 32
     line, surface = packed_strides(cube.shape, "int8", atom)
     packed = pack_feature(cube, "int8", line, surface, atom)
-    copy_cube = best_time(lambda: np.copy(cube))
+    copy_cube = timed(lambda: np.copy(cube))
     ratios = [
         report("feature pack   224x224x64 int8 (32-byte atoms)", cube.nbytes, copy_cube,
-               best_time(lambda: pack_feature(cube, "int8", line, surface, atom))),
+               timed(lambda: pack_feature(cube, "int8", line, surface, atom))),
         report("feature unpack 224x224x64 int8 (32-byte atoms)", cube.nbytes, copy_cube,
-               best_time(lambda: unpack_feature(packed, 0, cube.shape, "int8", line, surface, atom))),
+               timed(lambda: unpack_feature(packed, 0, cube.shape, "int8", line, surface, atom))),
     ]
     weights = rng.integers(-128, 128, (256, 256, 3, 3), dtype=np.int8)      # 3x3x256x256 int8 weights
     mapped = pack_dc_weights(weights, "int8", 64, 32)
-    copy_weights = best_time(lambda: np.copy(weights))
+    copy_weights = timed(lambda: np.copy(weights))
     ratios += [
         report("weight pack   3x3x256x256 int8 (nv_full groups)", weights.nbytes, copy_weights,
-               best_time(lambda: pack_dc_weights(weights, "int8", 64, 32))),
+               timed(lambda: pack_dc_weights(weights, "int8", 64, 32))),
         report("weight unpack 3x3x256x256 int8 (nv_full groups)", weights.nbytes, copy_weights,
-               best_time(lambda: unpack_dc_weights(mapped, 0, weights.shape, "int8", 64, 32))),
+               timed(lambda: unpack_dc_weights(mapped, 0, weights.shape, "int8", 64, 32))),
     ]
     # the floor: the weight order moves single bytes (a kernel's 9 taps are contiguous in the cube, its
     # 64 channels in memory), so at least one numpy strided one-byte copy of the whole set is needed
     taps = weights.reshape(-1, 9)
     report("one strided byte copy (9 taps -> tap-major)", weights.nbytes, copy_weights,
-           best_time(lambda: np.ascontiguousarray(taps.T)))
+           timed(lambda: np.ascontiguousarray(taps.T)))
     print(f"minimum ratio {min(ratios):.3f} (goal >= 0.1)")
     return 0
 

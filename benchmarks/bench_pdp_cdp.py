@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import best_time  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.formats.feature import pack_feature, packed_strides  # noqa: E402
 from golden.memory import MemorySystem  # noqa: E402
@@ -36,15 +36,6 @@ SRC, DST, ATOM = 0x8000_0000, 0x9000_0000, 32
 C, H, W = 64, 112, 112
 PADS = (1, 1, 0, 0)  # (PL+W+PR-3) % 2 == 0 -> 56x56 out
 RECIP = 0x10000 // 3
-
-
-def best_time(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def memory_with(cube) -> MemorySystem:

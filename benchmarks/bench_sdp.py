@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import best_time  # noqa: E402
 from golden.config import get_profile  # noqa: E402
-from golden.formats import aux, feature  # noqa: E402
+from golden.formats import auxiliary, feature  # noqa: E402
 from golden.memory import MemorySystem  # noqa: E402
 from golden.numerics import fp  # noqa: E402
 from golden.regs.regmap import RegisterMap  # noqa: E402
@@ -35,15 +35,6 @@ C, H, W = 64, 128, 128
 SRC, DST = 0x8000_0000, 0x9000_0000
 OPS = {"B": 0xA000_0000, "N": 0xA100_0000, "E": 0xA200_0000}
 CODE = {"int8": 0, "int16": 1, "fp16": 2}
-
-
-def best_time(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def layer(precision: str) -> LayerContext:
@@ -89,7 +80,7 @@ def layer(precision: str) -> LayerContext:
     for letter, name, use, mode, shape in (("B", "BS", "ALU", "PER_KERNEL", (C,)),
                                            ("N", "BN", "BOTH", "PER_KERNEL", (C, 2)),
                                            ("E", "EW", "ALU", "PER_ELEMENT", (C, H, W))):
-        per_atom = aux.bytes_per_atom(precision, use, "TWO_BYTE", ATOM)
+        per_atom = auxiliary.bytes_per_atom(precision, use, "TWO_BYTE", ATOM)
         fields.update({
             f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DISABLE": 0,
             f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DATA_USE": {"MUL": 0, "ALU": 1, "BOTH": 2}[use],
@@ -102,8 +93,8 @@ def layer(precision: str) -> LayerContext:
         })
         values = (rng.standard_normal(shape).astype(np.float16) if precision == "fp16"
                   else rng.integers(-1000, 1000, shape).astype(np.int16))
-        memory.pri.write(OPS[letter], aux.pack_aux(values, precision, use, "TWO_BYTE", mode, W * per_atom,
-                                                   W * H * per_atom, ATOM))
+        memory.pri.write(OPS[letter], auxiliary.pack_aux(values, precision, use, "TWO_BYTE", mode, W * per_atom,
+                                                         W * H * per_atom, ATOM))
     regs = RegisterValues.encode(RegisterMap.for_profile(PROFILE), fields)
     return LayerContext(PROFILE, regs, memory)
 

@@ -17,6 +17,7 @@ from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.implementation import Implementation
 from golden.player import MissingFiles, observe, prepare, result_for
+from golden.player import trace_label as label
 from golden.trace import Trace
 from golden.verdict import TraceResult, conclude
 from scoreboards.verdict import judge
@@ -42,9 +43,3 @@ def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Imple
     result = judge(program, outcome, expected, profile)
     result.seconds = time.perf_counter() - started
     return result
-
-
-def label(path: Path) -> str:
-    if path.is_dir():
-        return path.name
-    return path.parent.name if path.suffix == ".txn" else path.stem

@@ -22,14 +22,12 @@ wait). S_LUT_ACCESS_CFG/DATA writes also fill the SDP/CDP LUT RAMs (golden/units
 
 from __future__ import annotations
 
-import re
-import warnings
 from dataclasses import dataclass, field
 
 import golden.units
 from golden.config import Profile
 from golden.errors import TraceError
-from golden.memory import Memory, MemoryAccessWarning, MemorySystem
+from golden.memory import MemorySystem
 from golden.regs.regfile import RegisterFile
 from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
@@ -82,23 +80,23 @@ class HardwareLayer:
         return f"{self.name} ({units})"
 
 
-_UNWRITTEN = re.compile(r"read of (\d+) never-written")
-
-
 class Hardware:
     def __init__(self, profile: Profile, layout: str | None = None):
         self.profile = profile
         self.regmap = RegisterMap.for_layout(layout or profile.layout)
         self.regs = RegisterFile(self.regmap)
-        self.memory = MemorySystem(Memory("pri_mem", unwritten="warn", outside="allow"),
-                                   Memory("sec_mem", unwritten="warn", outside="allow"))
+        # Reads of never-written memory are allowed (read as 0) and counted (golden/memory.py).
+        self.memory = MemorySystem.for_profile(profile, unwritten="count", outside="allow")
         #: Done interrupts of finished layers not yet raised, one bit each, in hardware order.
         self.irq_queue: list[int] = []
         #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
         self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
         self.layers: list[HardwareLayer] = []
         self.written: list[WrittenSurface] = []
-        self.unwritten_bytes_read = 0
+
+    @property
+    def unwritten_bytes_read(self) -> int:
+        return self.memory.unwritten_bytes_read
 
     # -- the CSB ---------------------------------------------------------------------------------------
     def write(self, reg: Register, value: int, where: str = "") -> None:
@@ -241,18 +239,7 @@ class Hardware:
                                                tolerance if fits else None))
 
     def _run_stage(self, stage: str, regs: RegisterValues, upstream=None):
-        model = golden.units.load(stage)
-        ctx = LayerContext(self.profile, regs, self.memory, luts=self.luts)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", MemoryAccessWarning)
-            result = model.run(ctx, upstream)
-        for warning in caught:
-            if issubclass(warning.category, MemoryAccessWarning):
-                match = _UNWRITTEN.search(str(warning.message))
-                self.unwritten_bytes_read += int(match.group(1)) if match else 0
-            else:
-                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-        return result
+        return golden.units.load(stage).run(LayerContext(self.profile, regs, self.memory, luts=self.luts), upstream)
 
     def _run_bdma(self, group: int, ops: list) -> None:
         operations = [self.regs.bdma_values(op) for op in ops]

@@ -115,7 +115,12 @@ class Memory:
 
     def check_span(self, address: int, size: int, what: str) -> None:
         """Reject a surface or access of `size` bytes at `address` beyond the address space or the limit."""
-        self._check_bounds(address, size)
+        try:
+            self._check_bounds(address, size)
+        except MemoryAccessError as exc:
+            raise MemoryAccessError(f"{what} spans {size:#x} bytes ({human_size(size)}) of {self.name} at "
+                                    f"{address:#x}, past its {self.address_bits}-bit address space",
+                                    address=max(address, 0), size=max(size, 0), rule=exc.rule) from None
         if size > self.limit:
             raise MemoryLimitError(
                 f"{what} spans {size:#x} bytes ({human_size(size)}) of {self.name} at {address:#x}, more than "

@@ -29,7 +29,7 @@ from golden.trace import Trace, load_trace
 from golden.verdict import STATUSES, Check, TraceResult, conclude, trace_checks
 
 __all__ = ["STATUSES", "Check", "HardwareLayer", "MissingFiles", "Player", "TraceHang", "TraceResult",
-           "WrittenSurface", "observe", "play", "prepare"]
+           "WrittenSurface", "observe", "play", "prepare", "trace_label"]
 
 
 class MissingFiles(TraceError):
@@ -83,7 +83,7 @@ def play(trace: Trace | str | Path, profile: Profile, implementation: Implementa
     """Play a trace and judge it against its own checks; never raises for a problem of the trace or a model."""
     implementation = implementation or Golden()
     started = time.perf_counter()
-    name = trace.name if isinstance(trace, Trace) else _name(Path(trace))
+    name = trace.name if isinstance(trace, Trace) else trace_label(Path(trace))
     try:
         program = prepare(trace, profile)
     except NvdlaVerifError as exc:
@@ -96,8 +96,13 @@ def play(trace: Trace | str | Path, profile: Profile, implementation: Implementa
     return conclude(result, outcome)
 
 
-def _name(path: Path) -> str:
-    if path.is_dir():
+def trace_label(path: Path) -> str:
+    """A trace's name from its path, as Trace.name gives it (never touching a path the OS refuses)."""
+    try:
+        folder = path.is_dir()
+    except OSError:
+        folder = False
+    if folder:
         return path.name
     return path.parent.name if path.suffix == ".txn" else path.stem
 

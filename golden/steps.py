@@ -192,6 +192,8 @@ def _step(c: Command, trace: Trace, regmap: RegisterMap) -> Step | None:
         return AwaitSync(where, c.sync)
     if isinstance(c, Wait):
         return WaitInterrupt(where)
+    if isinstance(c, CheckCrc | CheckFile) and c.size == 0:
+        raise TraceError(f"{c.op} of 0 bytes checks nothing", path=c.path, line=c.line)
     if isinstance(c, CheckCrc):
         return CheckRegion(where, "check_crc", c.sync, c.memory, c.base, c.size, crc=c.crc)
     if isinstance(c, CheckFile):

@@ -21,7 +21,7 @@ API:
     parse_cfg(text, path, regmap) / parse_txn(text, path, regmap) -> Trace
     find_traces(*paths) -> [Path]      every trace under the folders (both layouts), sorted
     Trace.files() / .missing_files()   memory files the trace reads ([(command, Path)])
-    Trace.layers() -> [Layer]          the commands cut after each launch's synchronisation
+    Trace.segments() -> [Segment]      the commands cut after each launch's synchronisation
     format_cfg(trace or commands) -> str, write_cfg(trace, path)
 
 Every command carries .path, .line (.where = "file:line") and .comment (txn trailing
@@ -156,14 +156,14 @@ class Wait(Command):
 
 # -- traces --------------------------------------------------------------------------------------------
 @dataclass
-class Layer:
-    """A run of commands that ends after the checks/waits following a launch."""
+class Segment:
+    """A run of commands that ends after the checks/waits following a launch (of one hardware layer)."""
 
     commands: list[Command]
 
     @property
     def enabled(self) -> list[str]:
-        """Units whose D_OP_ENABLE (or BDMA launch) the layer writes with 1."""
+        """Units whose D_OP_ENABLE (or BDMA launch) the segment writes with 1."""
         return [c.register.unit for c in self.commands if isinstance(c, RegWrite) and c.value & 1
                 and c.register.name in ("D_OP_ENABLE", "CFG_LAUNCH0", "CFG_LAUNCH1")]
 
@@ -192,18 +192,18 @@ class Trace:
     def registers_written(self) -> list[tuple[str, int]]:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
 
-    def layers(self) -> list[Layer]:
-        layers, current, launched = [], [], False
+    def segments(self) -> list[Segment]:
+        segments, current, launched = [], [], False
         for command in self.commands:
             if launched and not isinstance(command, _SYNC_COMMANDS):
-                layers.append(Layer(current))
+                segments.append(Segment(current))
                 current, launched = [], False
             current.append(command)
-            if isinstance(command, RegWrite) and Layer([command]).enabled:
+            if isinstance(command, RegWrite) and Segment([command]).enabled:
                 launched = True
         if current:
-            layers.append(Layer(current))
-        return layers
+            segments.append(Segment(current))
+        return segments
 
 
 _SYNC_COMMANDS = (RegWrite, RegRead, IntrNotify, CheckCrc, CheckFile, CheckNothing, SyncNotify, SyncWait,

@@ -16,7 +16,7 @@ Conventions shared by every module here:
 * Bad programming raises golden.errors.ConfigurationError naming the register field and
   the document section.
 
-Modules: feature (feature data), aux (bias/PReLU/BN/element-wise operands), weight
+Modules: feature (feature data), auxiliary (bias/PReLU/BN/element-wise operands), weight
 (direct convolution, image input pre/post-extension, deconvolution split), winograd,
 compression (WMB/WGS sparse weights), pixel (Table 33 pitch-linear formats), alignment
 (Table 35), dlhdl (MathWorks DL HDL Toolbox external memory layout).

@@ -80,7 +80,7 @@ class RubikLayer:
     stride_x: int
     stride_y: int
     #: Byte addresses and strides keyed as ALIGNED (DAIN_ADDR, DAOUT_LINE, CONTRACT_0, ...).
-    bytes: dict
+    addressing: dict
 
     @property
     def element_bytes(self) -> int:
@@ -127,15 +127,15 @@ class RubikLayer:
             in_cvsram=in_cvsram, out_cvsram=out_cvsram,
             stride_x=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
             stride_y=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
-            bytes=byte_values,
+            addressing=byte_values,
         )
 
     # -- limitations --
     def validate(self) -> None:
         for key in PLANAR.get(self.mode, ()):
-            if self.bytes[key] % 64:
+            if self.addressing[key] % 64:
                 raise ConfigurationError(
-                    f"{ALIGNED[key][0]} = {self.bytes[key]:#x}: planar data needs 64-byte alignment",
+                    f"{ALIGNED[key][0]} = {self.addressing[key]:#x}: planar data needs 64-byte alignment",
                     fields=(_qualified(key),), rule=f"{LIMIT} (split/merge planar address/line_stride)")
         getattr(self, f"_validate_{self.mode.lower()}")()
 
@@ -146,20 +146,21 @@ class RubikLayer:
                 fields=(_qualified(key),), rule="programming-guide: Limitation/Data Format (LINE_STRIDE)")
 
     def _check_feature(self, side: str, width: int, lines: int, surfaces: int) -> None:
-        line = self.bytes[f"{side}_LINE"]
-        if width == 1 and lines == 1 and surfaces > 1 and (line, self.bytes[f"{side}_SURF"]) != (ATOM, ATOM):
+        line = self.addressing[f"{side}_LINE"]
+        if width == 1 and lines == 1 and surfaces > 1 and (line, self.addressing[f"{side}_SURF"]) != (ATOM, ATOM):
             raise ConfigurationError(
                 f"a 1x1xC cube must be line- and surface-packed (strides 32), got {line:#x}/"
-                f"{self.bytes[f'{side}_SURF']:#x}", fields=(_qualified(f"{side}_LINE"), _qualified(f"{side}_SURF")),
+                f"{self.addressing[f'{side}_SURF']:#x}",
+                fields=(_qualified(f"{side}_LINE"), _qualified(f"{side}_SURF")),
                 rule="programming-guide: Limitation/Data Format (1x1xC cube)")
         self._check_stride(f"{side}_LINE", line, width * ATOM, lines, "line")
-        self._check_stride(f"{side}_SURF", self.bytes[f"{side}_SURF"], (lines - 1) * line + width * ATOM,
+        self._check_stride(f"{side}_SURF", self.addressing[f"{side}_SURF"], (lines - 1) * line + width * ATOM,
                            surfaces, "surface")
 
     def _check_planes(self, side: str, planes: int) -> None:
-        line = self.bytes[f"{side}_LINE"]
+        line = self.addressing[f"{side}_LINE"]
         self._check_stride(f"{side}_LINE", line, self.plane_row_bytes, self.height, "plane line")
-        self._check_stride(f"{side}_PLANAR", self.bytes[f"{side}_PLANAR"],
+        self._check_stride(f"{side}_PLANAR", self.addressing[f"{side}_PLANAR"],
                            (self.height - 1) * line + self.plane_row_bytes, planes, "plane")
 
     def _validate_contract(self) -> None:
@@ -175,15 +176,16 @@ class RubikLayer:
                 fields=("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
                 rule=f"{GUIDE}/Contract (D_DATAOUT_SIZE_1)")
         surfaces = _surfaces(self.out_channels, self.per_atom)
-        expected = {"CONTRACT_0": surfaces * self.bytes["DAIN_SURF"], "CONTRACT_1": sy * self.bytes["DAOUT_LINE"]}
+        expected = {"CONTRACT_0": surfaces * self.addressing["DAIN_SURF"],
+                    "CONTRACT_1": sy * self.addressing["DAOUT_LINE"]}
         formula = {"CONTRACT_0": "Ceil((DATAOUT_CHANNEL+1)*BPE/32) * DAIN_SURF_STRIDE",
                    "CONTRACT_1": "(DECONV_Y_STRIDE+1) * DAOUT_LINE_STRIDE"}
         rule = {"CONTRACT_0": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_0)",
                 "CONTRACT_1": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_1)"}
         for key, value in expected.items():
-            if self.bytes[key] != value:
+            if self.addressing[key] != value:
                 raise ConfigurationError(
-                    f"{ALIGNED[key][0]} = {self.bytes[key]:#x}, the guide's {formula[key]} is {value:#x}",
+                    f"{ALIGNED[key][0]} = {self.addressing[key]:#x}, the guide's {formula[key]} is {value:#x}",
                     fields=(_qualified(key),), rule=rule[key])
         self._check_feature("DAIN", self.width, self.height, surfaces * sx * sy)
         self._check_feature("DAOUT", self.width * sx, self.height * sy, surfaces)
@@ -212,7 +214,7 @@ class RubikLayer:
     def contract(self, memory: MemorySystem) -> Surface:
         sx, sy, width, height = self.stride_x, self.stride_y, self.width, self.height
         surfaces = _surfaces(self.out_channels, self.per_atom)
-        b = self.bytes
+        b = self.addressing
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["CONTRACT_0"], b["DAIN_SURF"], b["DAIN_LINE"]),
                                       (sx * sy, surfaces, height)), width * ATOM)
@@ -224,7 +226,7 @@ class RubikLayer:
                        b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM, name="RUBIK contract output")
 
     def split(self, memory: MemorySystem) -> Surface:
-        size, per_atom, b = self.element_bytes, self.per_atom, self.bytes
+        size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
         surfaces = _surfaces(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_SURF"], b["DAIN_LINE"]), (surfaces, self.height)),
@@ -241,7 +243,7 @@ class RubikLayer:
                        b["DAOUT_LINE"], b["DAOUT_PLANAR"], size, name="RUBIK split planes")
 
     def merge(self, memory: MemorySystem) -> Surface:
-        size, per_atom, b = self.element_bytes, self.per_atom, self.bytes
+        size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
         surfaces = _surfaces(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_PLANAR"], b["DAIN_LINE"]),
@@ -257,7 +259,7 @@ class RubikLayer:
 
     def input_span(self) -> tuple[int, int]:
         """(first byte, byte count) of the input the layer reads."""
-        b = self.bytes
+        b = self.addressing
         if self.mode == "MERGE":
             return b["DAIN_ADDR"], ((self.in_channels - 1) * b["DAIN_PLANAR"] + (self.height - 1) * b["DAIN_LINE"]
                                     + self.width * self.element_bytes)
@@ -286,7 +288,7 @@ def _check_disjoint(layer: RubikLayer, surface: Surface) -> None:
 
 
 def _planned_surface(layer: RubikLayer) -> Surface:
-    b = layer.bytes
+    b = layer.addressing
     if layer.mode == "CONTRACT":
         return Surface("", b["DAOUT_ADDR"], (layer.out_channels, layer.height * layer.stride_y,
                                              layer.width * layer.stride_x), layer.precision,

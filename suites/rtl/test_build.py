@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from rtl.build import BuildError, BuildOptions, _filelist_inputs, build_key, fixture_sources
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from rtl.build import BuildError, BuildOptions, _filelist_inputs, build_key, fixture_sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,9 +9,11 @@ import json
 
 import pytest
 
-from ci.cli import main
-from rtl.build import FIXTURE_TOP, fixture_sources
-from rtl.suite import nvidia_trace
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from ci.cli import main  # noqa: E402
+from rtl.build import FIXTURE_TOP, fixture_sources  # noqa: E402
+from rtl.suite import nvidia_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 TRACE = "sdp_1x1x1_pass_through_int8"

@@ -5,13 +5,15 @@ import os
 
 import pytest
 
-from ci.conformance import run_trace
-from golden.config import get_profile
-from golden.implementation import Golden
-from golden.player import play
-from rtl.implementation import Rtl
-from rtl.runner import run_trace_on_rtl
-from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from ci.conformance import run_trace  # noqa: E402
+from golden.config import get_profile  # noqa: E402
+from golden.implementation import Golden  # noqa: E402
+from golden.player import play  # noqa: E402
+from rtl.implementation import Rtl  # noqa: E402
+from rtl.runner import run_trace_on_rtl  # noqa: E402
+from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 FULL = os.environ.get("NVDLA_RTL_FULL") == "1"

@@ -7,8 +7,10 @@ import os
 
 import pytest
 
-from rtl.build import BUG_SWITCHES
-from rtl.mutation import format_table, mutation_table
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from rtl.build import BUG_SWITCHES  # noqa: E402
+from rtl.mutation import format_table, mutation_table  # noqa: E402
 
 pytestmark = [pytest.mark.rtl, pytest.mark.slow,
               pytest.mark.skipif(os.environ.get("NVDLA_RTL_MUTATION") != "1",

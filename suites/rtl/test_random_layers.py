@@ -2,10 +2,12 @@
 
 import pytest
 
-from golden.trace import CheckCrc, RegWrite, load_trace
-from rtl.random_layers import write_random_trace
-from rtl.runner import run_trace_on_rtl
-from rtl.suite import RANDOM_LAYERS
+pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
+
+from golden.trace import CheckCrc, RegWrite, load_trace  # noqa: E402
+from rtl.random_layers import write_random_trace  # noqa: E402
+from rtl.runner import run_trace_on_rtl  # noqa: E402
+from rtl.suite import RANDOM_LAYERS  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 

@@ -76,6 +76,84 @@ def store_weights(profile: Profile, memory: MemorySystem, stream: np.ndarray, sh
     return packed.wmb_bytes
 
 
+@dataclass(frozen=True)
+class _Pipeline:
+    """The values every convolution mode programs into CDMA, CSC, CMAC_A/B and CACC (counts from 1)."""
+
+    conv_mode: int
+    precision: tuple[int, int]  # (IN_PRECISION, PROC_PRECISION) codes
+    entries: int
+    banks: tuple[int, int]  # (data, weight)
+    weight_bytes: int
+    wmb_bytes: int
+    compressed: bool
+    pad_value: int
+    datain: tuple[int, int, int]  # (width, height, channels) in memory
+    datain_ext: tuple[int, int, int]  # (width, height, channels) as CSC sees them
+    line_stride: int
+    byte_per_kernel: int
+    weight_ext: tuple[int, int, int, int]  # CSC (width, height, channels, kernels)
+    dataout: tuple[int, int]  # (width, height)
+    stride: tuple[int, int]  # (x, y)
+    pad: tuple[int, int, int, int]  # (left, right, top, bottom)
+    clip_truncate: int
+
+
+def _put(fields: dict[str, int], unit: str, reg: str, **values: int) -> None:
+    for name, value in values.items():
+        fields[f"{unit}.{reg}.{name}"] = int(value)
+
+
+def _pipeline_fields(p: _Pipeline) -> dict[str, int]:
+    """The register fields shared by direct, Winograd and image layers; each builder adds its mode's own."""
+    fields: dict[str, int] = {}
+    width, height, channels = p.datain
+    width_ext, height_ext, channels_ext = p.datain_ext
+    out_w, out_h = p.dataout
+    sx, sy = p.stride
+    pl, pr, pt, pb = p.pad
+    kernels = p.weight_ext[3]
+    for unit in ("CDMA", "CSC"):
+        _put(fields, unit, "D_MISC_CFG", CONV_MODE=p.conv_mode, IN_PRECISION=p.precision[0],
+             PROC_PRECISION=p.precision[1])
+        _put(fields, unit, "D_ENTRY_PER_SLICE", ENTRIES=p.entries - 1)
+        _put(fields, unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(p.compressed))
+        _put(fields, unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=p.weight_bytes)
+        _put(fields, unit, "D_WMB_BYTES", WMB_BYTES=p.wmb_bytes)
+        _put(fields, unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=p.pad_value & 0xFFFF)
+        _put(fields, unit, "D_BANK", DATA_BANK=p.banks[0] - 1, WEIGHT_BANK=p.banks[1] - 1)
+    _put(fields, "CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
+    _put(fields, "CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
+    _put(fields, "CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width_ext - 1, DATAIN_HEIGHT_EXT=height_ext - 1)
+    _put(fields, "CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
+    _put(fields, "CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
+    _put(fields, "CDMA", "D_LINE_STRIDE", LINE_STRIDE=p.line_stride)
+    _put(fields, "CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=p.byte_per_kernel - 1)
+    _put(fields, "CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
+    _put(fields, "CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
+    _put(fields, "CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
+    _put(fields, "CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
+    _put(fields, "CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
+    _put(fields, "CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
+    _put(fields, "CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
+    _put(fields, "CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width_ext - 1, DATAIN_HEIGHT_EXT=height_ext - 1)
+    _put(fields, "CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=channels_ext - 1)
+    _put(fields, "CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=p.weight_ext[0] - 1,
+         WEIGHT_HEIGHT_EXT=p.weight_ext[1] - 1)
+    _put(fields, "CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=p.weight_ext[2] - 1, WEIGHT_KERNEL=kernels - 1)
+    _put(fields, "CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    _put(fields, "CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    _put(fields, "CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
+    _put(fields, "CSC", "D_RELEASE", RLS_SLICES=height_ext - 1)
+    _put(fields, "CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
+    for unit in ("CMAC_A", "CMAC_B", "CACC"):
+        _put(fields, unit, "D_MISC_CFG", CONV_MODE=p.conv_mode, PROC_PRECISION=p.precision[1])
+    _put(fields, "CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
+    _put(fields, "CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
+    _put(fields, "CACC", "D_CLIP_CFG", CLIP_TRUNCATE=p.clip_truncate)
+    return fields
+
+
 def _fp16_raw(values: np.ndarray, precision: str) -> np.ndarray:
     return feature.as_elements(values, precision)
 
@@ -125,58 +203,20 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
                                  fields=("CDMA.D_BANK.DATA_BANK", "CDMA.D_BANK.WEIGHT_BANK"), rule=REGDEF)
 
     mode = PRECISION_CODES[precision]
-    misc = {"CONV_MODE": 0, "IN_PRECISION": mode, "PROC_PRECISION": mode}
-    fields: dict[str, int] = {}
-
-    def put(unit: str, reg: str, **values: int) -> None:
-        for name, value in values.items():
-            fields[f"{unit}.{reg}.{name}"] = int(value)
-
-    for unit in ("CDMA", "CSC"):
-        put(unit, "D_MISC_CFG", **misc)
-        put(unit, "D_BATCH_NUMBER", BATCHES=batches - 1)
-        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
-        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
-        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight_total)
-        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
-        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
-        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=weight_banks - 1)
-    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
-    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
-    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
-    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
-    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
-    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
-    put("CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
-    put("CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
-    put("CDMA", "D_BATCH_STRIDE", BATCH_STRIDE=batch_stride)
-    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=channels * rows * cols * bpe - 1)
-    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
-    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
-    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
-    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
-    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
-    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
-    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
-    put("CDMA", "D_NAN_FLUSH_TO_ZERO", NAN_TO_ZERO=int(layer.nan_to_zero))
-    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
-    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=channels - 1)
-    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=cols - 1, WEIGHT_HEIGHT_EXT=rows - 1)
-    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=channels - 1, WEIGHT_KERNEL=kernels - 1)
-    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
-    put("CSC", "D_RELEASE", RLS_SLICES=height - 1)
-    put("CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
-    put("CSC", "D_DILATION_EXT", X_DILATION_EXT=dx - 1, Y_DILATION_EXT=dy - 1)
-    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
-    for unit in ("CMAC_A", "CMAC_B"):
-        put(unit, "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
-    put("CACC", "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
-    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CACC", "D_BATCH_NUMBER", BATCHES=batches - 1)
-    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+    fields = _pipeline_fields(_Pipeline(
+        conv_mode=0, precision=(mode, mode), entries=entries, banks=(data_banks, weight_banks),
+        weight_bytes=weight_total, wmb_bytes=wmb_bytes, compressed=layer.compressed, pad_value=layer.pad_value,
+        datain=(width, height, channels), datain_ext=(width, height, channels), line_stride=line_stride,
+        byte_per_kernel=channels * rows * cols * bpe, weight_ext=(cols, rows, channels, kernels),
+        dataout=(out_w, out_h), stride=(sx, sy), pad=(pl, pr, pt, pb), clip_truncate=layer.clip_truncate))
+    for unit in ("CDMA", "CSC", "CACC"):
+        _put(fields, unit, "D_BATCH_NUMBER", BATCHES=batches - 1)
+    _put(fields, "CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
+    _put(fields, "CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
+    _put(fields, "CDMA", "D_BATCH_STRIDE", BATCH_STRIDE=batch_stride)
+    _put(fields, "CDMA", "D_NAN_FLUSH_TO_ZERO", NAN_TO_ZERO=int(layer.nan_to_zero))
+    _put(fields, "CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
+    _put(fields, "CSC", "D_DILATION_EXT", X_DILATION_EXT=dx - 1, Y_DILATION_EXT=dy - 1)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
     return LayerContext(profile, regs, memory)
 
@@ -225,51 +265,15 @@ def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, 
     data_banks = -(-entries * ext_h // bank_entries)
     weight_banks = profile.cbuf_bank_number - data_banks - (1 if layer.compressed else 0)
     mode = PRECISION_CODES[precision]
-    fields: dict[str, int] = {}
-
-    def put(unit: str, reg: str, **values: int) -> None:
-        for name, value in values.items():
-            fields[f"{unit}.{reg}.{name}"] = int(value)
-
-    for unit in ("CDMA", "CSC"):
-        put(unit, "D_MISC_CFG", CONV_MODE=1, IN_PRECISION=mode, PROC_PRECISION=mode)
-        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
-        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
-        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
-        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(transformed.nbytes))
-        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
-        put(unit, "D_BANK", DATA_BANK=data_banks - 1, WEIGHT_BANK=weight_banks - 1)
-    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
-    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
-    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=ext_w - 1, DATAIN_HEIGHT_EXT=ext_h - 1)
-    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
-    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
-    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
-    put("CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
-    put("CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
-    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=ext_channels * 16 * bpe - 1)
-    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
-    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
-    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
-    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
-    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
-    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
-    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
-    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=ext_w - 1, DATAIN_HEIGHT_EXT=ext_h - 1)
-    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=ext_channels - 1)
-    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=3, WEIGHT_HEIGHT_EXT=3)
-    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=ext_channels - 1, WEIGHT_KERNEL=kernels - 1)
-    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
-    put("CSC", "D_RELEASE", RLS_SLICES=ext_h - 1)
-    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
-    put("CSC", "D_PRA_CFG", PRA_TRUNCATE=layer.pra_truncate)
-    for unit in ("CMAC_A", "CMAC_B", "CACC"):
-        put(unit, "D_MISC_CFG", CONV_MODE=1, PROC_PRECISION=mode)
-    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+    fields = _pipeline_fields(_Pipeline(
+        conv_mode=1, precision=(mode, mode), entries=entries, banks=(data_banks, weight_banks),
+        weight_bytes=weight.aligned_size(transformed.nbytes), wmb_bytes=wmb_bytes, compressed=layer.compressed,
+        pad_value=layer.pad_value, datain=(width, height, channels), datain_ext=(ext_w, ext_h, ext_channels),
+        line_stride=line_stride, byte_per_kernel=ext_channels * 16 * bpe, weight_ext=(4, 4, ext_channels, kernels),
+        dataout=(out_w, out_h), stride=(sx, sy), pad=(pl, pr, pt, pb), clip_truncate=layer.clip_truncate))
+    _put(fields, "CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
+    _put(fields, "CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
+    _put(fields, "CSC", "D_PRA_CFG", PRA_TRUNCATE=layer.pra_truncate)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
     return LayerContext(profile, regs, memory)
 
@@ -326,66 +330,30 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
     data_banks = -(-entries * height // bank_entries)
     mode = PRECISION_CODES[precision]
-    in_mode = PRECISION_CODES[fmt.precision]
-    fields: dict[str, int] = {}
-
-    def put(unit: str, reg: str, **values: int) -> None:
-        for name, value in values.items():
-            fields[f"{unit}.{reg}.{name}"] = int(value)
-
+    fields = _pipeline_fields(_Pipeline(
+        conv_mode=0, precision=(PRECISION_CODES[fmt.precision], mode), entries=entries,
+        banks=(data_banks, profile.cbuf_bank_number - data_banks - int(layer.compressed)),
+        weight_bytes=weight.aligned_size(weight.dc_weight_bytes(weights.shape, precision)), wmb_bytes=wmb_bytes,
+        compressed=layer.compressed, pad_value=layer.pad_value, datain=(width, height, channels),
+        datain_ext=(width, height, channels), line_stride=line_stride, byte_per_kernel=channels * rows * cols * bpe,
+        weight_ext=(1, rows, channels * cols, kernels), dataout=(out_w, out_h), stride=(sx, sy),
+        pad=(pl, pr, pt, pb), clip_truncate=layer.clip_truncate))
     for unit in ("CDMA", "CSC"):
-        put(unit, "D_MISC_CFG", CONV_MODE=0, IN_PRECISION=in_mode, PROC_PRECISION=mode)
-        put(unit, "D_DATAIN_FORMAT", DATAIN_FORMAT=1)
-        put(unit, "D_ENTRY_PER_SLICE", ENTRIES=entries - 1)
-        put(unit, "D_WEIGHT_BYTES", WEIGHT_BYTES=weight.aligned_size(weight.dc_weight_bytes(weights.shape,
-                                                                                            precision)))
-        put(unit, "D_ZERO_PADDING_VALUE", PAD_VALUE=layer.pad_value & 0xFFFF)
-        put(unit, "D_BANK", DATA_BANK=data_banks - 1,
-            WEIGHT_BANK=profile.cbuf_bank_number - data_banks - 1 - int(layer.compressed))
-        put(unit, "D_WEIGHT_FORMAT", WEIGHT_FORMAT=int(layer.compressed))
-        put(unit, "D_WMB_BYTES", WMB_BYTES=wmb_bytes)
-    put("CDMA", "D_DATAIN_FORMAT", PIXEL_FORMAT=fmt.code, PIXEL_MAPPING=0,
-        PIXEL_SIGN_OVERRIDE=int(layer.sign_override == "SIGNED_INT"))
-    put("CDMA", "D_PIXEL_OFFSET", PIXEL_X_OFFSET=layer.x_offset)
-    put("CDMA", "D_DATAIN_SIZE_0", DATAIN_WIDTH=width - 1, DATAIN_HEIGHT=height - 1)
-    put("CDMA", "D_DATAIN_SIZE_1", DATAIN_CHANNEL=channels - 1)
-    put("CDMA", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
-    put("CDMA", "D_DAIN_RAM_TYPE", DATAIN_RAM_TYPE=1)
-    put("CDMA", "D_DAIN_ADDR_LOW_0", DATAIN_ADDR_LOW_0=DATA_BASE)
-    put("CDMA", "D_DAIN_ADDR_LOW_1", DATAIN_ADDR_LOW_1=IMAGE_BASE_1)
-    put("CDMA", "D_LINE_STRIDE", LINE_STRIDE=line_stride)
-    put("CDMA", "D_LINE_UV_STRIDE", UV_LINE_STRIDE=uv_stride)
-    put("CDMA", "D_WEIGHT_SIZE_0", BYTE_PER_KERNEL=channels * rows * cols * bpe - 1)
-    put("CDMA", "D_WEIGHT_SIZE_1", WEIGHT_KERNEL=kernels - 1)
-    put("CDMA", "D_WEIGHT_RAM_TYPE", WEIGHT_RAM_TYPE=1)
-    put("CDMA", "D_WEIGHT_ADDR_LOW", WEIGHT_ADDR_LOW=WEIGHT_BASE)
-    put("CDMA", "D_WMB_ADDR_LOW", WMB_ADDR_LOW=WMB_BASE)
-    put("CDMA", "D_WGS_ADDR_LOW", WGS_ADDR_LOW=WGS_BASE)
-    put("CDMA", "D_CVT_CFG", CVT_EN=int(layer.cvt_en), CVT_TRUNCATE=layer.cvt_truncate)
-    put("CDMA", "D_CVT_OFFSET", CVT_OFFSET=layer.cvt_offset & 0xFFFF)
-    put("CDMA", "D_CVT_SCALE", CVT_SCALE=layer.cvt_scale & 0xFFFF)
+        _put(fields, unit, "D_DATAIN_FORMAT", DATAIN_FORMAT=1)
+    _put(fields, "CDMA", "D_DATAIN_FORMAT", PIXEL_FORMAT=fmt.code, PIXEL_MAPPING=0,
+         PIXEL_SIGN_OVERRIDE=int(layer.sign_override == "SIGNED_INT"))
+    _put(fields, "CDMA", "D_PIXEL_OFFSET", PIXEL_X_OFFSET=layer.x_offset)
+    _put(fields, "CDMA", "D_DAIN_ADDR_LOW_1", DATAIN_ADDR_LOW_1=IMAGE_BASE_1)
+    _put(fields, "CDMA", "D_LINE_UV_STRIDE", UV_LINE_STRIDE=uv_stride)
+    _put(fields, "CDMA", "D_CVT_CFG", CVT_EN=int(layer.cvt_en), CVT_TRUNCATE=layer.cvt_truncate)
+    _put(fields, "CDMA", "D_CVT_OFFSET", CVT_OFFSET=layer.cvt_offset & 0xFFFF)
+    _put(fields, "CDMA", "D_CVT_SCALE", CVT_SCALE=layer.cvt_scale & 0xFFFF)
     if layer.mean is not None:
         ry, gu, bv, ax = (m & 0xFFFF for m in layer.mean)
-        put("CDMA", "D_MEAN_FORMAT", MEAN_FORMAT=1)
-        put("CDMA", "D_MEAN_GLOBAL_0", MEAN_RY=ry, MEAN_GU=gu)
-        put("CDMA", "D_MEAN_GLOBAL_1", MEAN_BV=bv, MEAN_AX=ax)
-    put("CDMA", "D_CONV_STRIDE", CONV_X_STRIDE=sx - 1, CONV_Y_STRIDE=sy - 1)
-    put("CDMA", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_RIGHT=pr, PAD_TOP=pt, PAD_BOTTOM=pb)
-    put("CSC", "D_DATAIN_SIZE_EXT_0", DATAIN_WIDTH_EXT=width - 1, DATAIN_HEIGHT_EXT=height - 1)
-    put("CSC", "D_DATAIN_SIZE_EXT_1", DATAIN_CHANNEL_EXT=channels - 1)
-    put("CSC", "D_POST_Y_EXTENSION", Y_EXTENSION={1: 0, 2: 1, 4: 2}[layer.post_extension])
-    put("CSC", "D_WEIGHT_SIZE_EXT_0", WEIGHT_WIDTH_EXT=0, WEIGHT_HEIGHT_EXT=rows - 1)
-    put("CSC", "D_WEIGHT_SIZE_EXT_1", WEIGHT_CHANNEL_EXT=channels * cols - 1, WEIGHT_KERNEL=kernels - 1)
-    put("CSC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CSC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CSC", "D_ATOMICS", ATOMICS=out_w * out_h - 1)
-    put("CSC", "D_RELEASE", RLS_SLICES=height - 1)
-    put("CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
-    put("CSC", "D_ZERO_PADDING", PAD_LEFT=pl, PAD_TOP=pt)
-    for unit in ("CMAC_A", "CMAC_B", "CACC"):
-        put(unit, "D_MISC_CFG", CONV_MODE=0, PROC_PRECISION=mode)
-    put("CACC", "D_DATAOUT_SIZE_0", DATAOUT_WIDTH=out_w - 1, DATAOUT_HEIGHT=out_h - 1)
-    put("CACC", "D_DATAOUT_SIZE_1", DATAOUT_CHANNEL=kernels - 1)
-    put("CACC", "D_CLIP_CFG", CLIP_TRUNCATE=layer.clip_truncate)
+        _put(fields, "CDMA", "D_MEAN_FORMAT", MEAN_FORMAT=1)
+        _put(fields, "CDMA", "D_MEAN_GLOBAL_0", MEAN_RY=ry, MEAN_GU=gu)
+        _put(fields, "CDMA", "D_MEAN_GLOBAL_1", MEAN_BV=bv, MEAN_AX=ax)
+    _put(fields, "CSC", "D_POST_Y_EXTENSION", Y_EXTENSION={1: 0, 2: 1, 4: 2}[layer.post_extension])
+    _put(fields, "CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
     return LayerContext(profile, regs, memory)

@@ -16,8 +16,24 @@ class Convertor:
     shift: int
 
 
+class _SubUnits:
+    """ALU and MUL of an X or Y stage work unless the stage or the sub-unit itself is bypassed."""
+
+    bypass: bool
+    alu_bypass: bool
+    mul_bypass: bool
+
+    @property
+    def alu_active(self) -> bool:
+        return not self.bypass and not self.alu_bypass
+
+    @property
+    def mul_active(self) -> bool:
+        return not self.bypass and not self.mul_bypass
+
+
 @dataclass(frozen=True)
-class XStage:
+class XStage(_SubUnits):
     """X1 (BS) or X2 (BN): ALU -> MUL -> truncate -> ReLU."""
 
     name: str
@@ -34,17 +50,9 @@ class XStage:
     mul_operand: int
     relu_bypass: bool
 
-    @property
-    def alu_active(self) -> bool:
-        return not self.bypass and not self.alu_bypass
-
-    @property
-    def mul_active(self) -> bool:
-        return not self.bypass and not self.mul_bypass
-
 
 @dataclass(frozen=True)
-class YStage:
+class YStage(_SubUnits):
     """Y (EW): operand convertors, MUL -> ALU, LUT."""
 
     bypass: bool
@@ -64,14 +72,6 @@ class YStage:
     lut_bypass: bool
 
     name = "EW"
-
-    @property
-    def alu_active(self) -> bool:
-        return not self.bypass and not self.alu_bypass
-
-    @property
-    def mul_active(self) -> bool:
-        return not self.bypass and not self.mul_bypass
 
     @property
     def lut_active(self) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import ConfigurationError
-from golden.formats import alignment, aux, feature
+from golden.formats import alignment, feature
+from golden.formats import auxiliary as aux
 from golden.numerics import fp
 from golden.units.dma import read_feature
 from golden.units.sdp.config import OperandDma, SdpConfig

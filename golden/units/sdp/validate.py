@@ -189,8 +189,7 @@ def check_layout(cfg: SdpConfig, atom: int) -> None:
 
 def check_lut(cfg: SdpConfig) -> None:
     if cfg.y.lut_active:
-        precision = "fp16" if cfg.proc_precision == "fp16" else cfg.proc_precision
-        lut.check_limits(cfg.lut, precision, "SDP")
+        lut.check_limits(cfg.lut, cfg.proc_precision, "SDP")
 
 
 def validate(cfg: SdpConfig, profile, strict: bool = False) -> None:

@@ -158,6 +158,16 @@ def test_twenty_operations_fill_the_slots_and_a_twenty_first_is_rejected(tmp_pat
     assert "20 slots" in info.value.rule
 
 
+def test_a_group_into_cvsram_raises_its_interrupt_once(tmp_path):
+    lines = operation(small_op(0, dst_mc=False)) + operation(small_op(1, dst_mc=False)) + launch(1) + done(1)
+    lines += ["reg_read_check(NVDLA_GLB.S_INTR_STATUS_0, 0x0);"]  # the watch cleared the bit; nothing else rose
+    result = run_lines(tmp_path, lines, status_is(FREE_SLOT=20, IDLE=1))
+    for index in range(2):
+        np.testing.assert_array_equal(result.memory.sec.read(0x90000000 + 64 * index, 32),
+                                      result.memory.pri.read(SOURCE + 64 * index, 32))
+    assert not result.memory.pri.is_written(0x90000000, 128).any()
+
+
 def test_launch_zero_does_nothing_and_an_empty_launch_is_rejected(tmp_path):
     result = run_lines(tmp_path, ["reg_write(NVDLA_BDMA.CFG_LAUNCH0_0, 0x0);"], status_is(FREE_SLOT=20, IDLE=1))
     assert result.layers == []

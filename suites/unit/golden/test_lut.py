@@ -311,3 +311,28 @@ def test_exponent_limits_and_fp16_spans():
     lut.check_limits(FP_CASES["linear"], "fp16", "SDP")
     with pytest.raises(ConfigurationError, match="LE_END"):
         lut.check_limits(lut.LutParams(**{**FP_CASES["linear"].__dict__, "le_end": bits32(3.0)}), "fp16", "SDP")
+
+
+# programming-guide Limitation/LUT, CDP column (the table, not the code): LE/LO linear INDEX_SELECT and
+# exponent LE_INDEX_OFFSET ranges per precision.
+CDP_RANGES = {"int8": ((-6, 15), (-8, 13), (-64, 20)), "int16": ((-6, 31), (-8, 29), (-64, 36)),
+              "fp16": ((-128, 121), (-128, 119), (-126, 127))}
+
+
+@pytest.mark.parametrize("precision", sorted(CDP_RANGES))
+def test_cdp_index_ranges(precision):
+    (le_lo, le_hi), (lo_lo, lo_hi), (off_lo, off_hi) = CDP_RANGES[precision]
+    for le, lo in ((le_lo, lo_lo), (le_hi, lo_hi)):
+        lut.check_index_ranges(lut.LutParams(le_index_select=le, lo_index_select=lo), precision, "CDP")
+    for off in (off_lo, off_hi):
+        lut.check_index_ranges(lut.LutParams(le_function="EXPONENT", le_index_offset=off), precision, "CDP")
+    wrong = [(dict(le_index_select=le_hi + 1), "LUT_LE_INDEX_SELECT"),
+             (dict(le_index_select=le_lo - 1), "LUT_LE_INDEX_SELECT"),
+             (dict(lo_index_select=lo_hi + 1), "LUT_LO_INDEX_SELECT"),
+             (dict(lo_index_select=lo_lo - 1), "LUT_LO_INDEX_SELECT"),
+             (dict(le_function="EXPONENT", le_index_offset=off_hi + 1), "LUT_LE_INDEX_OFFSET"),
+             (dict(le_function="EXPONENT", le_index_offset=off_lo - 1), "LUT_LE_INDEX_OFFSET")]
+    for change, field in wrong:
+        with pytest.raises(ConfigurationError) as err:
+            lut.check_index_ranges(lut.LutParams(**change), precision, "CDP")
+        assert any(field in f and f.startswith("CDP.") for f in err.value.fields) and err.value.rule == lut.RULE

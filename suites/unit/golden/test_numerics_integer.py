@@ -235,3 +235,20 @@ def test_cmod_saturation_flag_ignores_rounding_only_overflow():
     flags = integer.cmod_shift_saturation_flag(np.array([255, 300, -257, -300, 10]), 1, 8)
     assert flags.tolist() == [False, True, False, True, False]
     assert integer.convertor(np.array([255, 300, -257, -300, 10]), 0, 1, 1, 8)[1] == 4
+
+
+# ---- as_signed: the one two's-complement reader ------------------------------------------------------------
+@pytest.mark.parametrize("bits", [5, 8, 16, 25, 32, 38])
+def test_as_signed_reads_the_low_bits_as_twos_complement(bits):
+    edges = [0, 1, (1 << (bits - 1)) - 1, 1 << (bits - 1), (1 << bits) - 1, (1 << bits) + 3, -1, -(1 << (bits - 1))]
+    # reference: Python's own signed decoding of the low `bits` bits, from bytes
+    nbytes = (bits + 7) // 8
+    expected = []
+    for value in edges:
+        low = value & ((1 << bits) - 1)
+        wide = int.from_bytes((low << (8 * nbytes - bits)).to_bytes(nbytes, "big"), "big", signed=True)
+        expected.append(wide >> (8 * nbytes - bits))
+    assert [integer.as_signed(value, bits) for value in edges] == expected
+    assert all(type(integer.as_signed(value, bits)) is int for value in edges)
+    array = integer.as_signed(np.array(edges, np.int64), bits)
+    assert array.dtype == np.int64 and array.tolist() == expected

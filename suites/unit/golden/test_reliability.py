@@ -6,6 +6,7 @@ one register, size or file changed (those need the NVIDIA data, see conftest.py 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import tracemalloc
@@ -99,8 +100,10 @@ def test_a_destination_stride_near_4_gib_does_not_allocate_the_span(nvdla_data, 
                                                                      register):
     monkeypatch.setattr(golden.limits, "_memory_limit", 1 << 40)  # so the layer runs: its lines are 4 GiB apart
     cfg = _mutated(nvdla_data, tmp_path, folder, {register: 0xFFFF_FFF8})
+    wide = dataclasses.replace(NV_SMALL, mem_address_width=64)  # nv_small's own 32 bits end 4 GiB in
+    assert play(cfg, NV_SMALL).status == "error"
     tracemalloc.start()
-    result = play(cfg, NV_SMALL)
+    result = play(cfg, wide)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert result.status == "failed" and peak < 256 << 20, (result.detail, peak)
@@ -168,8 +171,6 @@ def test_line_numbers_do_not_shift_for_unicode_line_separators(tmp_path, separat
         load_trace(path)
 
 
-@pytest.mark.xfail(strict=True, reason="needs the player to build its memories with "
-                                        "MemorySystem.for_profile(profile) (lead: issue 17 wiring)")
 def test_mem_init_above_4_gib_is_rejected_on_a_32_bit_profile(tmp_path):
     result = play(_cfg(tmp_path, "mem_init(pri_mem, 0x100000000, 0x100, ALL_ZERO);\n"), NV_SMALL)
     assert result.status == "error" and "32-bit address space" in result.detail, result.detail

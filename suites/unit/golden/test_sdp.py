@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from golden.config import get_profile
-from golden.formats import aux, feature
+from golden.formats import auxiliary, feature
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
@@ -81,7 +81,7 @@ def base_fields(shape, in_p, out_p, proc=None):
 
 def enable_dma(fields, letter, use, mode, size, shape, proc):
     name = DMA_NAME[letter]
-    per_atom = aux.bytes_per_atom(proc, use, size, ATOM)
+    per_atom = auxiliary.bytes_per_atom(proc, use, size, ATOM)
     c, h, w = shape
     fields.update({
         f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DISABLE": 0,
@@ -116,7 +116,7 @@ def put_feature(ctx, cube, precision, base=SRC, out_precision=None):
 
 
 def put_operand(ctx, data, letter, proc, use, size, mode, line, surface):
-    ctx.memory.pri.write(OPS[letter], aux.pack_aux(data, proc, use, size, mode, line, surface, ATOM))
+    ctx.memory.pri.write(OPS[letter], auxiliary.pack_aux(data, proc, use, size, mode, line, surface, ATOM))
 
 
 def get_output(ctx, shape, precision):
@@ -579,8 +579,8 @@ def test_multi_batch_on_the_fly_with_per_element_operand():
     ctx = make_ctx(fields)
     bias = rng.integers(-32768, 32768, (2, *shape))
     for n in range(2):
-        ctx.memory.pri.write(OPS["B"] + n * 0x1000, aux.pack_aux(bias[n], "int16", "ALU", "TWO_BYTE", "PER_ELEMENT",
-                                                                  line, surface, ATOM))
+        operand = auxiliary.pack_aux(bias[n], "int16", "ALU", "TWO_BYTE", "PER_ELEMENT", line, surface, ATOM)
+        ctx.memory.pri.write(OPS["B"] + n * 0x1000, operand)
     result = sdp.run(ctx, upstream)
     for n in range(2):
         span = feature.feature_span(shape, "int16", line, surface, ATOM)

@@ -1,10 +1,9 @@
-"""NVIDIA's SDP traces through golden/player.py and the SDP model.
+"""NVIDIA's SDP traces beyond their verdicts, which suites/conformance/test_traces.py checks once for
+every trace (trace_tests sdp_*, traceplayer sdp_relu_int16, and the four nv_small EW traces that are
+invalid because nv_small.spec disables SDP EW and LUT).
 
-trace_tests/{nv_small,nv_large}/sdp_* (int8, CRC; sdp_pdp_* chains SDP into PDP on the fly) and the
-nvdlav1 traceplayer sdp_relu_int16 (nv_full, golden dump_mem file).  nv_small.spec disables SDP EW and
-LUT, yet four nv_small traces program them: on nv_small they are invalid (ProfileFeatureError naming
-SDP_EW); their CRCs come from a full SDP, so they are also played on nv_small's geometry with EW and LUT
-enabled through a .spec file.
+Here: those four EW traces pass on nv_small's geometry with EW and LUT enabled through a .spec file
+(their CRCs come from a full SDP), the LUT contents matter, and an advisory rule warns.
 """
 
 from __future__ import annotations
@@ -17,24 +16,8 @@ from golden.config import get_profile, load_spec
 from golden.player import play
 from golden.units import lut
 
-SDP_TRACES = {
-    "nv_small": [
-        "sdp_1x1x1_pass_through_int8", "sdp_1x1x8_pass_through_int8_0", "sdp_1x8192x1_pass_through_int8_0",
-        "sdp_23x13x42_bs_int8_mem_0", "sdp_3x3x33_bn_int8_mem_0", "sdp_3x3x33_bn_int8_reg_0",
-        "sdp_3x3x33_bn_int8_reg_1", "sdp_3x3x33_bn_int8_reg_2", "sdp_3x3x33_bn_int8_reg_3",
-        "sdp_3x3x33_bs_bn_int8_0", "sdp_3x3x33_bs_bn_int8_1", "sdp_3x3x33_bs_int8_reg_0",
-        "sdp_3x3x33_bs_int8_reg_1", "sdp_4x1x8192_pass_through_int8_0", "sdp_4x22x42_bypass_int8",
-        "sdp_5x24x18_bs_int8_mem_0", "sdp_8192x1x1_pass_through_int8_0", "sdp_8x8x32_bypass_int8_0",
-        "sdp_8x8x32_bypass_int8_1", "sdp_pdp_32x16x32_pass_through_int8_0",
-    ],
-    "nv_large": [
-        "sdp_13x4x29_ew_lut_int8", "sdp_passthrough_8x8x32_pack_all_zero_int8",
-        "sdp_passthrough_8x8x32_pack_inc_int8",
-    ],
-}
 EW_ON_NV_SMALL = ["sdp_3x3x32_ew_lo_lin_int8", "sdp_3x3x33_ew_int8_reg_0", "sdp_3x3x33_ew_le_exp_int8",
                   "sdp_3x3x33_ew_le_lin_int8"]
-CASES = [(profile, name) for profile, names in SDP_TRACES.items() for name in names]
 
 
 def _cfg(nvdla_data, profile, name):
@@ -53,20 +36,6 @@ def nv_small_full(nvdla_data, tmp_path_factory):
     return profile
 
 
-@pytest.mark.filterwarnings("ignore::golden.units.sdp.validate.LimitationWarning")
-@pytest.mark.parametrize(("profile", "name"), CASES, ids=[f"{p}/{n}" for p, n in CASES])
-def test_sdp_trace(nvdla_data, profile, name):
-    result = play(_cfg(nvdla_data, profile, name), get_profile(profile))
-    assert result.status == "passed", result.detail
-    assert "SDP" in result.layers[0].stages
-
-
-@pytest.mark.parametrize("name", EW_ON_NV_SMALL)
-def test_ew_traces_are_invalid_on_nv_small(nvdla_data, name):
-    result = play(_cfg(nvdla_data, "nv_small", name), get_profile("nv_small"))
-    assert result.status == "invalid" and "SDP_EW" in result.detail, result.detail
-
-
 @pytest.mark.parametrize("name", EW_ON_NV_SMALL)
 def test_ew_traces_pass_with_ew_and_lut(nvdla_data, nv_small_full, name):
     result = play(_cfg(nvdla_data, "nv_small", name), nv_small_full)
@@ -83,11 +52,6 @@ def test_lut_contents_matter_for_le_lin(nvdla_data, nv_small_full, monkeypatch):
     monkeypatch.setattr(lut.LutRam, "write", shifted)
     result = play(_cfg(nvdla_data, "nv_small", "sdp_3x3x33_ew_le_lin_int8"), nv_small_full)
     assert result.status == "failed"
-
-
-def test_traceplayer_sdp_relu_int16(nvdla_data):
-    result = play(nvdla_data / "traceplayer" / "sdp_relu_int16" / "input.txn", get_profile("nv_full"))
-    assert result.status == "passed", result.detail
 
 
 @pytest.mark.parametrize("name", ["sdp_3x3x33_bn_int8_reg_2"])

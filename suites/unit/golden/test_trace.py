@@ -128,13 +128,13 @@ def test_writer_forms():
     assert parse_cfg(text).commands == commands
 
 
-def test_layers_split_after_launch(nvdla_data):
+def test_segments_split_after_launch(nvdla_data):
     trace = load_trace(nvdla_data / "traceplayer" / "sanity3")
-    layers = trace.layers()
-    launched = [layer for layer in layers if layer.enabled]
+    segments = trace.segments()
+    launched = [segment for segment in segments if segment.enabled]
     assert len(launched) == 1
     assert set(launched[0].enabled) == {"SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"}
-    assert sum(len(layer.commands) for layer in layers) == len(trace.commands)
+    assert sum(len(segment.commands) for segment in segments) == len(trace.commands)
 
 
 def test_find_traces_rejects_missing_path(tmp_path):

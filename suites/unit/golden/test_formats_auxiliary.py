@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from golden.errors import ConfigurationError
-from golden.formats.aux import aux_span, bytes_per_atom, element_per_atom, pack_aux, unpack_aux
+from golden.formats.auxiliary import aux_span, bytes_per_atom, element_per_atom, pack_aux, unpack_aux
 
 
 @pytest.mark.parametrize("proc, expected", [("int8", 32), ("int16", 16), ("fp16", 16)])
