@@ -1,0 +1,73 @@
+"""scoreboards.verdict.judge: the trace's checks, the scoreboards against the reference, and how they combine."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from golden.config import get_profile
+from golden.hardware import WrittenSurface
+from golden.outcome import Outcome
+from golden.steps import CheckRegion, Program
+from golden.units.base import Surface, Tolerance
+from scoreboards import judge
+
+NV_FULL = get_profile("nv_full")
+BASE = 0x8000_0000
+
+
+def _program(crc: int, size: int) -> Program:
+    step = CheckRegion("t.cfg:3", "check_crc", "done", "pri_mem", BASE, size, crc=crc)
+    return Program("t", Path("t.cfg"), "master", [step], None)
+
+
+def _case(values: np.ndarray, rule: str | None):
+    """A one-line fp16 surface of `values` written by CACC (CC DC, max_exp 0, R*S*C = 1) or bit-exact."""
+    expected = values.astype(np.float16).view(np.uint8)
+    surface = Surface("pri_mem", BASE, (values.size, 1, 1), "fp16", 0, 0, 2 * values.size)
+    tolerance = None if rule is None else Tolerance(rule, max_exp=np.zeros((values.size, 1, 1), np.int64), taps=1)
+    reference = Outcome("golden", regions={0: expected}, surfaces=[WrittenSurface("CACC", surface, 0, tolerance)])
+    return _program(zlib.crc32(expected), expected.size), reference, expected
+
+
+def test_within_the_threshold_the_scoreboard_replaces_the_crc():
+    program, reference, expected = _case(np.array([1.0, 2.0, 4.0, 8.0]), "CC DC")
+    got = expected.view(np.float16).copy()
+    got[1] = np.nextafter(got[1], np.float16(np.inf))  # one fp16 step: within 2^(0-20)*1*2 + 2^(1-10)
+    result = judge(program, Outcome("other", regions={0: got.view(np.uint8)}), reference, NV_FULL)
+    assert result.status == "passed", result.detail
+    crc = next(c for c in result.checks if c.command == "check_crc")
+    assert crc.passed and "within the FP16 threshold" in crc.message and "CRC" in crc.message
+
+
+def test_the_same_difference_fails_where_the_surface_is_bit_exact():
+    program, reference, expected = _case(np.array([1.0, 2.0, 4.0, 8.0]), None)
+    got = expected.view(np.float16).copy()
+    got[1] = np.nextafter(got[1], np.float16(np.inf))
+    result = judge(program, Outcome("other", regions={0: got.view(np.uint8)}), reference, NV_FULL)
+    assert result.status == "failed"
+    assert result.detail.startswith("2 of 2 checks failed; first: t.cfg:3: scoreboard vs golden")
+    assert "C=1 H=0 W=0" in result.detail
+
+
+def test_a_region_the_implementation_did_not_return_fails():
+    program, reference, _ = _case(np.array([1.0]), "CC DC")
+    result = judge(program, Outcome("other"), reference, NV_FULL)
+    assert result.status == "failed" and "not returned" in result.detail
+
+
+def test_a_region_no_layer_wrote_gets_a_warning():
+    program, reference, expected = _case(np.array([1.0]), None)
+    reference.surfaces = []
+    result = judge(program, Outcome("other", regions={0: expected}), reference, NV_FULL)
+    assert result.status == "passed"
+    assert result.warnings == ["t.cfg:3: check_crc pri_mem[0x80000000, +0x2) checks only memory the trace never "
+                               "wrote (no hardware layer wrote into it)"]
+
+
+def test_a_program_without_checks_is_an_error():
+    program = Program("t", Path("t.cfg"), "master", [], None)
+    result = judge(program, Outcome("other"), Outcome("golden"), NV_FULL)
+    assert result.status == "error" and result.detail.startswith("nothing checked")
