@@ -23,7 +23,8 @@ class Judgement:
 
 
 class Comparator(Protocol):
-    rule: str  # the document and section the comparator applies
+    rule: str  # short name, e.g. "bit-exact" or "CC DC FP16 threshold"
+    source: str  # the document and section it applies
 
     def judge(self, got: np.ndarray, expected: np.ndarray, precision: str) -> Judgement: ...
 
@@ -39,7 +40,8 @@ class BitExact:
     """Every element's bits equal (precision-preservation, FP16 thresholds: "SDP: Bit-by-bit identical";
     integer paths have no threshold at all)."""
 
-    rule = "bit-exact (nvdla-precision-preservation.md: SDP bit-by-bit identical; integer paths exact)"
+    rule = "bit-exact"
+    source = "nvdla-precision-preservation.md, FP16 thresholds: SDP bit-by-bit identical; integer paths exact"
 
     def judge(self, got, expected, precision) -> Judgement:
         ok = np.asarray(got) == np.asarray(expected)

@@ -29,7 +29,10 @@ def allowed_error(expected: np.ndarray, max_exp: np.ndarray, taps: int, scale: f
 class ConvThreshold:
     def __init__(self, tolerance: Tolerance):
         self.tolerance = tolerance
-        self.rule = f"{tolerance.rule} FP16 threshold (nvdla-precision-preservation.md, FP16 threshold table)"
+        self.rule = f"{tolerance.rule} FP16 threshold"
+        factor = "R*S*C" if tolerance.rule == "CC DC" else "18*C"
+        self.source = (f"nvdla-precision-preservation.md, FP16 thresholds, {tolerance.rule}: fabs(a-b) <= "
+                       f"2^(max_exp-20) * {factor} * 2 * scale + 2^(exp(a)-10), {factor} = {tolerance.taps}")
 
     def judge(self, got, expected, precision) -> Judgement:
         got_v, expected_v = values(got, precision), values(expected, precision)

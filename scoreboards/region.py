@@ -31,7 +31,7 @@ class RegionComparison:
     @property
     def tolerant(self) -> bool:
         """Whether a threshold (not bit-exactness) judged part of the region."""
-        return any(not r.rule.startswith("bit-exact") for r in self.reports)
+        return any(r.rule != BitExact.rule for r in self.reports)
 
     def summary(self) -> str:
         bad = [r for r in self.reports if not r.ok]
@@ -82,7 +82,7 @@ def _compare_surface(step, written, got, expected, covered) -> SurfaceReport | N
         covered[clipped[fresh] + byte] = True
     report = SurfaceReport(written.unit, surface.name or f"{written.unit} output", surface.memory, surface.base,
                            tuple(surface.shape), surface.precision, comparator.rule, int(fresh.sum()),
-                           int(bad.sum()))
+                           int(bad.sum()), source=comparator.source)
     if report.mismatches:
         _locate(report, bad, judgement, clipped + step.base)
     return report
@@ -107,7 +107,7 @@ def _compare_rest(step, got, expected, covered) -> SurfaceReport:
     rest = np.flatnonzero(~covered)
     judgement = BitExact().judge(got[rest], expected[rest], "uint8")
     report = SurfaceReport("memory", "bytes outside every surface", step.memory, step.base, (got.size,), "uint8",
-                           BitExact.rule, int(rest.size), int((~judgement.ok).sum()))
+                           BitExact.rule, int(rest.size), int((~judgement.ok).sum()), source=BitExact.source)
     for i in np.flatnonzero(~judgement.ok)[:FIRST_SHOWN]:
         report.first.append({"address": step.base + int(rest[i]), "got": float(judgement.got[i]),
                              "expected": float(judgement.expected[i]), "error": float(judgement.error[i]),

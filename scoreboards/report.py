@@ -18,13 +18,14 @@ class SurfaceReport:
     base: int
     shape: tuple[int, ...]  # (C, H, W) or (N, C, H, W); (bytes,) outside every surface
     precision: str
-    rule: str  # the comparator's rule and its source
+    rule: str  # the comparator's rule, e.g. "bit-exact"
     compared: int  # elements compared
     mismatches: int
     first: list[dict] = field(default_factory=list)  # {n?, c, h, w, address, got, expected, error, allowed}
     worst: dict | None = None  # the largest error relative to its allowance
     per_channel: np.ndarray | None = field(default=None, repr=False)  # mismatches per channel
     per_plane: np.ndarray | None = field(default=None, repr=False)  # mismatches per (h, w), over channels
+    source: str = ""  # the document and section of the rule
 
     @property
     def ok(self) -> bool:
@@ -43,6 +44,8 @@ class SurfaceReport:
 
     @property
     def title(self) -> str:
+        if self.name == self.unit:
+            return f"{self.unit} output"
         return self.name if self.name.startswith(self.unit) else f"{self.unit} {self.name}"
 
     def summary(self) -> str:
@@ -56,6 +59,8 @@ class SurfaceReport:
 
     def text(self) -> str:
         lines = [self.summary()]
+        if self.source:
+            lines.append(f"  rule: {self.source}")
         lines += [f"  {_element(m)}" for m in self.first]
         if self.per_channel is not None and self.mismatches:
             bad = np.flatnonzero(self.per_channel)

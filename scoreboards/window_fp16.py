@@ -27,7 +27,9 @@ def allowed_error(max_value: np.ndarray) -> np.ndarray:
 class WindowThreshold:
     def __init__(self, tolerance: Tolerance):
         self.tolerance = tolerance
-        self.rule = f"{tolerance.rule} FP16 threshold (nvdla-precision-preservation.md, FP16 threshold table)"
+        self.rule = f"{tolerance.rule} FP16 threshold"
+        self.source = (f"nvdla-precision-preservation.md, FP16 thresholds, {tolerance.rule}: fabs(a-b) <= 0.0001 "
+                       "and fabs(a-b)/max_value <= 0.001")
 
     def judge(self, got, expected, precision) -> Judgement:
         got_v, expected_v = values(got, precision), values(expected, precision)
