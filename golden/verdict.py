@@ -56,7 +56,14 @@ class TraceResult:
     def as_dict(self) -> dict:
         return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail,
                 "implementation": self.implementation, "seconds": round(self.seconds, 3),
-                "cycles": self.cycles, "warnings": self.warnings}
+                "cycles": self.cycles, "warnings": self.warnings, "path": self.path}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TraceResult:
+        """A result as as_dict() wrote it (checks, layers and memories are not kept)."""
+        return cls(data["name"], data["profile"], data["status"], data["detail"], path=data.get("path", ""),
+                   implementation=data.get("implementation", "golden"), seconds=data.get("seconds", 0.0),
+                   cycles=data.get("cycles"), warnings=list(data.get("warnings", [])))
 
     def mismatch_summary(self) -> str:
         lines = [f"{c.where}: {c.command}: {c.message}" for c in self.checks if not c.passed]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import ci.implementations as registry
 from ci.conformance import label, run_trace
+from ci.journal import Journal
 from ci.options import (
     add_implementation_options,
     add_profile_options,
@@ -41,7 +42,10 @@ def add_arguments(parser) -> None:
     add_profile_options(parser)
     parser.add_argument("-k", action="append", default=[], metavar="PATTERN",
                         help="run only traces whose name contains PATTERN (repeatable: any matches)")
-    parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    parser.add_argument("--json", metavar="OUT", help="write the results as JSON (and, while running, each "
+                        "result to OUT.journal as it is known)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a run that was stopped: keep the results in OUT.journal, play the rest")
     parser.add_argument("-j", type=int, default=1, metavar="N", help="run N traces in parallel processes")
     add_implementation_options(parser)
 
@@ -87,36 +91,59 @@ def _conform(args) -> int:
     if not paths:
         where = ", ".join(args.paths) + (f" matching {' or '.join(args.k)}" if args.k else "")
         raise NvdlaVerifError(f"no trace selected: no .cfg or input.txn under {where}")
+    if args.resume and not args.json:
+        raise NvdlaVerifError("--resume needs --json OUT: the run's journal is OUT.journal")
     fixed = fixed_profile(args)
     tasks = [(str(p), fixed, args.impl, ref_spec) for p in paths]
-    print(f"playing {len(tasks)} traces on {implementation.name}"
-          + (f", compared with {ref}" if ref else "") + (f", {args.j} in parallel" if args.j > 1 else ""))
+    journal = _journal(args, ref_spec, paths)
+    finished = journal.finished() if journal and args.resume else {}
+    selected = {path for path, *_ in tasks}
+    results = {key: TraceResult.from_dict(value) for key, value in finished.items() if key in selected}
+    todo = [task for task in tasks if task[0] not in results]
+    print(f"playing {len(todo)} traces on {implementation.name}" + (f", compared with {ref}" if ref else "")
+          + (f", {args.j} in parallel" if args.j > 1 else "")
+          + (f" ({len(results)} done before, from {journal.path})" if results else ""))
     started = time.perf_counter()
-    results: list[TraceResult] = []
     width = max(len(label(p)) for p in paths)
+    if journal:
+        journal.open(args.resume)
 
-    def report(index: int, result: TraceResult) -> None:
-        results.append(result)
+    def report(index: int, path: str, result: TraceResult) -> None:
+        results[path] = result
+        if journal:
+            journal.record(path, result.as_dict())
         detail = result.detail if result.status != "passed" else result.detail[:80]
         print(f"[{index:3}/{len(tasks)}] {result.status.upper():11} {result.profile:12} "
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
         for warning in result.warnings:
             print(f"      warning: {warning}")
 
-    if args.j > 1 and len(tasks) > 1:
+    first = len(tasks) - len(todo) + 1
+    if args.j > 1 and len(todo) > 1:
         with ProcessPoolExecutor(max_workers=args.j) as pool:
-            for index, result in enumerate(pool.map(_play_one, tasks, chunksize=1), 1):
-                report(index, result)
+            for index, (task, result) in enumerate(zip(todo, pool.map(_play_one, todo, chunksize=1),
+                                                       strict=True), first):
+                report(index, task[0], result)
     else:
-        for index, task in enumerate(tasks, 1):
-            report(index, _play_one(task))
+        for index, task in enumerate(todo, first):
+            report(index, task[0], _play_one(task))
+    results = [results[path] for path, *_ in tasks]
     summary = counts(results)
     _print_table(results, summary, time.perf_counter() - started)
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"implementation": args.impl, "reference": ref_spec, "summary": summary,
              "results": [r.as_dict() for r in results]}, indent=1) + "\n")
+        journal.close(done=True)
     return exit_code(results)
+
+
+def _journal(args, ref_spec: str | None, paths: list[Path]) -> Journal | None:
+    if not args.json:
+        return None
+    header = {"command": "conform", "implementation": args.impl, "reference": ref_spec,
+              "profile": args.profile or args.profile_spec, "traces": len(paths)}
+    return Journal(Path(args.json + ".journal"), header)
 
 
 def _print_table(results: list[TraceResult], summary: dict[str, int], seconds: float) -> None:
