@@ -123,7 +123,3 @@ class Interpreter:
 def _hang(message: str, where: str) -> TraceHang:
     path, _, line = where.rpartition(":")
     return TraceHang(message, path=path, line=int(line) if line.isdigit() else None)
-
-
-def run(program: Program, hardware: Hardware) -> Outcome:
-    return Interpreter(program, hardware).run()

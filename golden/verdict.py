@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from golden.formats.feature import feature_span
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program, ReadRegister
 
@@ -176,13 +177,8 @@ def _overlaps(step: CheckRegion, surface) -> bool:
 
 def surface_span(surface) -> tuple[int, int]:
     """[first byte, end) of the memory a surface's cube occupies (its atoms, strides and batches)."""
-    shape = surface.shape
-    if len(shape) < 3:
-        return surface.base, surface.base + int(np.prod(shape)) if shape else surface.base
-    channels, height, width = shape[-3:]
-    batches = shape[0] if len(shape) == 4 else 1
-    element = 1 if surface.precision == "int8" else 2
-    atoms = -(-channels * element // surface.atom_bytes)
-    last = ((batches - 1) * surface.batch_stride + (atoms - 1) * surface.surface_stride
-            + (height - 1) * surface.line_stride + width * surface.atom_bytes)
-    return surface.base, surface.base + last
+    if len(surface.shape) < 3:
+        return surface.base, surface.base + int(np.prod(surface.shape))
+    return surface.base, surface.base + feature_span(surface.shape, surface.precision, surface.line_stride,
+                                                     surface.surface_stride, surface.atom_bytes,
+                                                     surface.batch_stride)
