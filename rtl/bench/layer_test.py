@@ -31,14 +31,15 @@ class LayerTest(uvm_test):
         ConfigDB().set(None, "*", "DUT", dut)
         ConfigDB().set(None, "*", "CORE_CLOCK", dut.dla_core_clk)
         ConfigDB().set(None, "*", "CSB_CLOCK", dut.dla_csb_clk)
+        ConfigDB().set(None, "*", "AXI_PAUSE", (self.job.axi_pause, self.job.seed))
         self.env = NvdlaEnv("env", self)
         self.status, self.message, self.log = "pass", "", []
 
     async def run_phase(self):
         self.raise_objection()
         dut = cocotb.top
-        start_clock_and_tie_offs(dut, self.job.clock_ns)
-        await reset(dut)
+        start_clock_and_tie_offs(dut, self.job.clock_ns, os.environ.get("NVDLA_RTL_CLOCK", "gpi"))
+        await reset(dut, self.job.clock_ns, self.job.reset_idle_cycles)
         sequence = LayerSequence("layer", self.job, self.job_path.parent, self.env)
         try:
             await sequence.start(self.env.csb.seqr)
@@ -47,7 +48,7 @@ class LayerTest(uvm_test):
         except Exception as error:  # reported in result.json, never swallowed silently
             self.status, self.message = "error", "".join(traceback.format_exception(error))
         self.log = sequence.log
-        self.sim_ns = get_sim_time("ns")
+        self.sim_ns = get_sim_time(unit="ns")
         self.drop_objection()
 
     def report_phase(self):
@@ -56,7 +57,7 @@ class LayerTest(uvm_test):
             self.status = "fail"
         summary = {"status": self.status, "message": self.message, "checks": results, "log": self.log,
                    "sim_ns": getattr(self, "sim_ns", 0), "clock_ns": self.job.clock_ns,
-                   "interrupts": self.env.intr.count}
+                   "interrupts": self.env.intr.count, "csb_stall_cycles": self.env.csb.driver.stall_cycles}
         (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
         if self.status != "pass":
             self.logger.error(f"layer {self.status}: {self.message}")
