@@ -70,6 +70,7 @@ class RtlRunResult:
     golden_s: float = 0.0
     run_dir: Path | None = None
     csb_stall_cycles: int = 0
+    run_s: float = 0.0   # inside the simulator, reset to the last check (no process start-up)
 
     @property
     def passed(self) -> bool:
@@ -77,8 +78,9 @@ class RtlRunResult:
 
     @property
     def cycles_per_s(self) -> float:
-        """Simulated clock cycles per second of the simulator process (0 when nothing was simulated)."""
-        return self.cycles / self.sim_s if self.sim_s > 0 else 0.0
+        """Simulated clock cycles per second from reset to the last check (0 when nothing was simulated)."""
+        seconds = self.run_s or self.sim_s
+        return self.cycles / seconds if seconds > 0 else 0.0
 
 
 def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, str, str]:
@@ -200,7 +202,7 @@ def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, 
     result = RtlRunResult(summary["status"], message, memory, summary.get("checks", []),
                           int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
                           time.perf_counter() - started, time.perf_counter() - sim_started, golden_s, run_dir,
-                          int(summary.get("csb_stall_cycles", 0)))
+                          int(summary.get("csb_stall_cycles", 0)), float(summary.get("run_s", 0.0)))
     if not keep and result.passed:
         for path in run_dir.iterdir():
             path.unlink()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import traceback
 from pathlib import Path
 
@@ -37,6 +38,7 @@ class LayerTest(uvm_test):
 
     async def run_phase(self):
         self.raise_objection()
+        started = time.perf_counter()
         dut = cocotb.top
         start_clock_and_tie_offs(dut, self.job.clock_ns, os.environ.get("NVDLA_RTL_CLOCK", "gpi"))
         await reset(dut, self.job.clock_ns, self.job.reset_idle_cycles)
@@ -49,6 +51,7 @@ class LayerTest(uvm_test):
             self.status, self.message = "error", "".join(traceback.format_exception(error))
         self.log = sequence.log
         self.sim_ns = get_sim_time(unit="ns")
+        self.run_s = time.perf_counter() - started
         self.drop_objection()
 
     def report_phase(self):
@@ -56,7 +59,8 @@ class LayerTest(uvm_test):
         if self.status == "pass" and not all(r["ok"] for r in results):
             self.status = "fail"
         summary = {"status": self.status, "message": self.message, "checks": results, "log": self.log,
-                   "sim_ns": getattr(self, "sim_ns", 0), "clock_ns": self.job.clock_ns,
+                   "sim_ns": getattr(self, "sim_ns", 0), "run_s": getattr(self, "run_s", 0.0),
+                   "clock_ns": self.job.clock_ns,
                    "interrupts": self.env.intr.count, "csb_stall_cycles": self.env.csb.driver.stall_cycles}
         (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
         if self.status != "pass":
