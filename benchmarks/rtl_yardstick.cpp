@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     auto context = std::make_unique<VerilatedContext>();
+    context->commandArgs(argc, argv);  // the RTL asks for plusargs
     Yardstick bench(context.get());
     const auto commands = read_commands(argv[1]);
     const int idle = std::atoi(argv[2]);

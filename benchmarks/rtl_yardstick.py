@@ -23,24 +23,24 @@ SOURCE = Path(__file__).with_name("rtl_yardstick.cpp")
 
 
 def yardstick_binary(options: BuildOptions) -> Path:
+    """The yardstick for the DUT; verilated once, then only remade (make) when rtl_yardstick.cpp changed."""
     build_dir = cache_root(options) / f"{build_key(options)}-yardstick"
-    binary = build_dir / "yardstick"
-    if binary.exists():
-        return binary
-    shutil.rmtree(build_dir, ignore_errors=True)
-    build_dir.mkdir(parents=True)
     verilator = find_verilator()
-    sources = ([str(p) for p in fixture_sources()] if options.is_fixture
-               else ["-F", str(Path(options.filelist).resolve())])
-    verilate = [str(verilator.binary), "-cc", "--exe", "-Mdir", str(build_dir), "--top-module", options.toplevel,
-                "--prefix", "Vtop", "-o", "yardstick", *VERILATOR_ARGS, *options.extra_args,
-                *[f"-D{d}" for d in options.defines], str(SOURCE), *sources]
-    with open(build_dir / "build.log", "w") as log:
-        for command in (verilate, make_command(options, build_dir)):
+    commands = [make_command(options, build_dir)]
+    if not (build_dir / "Vtop.mk").exists():
+        shutil.rmtree(build_dir, ignore_errors=True)
+        build_dir.mkdir(parents=True)
+        sources = ([str(p) for p in fixture_sources()] if options.is_fixture
+                   else ["-F", str(Path(options.filelist).resolve())])
+        commands.insert(0, [str(verilator.binary), "-cc", "--exe", "-Mdir", str(build_dir), "--top-module",
+                            options.toplevel, "--prefix", "Vtop", "-o", "yardstick", *VERILATOR_ARGS,
+                            *options.extra_args, *[f"-D{d}" for d in options.defines], str(SOURCE), *sources])
+    with open(build_dir / "build.log", "a") as log:
+        for command in commands:
             if subprocess.run(command, cwd=build_dir, stdout=log, stderr=subprocess.STDOUT,
                               env=verilator.env()).returncode:
                 raise BuildError(f"yardstick build failed (log: {build_dir / 'build.log'})")
-    return binary
+    return build_dir / "yardstick"
 
 
 def write_commands(job, run_dir: Path) -> Path:
@@ -76,7 +76,8 @@ def run_yardstick(trace, profile, options: BuildOptions) -> dict:
         out = subprocess.run([str(binary), str(commands), str(job.reset_idle_cycles), str(job.timeout_cycles)],
                              capture_output=True, text=True, timeout=3600)
     if out.returncode:
-        raise RuntimeError(f"yardstick failed on {trace.name}: {out.stderr.strip()}")
+        raise RuntimeError(f"yardstick failed on {trace.name} (exit {out.returncode}): "
+                           f"{(out.stderr + out.stdout).strip()}")
     result = {"crcs": {}}
     for line in out.stdout.splitlines():
         words = line.split()

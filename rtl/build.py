@@ -185,7 +185,7 @@ def _run_logged(command: list[str], build_dir: Path, out, env: dict[str, str], o
 
 
 class _CompileProgress:
-    """One line per tenth of the C++ files compiled (or every 30 s), from make's compiler command lines."""
+    """A line per quarter of the C++ files compiled (or every 30 s), from make's compiler command lines."""
 
     def __init__(self, total: int, progress: Callable[[str], None]):
         self.total, self.progress, self.done = max(total, 1), progress, 0
@@ -201,9 +201,9 @@ class _CompileProgress:
             return
         self.done += 1
         now = time.perf_counter()
-        tenth = 10 * self.done // self.total
-        if tenth > self.reported or now - self.last >= 30:
-            self.reported, self.last = tenth, now
+        quarter = 4 * self.done // self.total
+        if quarter > self.reported or now - self.last >= 30:
+            self.reported, self.last = quarter, now
             self.progress(f"rtl build: C++ {min(self.done, self.total)}/{self.total} files compiled "
                           f"({now - self.started:.0f} s)")
 
