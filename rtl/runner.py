@@ -11,6 +11,9 @@ golden: "auto" plays the trace on the golden model first and the scoreboard then
 compares every checked region byte for byte as well; a MemorySystem supplies the
 golden memories directly; None compares with the trace's CRCs and files only.
 
+Environment: $NVDLA_RTL_AXI_PAUSE (random AXI back-pressure, probability per cycle and channel),
+$NVDLA_RTL_CLOCK=py (a Python clock coroutine instead of cocotb's C++ clock, for comparisons).
+
 RtlRunResult.status: "pass", "fail", "timeout", "error", "unsupported" (the fixture
 does not implement the layer, nothing was simulated; `play` raises NotModelledError), or
 "invalid" (the golden model found the trace invalid for its profile, e.g. an SDP EW layer
