@@ -139,10 +139,13 @@ def cache_root(options: BuildOptions) -> Path:
     return Path(root)
 
 
-# Only the top level's signals are visible to the bench (its ports: CSB, AXI, clocks, resets, dla_intr);
-# --public-flat-rw on every signal of a full NVDLA makes Vtop__Syms files of megabytes and stops Verilator
-# from optimising internal signals away.
-PUBLIC_CONFIG = '`verilator_config\npublic_flat_rw -module "{top}" -var "*"\n'
+# Only the top-level ports the bench touches are visible to VPI (rtl/bench/env.py: clocks, resets, tie-offs,
+# CSB, the AXI ports, dla_intr); --public-flat-rw on every signal of a full NVDLA makes Vtop__Syms files of
+# megabytes and stops Verilator from optimising the signals away.
+PUBLIC_SIGNALS = ("dla_*", "direct_reset_", "global_clk_ovr_on", "tmc2slcg_disable_clock_gating", "test_mode",
+                  "csb2nvdla_*", "nvdla2csb_*", "nvdla_core2dbb_*", "nvdla_core2cvsram_*", "nvdla_pwrbus_ram_*")
+PUBLIC_CONFIG = "`verilator_config\n" + "".join(f'public_flat_rw -module "{{top}}" -var "{name}"\n'
+                                                 for name in PUBLIC_SIGNALS)
 
 
 def verilator_command(options: BuildOptions, build_dir: Path) -> list[str]:
