@@ -14,9 +14,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from golden.regs.regmap import RegisterMap
 from golden.trace import load_trace
 from rtl.build import VERILATOR_ARGS, BuildError, BuildOptions, build_key, cache_root, fixture_sources, make_command
-from rtl.runner import prepare_job
+from rtl.cycle_budget import layer_cycle_budget
+from rtl.job import job_from_trace
 from rtl.toolchain import find_verilator
 
 SOURCE = Path(__file__).with_name("rtl_yardstick.cpp")
@@ -71,7 +73,9 @@ def run_yardstick(trace, profile, options: BuildOptions) -> dict:
     binary = yardstick_binary(options)
     trace = load_trace(trace)
     with tempfile.TemporaryDirectory(prefix="yardstick-") as folder:
-        job, _ = prepare_job(trace, profile, Path(folder), None)
+        regmap = RegisterMap.for_profile(profile)
+        job = job_from_trace(trace, regmap, Path(folder))
+        job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
         commands = write_commands(job, Path(folder))
         out = subprocess.run([str(binary), str(commands), str(job.reset_idle_cycles), str(job.timeout_cycles)],
                              capture_output=True, text=True, timeout=3600)
