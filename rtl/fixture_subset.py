@@ -59,9 +59,3 @@ def output_layout(values: RegisterValues, atom_bytes: int = 8) -> dict:
             "width": f("SDP", "D_DATA_CUBE_WIDTH", "WIDTH") + 1, "height": f("SDP", "D_DATA_CUBE_HEIGHT", "HEIGHT") + 1,
             "channel": f("SDP", "D_DATA_CUBE_CHANNEL", "CHANNEL") + 1, "atom": atom_bytes, "element": 1}
 
-
-def cycle_budget(values: RegisterValues, atom_bytes: int = 8) -> int:
-    """Generous cycles to finish the layer: a lost interrupt fails fast instead of hanging."""
-    layout = output_layout(values, atom_bytes)
-    atoms = layout["width"] * layout["height"] * -(-layout["channel"] // atom_bytes)
-    return 20 * atoms + 20_000

@@ -55,15 +55,21 @@ class Job:
     steps: list[Step] = field(default_factory=list)
     timeout_cycles: int = 200_000
     clock_ns: int = 10
+    reset_idle_cycles: int = 8192   # NVIDIA's verif/verilator harness idles 8192 cycles after reset
+    axi_pause: float = 0.0          # probability of an AXI channel stall per cycle (randomised back-pressure)
+    seed: int = 1
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"steps": [asdict(s) for s in self.steps],
-                                    "timeout_cycles": self.timeout_cycles, "clock_ns": self.clock_ns}))
+                                    "timeout_cycles": self.timeout_cycles, "clock_ns": self.clock_ns,
+                                    "reset_idle_cycles": self.reset_idle_cycles, "axi_pause": self.axi_pause,
+                                    "seed": self.seed}))
 
     @classmethod
     def load(cls, path: Path) -> Job:
         data = json.loads(Path(path).read_text())
-        return cls([Step(**s) for s in data["steps"]], data["timeout_cycles"], data["clock_ns"])
+        steps = [Step(**s) for s in data.pop("steps")]
+        return cls(steps, **data)
 
     def reg_writes(self, regmap: RegisterMap) -> dict[tuple[str, str], int]:
         """The last value written to every register (the traces program group 0)."""

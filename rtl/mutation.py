@@ -1,14 +1,17 @@
 """Mutation run: build the fixture with each bug switch and play the default layer set on it.
 
-    python -m rtl.mutation [--jobs N] [--switch FX_BUG_...]...
+    python -m rtl.mutation [--jobs N] [--switch FX_BUG_...]... [--axi-pause P]
 
 Prints which layers catch each mutant (a layer catches it when its status is not
 "pass") and exits 1 when the unmutated fixture fails a layer or a mutant survives.
+The layers run with random AXI back-pressure (every channel stalls with probability
+P per cycle, default 0.3; $NVDLA_RTL_AXI_PAUSE), so the nightly also covers slow memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -20,9 +23,12 @@ from rtl.build import BUG_SWITCHES, BuildOptions, build
 from rtl.runner import run_trace_on_rtl
 from rtl.suite import default_layers
 
+NIGHTLY_AXI_PAUSE = 0.3
 
-def run_mutant(task: tuple[str, list[tuple[str, str]]]) -> tuple[str, dict[str, str], float]:
-    switch, layers = task
+
+def run_mutant(task: tuple[str, list[tuple[str, str]], float]) -> tuple[str, dict[str, str], float]:
+    switch, layers, axi_pause = task
+    os.environ["NVDLA_RTL_AXI_PAUSE"] = str(axi_pause)
     started = time.perf_counter()
     options = BuildOptions(defines=(switch,) if switch else (), jobs=1)
     build(options)
@@ -33,10 +39,11 @@ def run_mutant(task: tuple[str, list[tuple[str, str]]]) -> tuple[str, dict[str, 
     return switch, statuses, time.perf_counter() - started
 
 
-def mutation_table(switches=BUG_SWITCHES, jobs: int = 2) -> tuple[dict[str, dict[str, str]], dict[str, float]]:
+def mutation_table(switches=BUG_SWITCHES, jobs: int = 2, axi_pause: float = NIGHTLY_AXI_PAUSE
+                   ) -> tuple[dict[str, dict[str, str]], dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="rtl-mutation-") as folder:
         layers = [(name, str(path)) for name, path in default_layers(Path(folder))]
-        tasks = [("", layers)] + [(switch, layers) for switch in switches]
+        tasks = [("", layers, axi_pause)] + [(switch, layers, axi_pause) for switch in switches]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(run_mutant, tasks))
     return {s: st for s, st, _ in results}, {s: t for s, _, t in results}
@@ -56,8 +63,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--switch", action="append", choices=BUG_SWITCHES)
+    parser.add_argument("--axi-pause", type=float,
+                        default=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", NIGHTLY_AXI_PAUSE)))
     args = parser.parse_args(argv)
-    table, seconds = mutation_table(tuple(args.switch or BUG_SWITCHES), args.jobs)
+    table, seconds = mutation_table(tuple(args.switch or BUG_SWITCHES), args.jobs, args.axi_pause)
     print(format_table(table, seconds))
     baseline_ok = all(s == "pass" for s in table[""].values())
     survivors = [s for s, st in table.items() if s and all(v == "pass" for v in st.values())]

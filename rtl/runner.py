@@ -12,9 +12,14 @@ golden: "auto" plays the trace on the golden model first and the scoreboard then
 compares every checked region byte for byte as well; a MemorySystem supplies the
 golden memories directly; None compares with the trace's CRCs and files only.
 
-RtlRunResult.status: "pass", "fail", "timeout", "error", or "unsupported" (the fixture
-does not implement the layer, nothing was simulated). Beside the bench's own checks it carries
-what the monitors observed, by program step index: `regions` (bytes), `registers` (values).
+Environment: $NVDLA_RTL_AXI_PAUSE (random AXI back-pressure, probability per cycle and channel),
+$NVDLA_RTL_CLOCK=py (a Python clock coroutine instead of cocotb's C++ clock, for comparisons).
+
+RtlRunResult.status: "pass", "fail", "timeout", "error", "unsupported" (the fixture
+does not implement the layer, nothing was simulated), or "invalid" (run_trace_on_rtl with
+golden="auto": the golden model found the trace invalid for its profile, e.g. an SDP EW layer
+on nv_small; nothing was simulated). Beside the bench's own checks it carries what the
+monitors observed, by program step index: `regions` (bytes), `registers` (values).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cocotb.config
+import cocotb_tools.config
 import find_libpython
 
 from golden.errors import NvdlaVerifError
@@ -38,7 +43,8 @@ from golden.regs.values import RegisterValues
 from golden.steps import Program, compile_trace
 from golden.trace import Trace, load_trace
 from rtl.build import BuildOptions, build
-from rtl.fixture_subset import cycle_budget, output_layout, unsupported_reason
+from rtl.cycle_budget import layer_cycle_budget
+from rtl.fixture_subset import output_layout, unsupported_reason
 from rtl.job import Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,19 +69,29 @@ class RtlRunResult:
     sim_s: float = 0.0
     golden_s: float = 0.0
     run_dir: Path | None = None
+    csb_stall_cycles: int = 0
+    run_s: float = 0.0   # inside the simulator, reset to the last check (no process start-up)
 
     @property
     def passed(self) -> bool:
         return self.status == "pass"
 
+    @property
+    def cycles_per_s(self) -> float:
+        """Simulated clock cycles per second from reset to the last check (0 when nothing was simulated)."""
+        seconds = self.run_s or self.sim_s
+        return self.cycles / seconds if seconds > 0 else 0.0
 
-def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, str]:
+
+def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, str, str]:
+    """(memory, seconds, note, golden status) of the trace on the golden model."""
     from golden.player import play as play_golden
 
     result = play_golden(trace, profile)
     if result.memory is None or result.status not in ("passed", "failed"):
-        return None, result.seconds, f"golden model: {result.status} ({result.detail})"
-    return result.memory, result.seconds, f"golden model: {result.status}"
+        note = result.detail if result.status == "invalid" else f"golden model: {result.status} ({result.detail})"
+        return None, result.seconds, note, result.status
+    return result.memory, result.seconds, f"golden model: {result.status}", result.status
 
 
 def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem | None) -> tuple[Job, str | None]:
@@ -85,8 +101,8 @@ def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem |
     values = RegisterValues(regmap, job.reg_writes(regmap))
     units = {regmap.at(s.addr).unit for s in job.steps if s.op == "reg_write"}
     atom = profile.memory_atomic_size
-    if "SDP" in units:
-        job.timeout_cycles = cycle_budget(values, atom)
+    job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
+    job.axi_pause = axi_pause_from_env()
     layout = output_layout(values, atom) if "SDP" in units else None
     for step in job.steps:
         if step.op == "check":
@@ -102,19 +118,38 @@ def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem |
     return job, reason
 
 
+def axi_pause_from_env() -> float:
+    """$NVDLA_RTL_AXI_PAUSE: the probability that the bench's AXI memories stall a channel each cycle
+    (randomised back-pressure; 0, the default, never stalls)."""
+    text = os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or "0"
+    try:
+        value = float(text)
+    except ValueError:
+        raise RtlError(f"$NVDLA_RTL_AXI_PAUSE={text!r}: expected a probability between 0 and 0.9") from None
+    if not 0 <= value <= 0.9:
+        raise RtlError(f"$NVDLA_RTL_AXI_PAUSE={text!r}: expected a probability between 0 and 0.9")
+    return value
+
+
 def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
+    """The variables cocotb 2 needs in the simulator process (as cocotb_tools.runner sets them for Verilator)."""
     env = dict(os.environ)
+    libpython = env.get("LIBPYTHON_LOC") or find_libpython.find_libpython()
+    if not libpython:
+        raise RtlError("cannot find libpython for the simulator (set $LIBPYTHON_LOC)")
     env.update({
-        "LIBPYTHON_LOC": env.get("LIBPYTHON_LOC") or find_libpython.find_libpython(),
-        "PATH": env.get("PATH", "") + os.pathsep + cocotb.config.libs_dir,
+        "GPI_USERS": f"{libpython};{cocotb_tools.config.pygpi_entry_point()}",
+        "PYGPI_PYTHON_BIN": sys.executable,
+        "PATH": env.get("PATH", "") + os.pathsep + str(cocotb_tools.config.libs_dir),
         "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path]),
-        "TOPLEVEL": toplevel, "TOPLEVEL_LANG": "verilog", "MODULE": "rtl.bench.layer_test",
+        "COCOTB_TOPLEVEL": toplevel, "TOPLEVEL_LANG": "verilog", "COCOTB_TEST_MODULES": "rtl.bench.layer_test",
         "COCOTB_RESULTS_FILE": str(job_path.parent / "results.xml"),
         "COCOTB_LOG_LEVEL": env.get("COCOTB_LOG_LEVEL", "WARNING"),
-        "COCOTB_REDUCED_LOG_FMT": "1", "NVDLA_RTL_JOB": str(job_path),
+        "COCOTB_TRUST_INERTIAL_WRITES": "1", "NVDLA_RTL_JOB": str(job_path),
+        # cocotb 2 imports pytest to rewrite asserts, and pytest then loads every installed plugin: 1.5 s of
+        # start-up per simulation that the bench (which reports through result.json) does not need
+        "COCOTB_REWRITE_ASSERTION_FILES": "", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     })
-    if sys.prefix != sys.base_prefix:  # cocotb 1.8 finds a virtualenv's packages through VIRTUAL_ENV
-        env["VIRTUAL_ENV"] = sys.prefix
     return env
 
 
@@ -129,19 +164,27 @@ def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
             return {"status": "timeout", "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
     result_file = run_dir / "result.json"
     if not result_file.exists():
-        lines = [line for line in log.read_text().splitlines(keepends=True) if line.strip()]
-        first = next((i for i, line in enumerate(lines) if "Traceback" in line or " ERROR " in line), 0)
-        return {"status": "error", "message": f"the simulation wrote no result (log: {log}):\n"
-                                              + "".join(lines[first:first + 30])}
+        return {"status": "error", "message": f"the simulation wrote no result (log: {log}):\n{failure_cause(log)}"}
     return json.loads(result_file.read_text())
+
+
+def failure_cause(log: Path) -> str:
+    """What a simulation log says went wrong: from its first traceback or error line on (80 lines), in full."""
+    lines = [line for line in log.read_text(errors="replace").splitlines(keepends=True) if line.strip()]
+    markers = ("Traceback", " ERROR ", "%Error", "FATAL", "Segmentation fault")
+    first = next((i for i, line in enumerate(lines) if any(m in line for m in markers)), None)
+    return "".join(lines[-30:] if first is None else lines[first:first + 80])
 
 
 def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, *, golden="auto",
                      work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
+    started = time.perf_counter()
     trace = trace if isinstance(trace, Trace) else load_trace(trace)
     golden_s, note = 0.0, ""
     if isinstance(golden, str) and golden == "auto":
-        golden, golden_s, note = _golden_memory(trace, profile)
+        golden, golden_s, note, golden_status = _golden_memory(trace, profile)
+        if golden_status == "invalid":
+            return RtlRunResult("invalid", note, golden_s=golden_s, wall_s=time.perf_counter() - started)
     result = run_program_on_rtl(compile_trace(trace), profile, build_options, golden=golden, work_dir=work_dir,
                                 keep=keep)
     result.golden_s = golden_s
@@ -173,7 +216,8 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
                           regions, {int(k): v for k, v in summary.get("registers", {}).items()},
                           summary.get("interrupts", []),
                           int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
-                          time.perf_counter() - started, time.perf_counter() - sim_started, 0.0, run_dir)
+                          time.perf_counter() - started, time.perf_counter() - sim_started, 0.0, run_dir,
+                          int(summary.get("csb_stall_cycles", 0)), float(summary.get("run_s", 0.0)))
     if not keep and result.passed:
         for path in run_dir.iterdir():
             path.unlink()

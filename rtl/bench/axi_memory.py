@@ -10,6 +10,9 @@ cocotbext-axi sparse memory. The bench loads and reads that memory directly
 
 from __future__ import annotations
 
+import itertools
+import random
+
 from cocotbext.axi import AxiBus, AxiReadBus, AxiSlave, AxiWriteBus, SparseMemoryRegion
 from cocotbext.axi.axi_channels import AxiARBus, AxiAWBus, AxiBBus, AxiRBus, AxiWBus
 from pyuvm import ConfigDB, uvm_component
@@ -60,8 +63,18 @@ def has_port(dut, port: str) -> bool:
     return hasattr(dut, f"{port}_aw_awvalid")
 
 
+def random_pause(probability: float, seed: int | str):
+    """cocotbext-axi pause generator: True (stall this cycle) with the given probability, reproducibly."""
+    rng = random.Random(seed)
+    return (rng.random() < probability for _ in itertools.count())
+
+
 class AxiMemoryAgent(uvm_component):
-    """A passive responder: cocotbext-axi's AXI slave over a sparse memory."""
+    """A passive responder: cocotbext-axi's AXI slave over a sparse memory.
+
+    With ConfigDB "AXI_PAUSE" = (probability, seed) above 0, every channel of the slave stalls at random
+    (AW/W/AR ready low, R/B valid held back), each channel from its own seeded generator.
+    """
 
     def __init__(self, name, parent, port: str):
         super().__init__(name, parent)
@@ -75,6 +88,12 @@ class AxiMemoryAgent(uvm_component):
                               target=self.region, reset_active_level=False)
         for log in (self.slave.write_if.log, self.slave.read_if.log):
             log.setLevel("WARNING")
+        probability, seed = ConfigDB().get(self, "", "AXI_PAUSE")
+        if probability > 0:
+            channels = (self.slave.write_if.aw_channel, self.slave.write_if.w_channel, self.slave.write_if.b_channel,
+                        self.slave.read_if.ar_channel, self.slave.read_if.r_channel)
+            for number, channel in enumerate(channels):
+                channel.set_pause_generator(random_pause(probability, f"{seed}:{self.port}:{number}"))
 
     def write(self, address: int, data: bytes) -> None:
         self.region.mem.write(address, bytes(data))

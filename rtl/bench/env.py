@@ -3,9 +3,8 @@ scoreboard, and the clock and reset of NVDLA's top level."""
 
 from __future__ import annotations
 
-import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge, Timer
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_env
 
 from rtl.bench.axi_memory import AxiMemoryAgent, has_port
@@ -31,8 +30,8 @@ def bind_ports(dut) -> None:
     """Look every NV_nvdla port up by name before anything lists the DUT's objects.
 
     With Verilator 5.006 and cocotb 1.8, a handle first found by listing the top
-    level (cocotb-bus does that for optional signals) can be one whose writes
-    never reach the model; handles found by name first are kept and work.
+    level (cocotb-bus does that for optional signals) could be one whose writes
+    never reached the model; handles found by name first are kept and work.
     """
     names = list(TOP_PORTS) + [f"{port}_{channel}_{signal}" for port in PORTS.values()
                                for channel, signals in AXI_SIGNALS.items() for signal in signals]
@@ -68,11 +67,13 @@ class NvdlaEnv(uvm_env):
         return self.memories[kind]
 
 
-def start_clock_and_tie_offs(dut, period_ns: int) -> None:
-    """Both NVDLA clocks from one source; static inputs tied to their functional values."""
-    cocotb.start_soon(Clock(dut.dla_core_clk, period_ns, units="ns").start())
+def start_clock_and_tie_offs(dut, period_ns: int, impl: str = "gpi") -> None:
+    """Both NVDLA clocks, toggled by cocotb 2's C++ clock (impl "gpi": no Python wake-up per edge) or by a
+    Python coroutine (impl "py", the way cocotb 1 clocked Verilator); static inputs tied to their functional
+    values."""
+    Clock(dut.dla_core_clk, period_ns, unit="ns", impl=impl).start()
     if dut.dla_csb_clk is not dut.dla_core_clk:
-        cocotb.start_soon(Clock(dut.dla_csb_clk, period_ns, units="ns").start())
+        Clock(dut.dla_csb_clk, period_ns, unit="ns", impl=impl).start()
     for name in TIE_OFF:
         if hasattr(dut, name):
             getattr(dut, name).value = 0
@@ -82,10 +83,14 @@ def start_clock_and_tie_offs(dut, period_ns: int) -> None:
     dut.csb2nvdla_valid.value = 0
 
 
-async def reset(dut, cycles: int = 20) -> None:
+async def reset(dut, period_ns: int, idle_cycles: int = 8192, reset_cycles: int = 20) -> None:
+    """Reset asserted for reset_cycles, then idle_cycles with nothing driven before the first CSB request:
+    NVIDIA's harness (nvdla/hw verif/verilator/nvdla.cpp) holds reset 20 cycles and then lets the buffers
+    clear for 8192 cycles."""
     dut.dla_reset_rstn.value = 0
     dut.direct_reset_.value = 0
-    await ClockCycles(dut.dla_core_clk, cycles)
+    await Timer(reset_cycles * period_ns, unit="ns")
+    await RisingEdge(dut.dla_core_clk)
     dut.dla_reset_rstn.value = 1
     dut.direct_reset_.value = 1
-    await ClockCycles(dut.dla_core_clk, cycles)
+    await Timer(idle_cycles * period_ns, unit="ns")

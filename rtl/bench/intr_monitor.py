@@ -18,5 +18,5 @@ class IntrMonitor(uvm_monitor):
         while True:
             await RisingEdge(self.dut.dla_intr)
             self.count += 1
-            self.ap.write(get_sim_time("ns"))
+            self.ap.write(get_sim_time(unit="ns"))
             self.raised.set()

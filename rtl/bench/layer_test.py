@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import traceback
 from pathlib import Path
 
@@ -32,14 +33,16 @@ class LayerTest(uvm_test):
         ConfigDB().set(None, "*", "CORE_CLOCK", dut.dla_core_clk)
         ConfigDB().set(None, "*", "CSB_CLOCK", dut.dla_csb_clk)
         ConfigDB().set(None, "*", "JOB_DIR", self.job_path.parent)
+        ConfigDB().set(None, "*", "AXI_PAUSE", (self.job.axi_pause, self.job.seed))
         self.env = NvdlaEnv("env", self)
         self.status, self.message, self.log = "pass", "", []
 
     async def run_phase(self):
         self.raise_objection()
+        started = time.perf_counter()
         dut = cocotb.top
-        start_clock_and_tie_offs(dut, self.job.clock_ns)
-        await reset(dut)
+        start_clock_and_tie_offs(dut, self.job.clock_ns, os.environ.get("NVDLA_RTL_CLOCK", "gpi"))
+        await reset(dut, self.job.clock_ns, self.job.reset_idle_cycles)
         sequence = LayerSequence("layer", self.job, self.job_path.parent, self.env)
         try:
             await sequence.start(self.env.csb.seqr)
@@ -48,7 +51,8 @@ class LayerTest(uvm_test):
         except Exception as error:  # reported in result.json, never swallowed silently
             self.status, self.message = "error", "".join(traceback.format_exception(error))
         self.log = sequence.log
-        self.sim_ns = get_sim_time("ns")
+        self.sim_ns = get_sim_time(unit="ns")
+        self.run_s = time.perf_counter() - started
         self.drop_objection()
 
     def report_phase(self):
@@ -56,8 +60,9 @@ class LayerTest(uvm_test):
         if self.status == "pass" and not all(r["ok"] for r in results):
             self.status = "fail"
         summary = {"status": self.status, "message": self.message, "checks": results, "log": self.log,
-                   "sim_ns": getattr(self, "sim_ns", 0), "clock_ns": self.job.clock_ns,
-                   "interrupt_count": self.env.intr.count, **self.env.outcome.summary()}
+                   "sim_ns": getattr(self, "sim_ns", 0), "run_s": getattr(self, "run_s", 0.0),
+                   "clock_ns": self.job.clock_ns, "interrupt_count": self.env.intr.count,
+                   "csb_stall_cycles": self.env.csb.driver.stall_cycles, **self.env.outcome.summary()}
         (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
         if self.status != "pass":
             self.logger.error(f"layer {self.status}: {self.message}")

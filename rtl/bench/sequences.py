@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
+from cocotb.triggers import First, RisingEdge, Timer
 from pyuvm import ConfigDB, uvm_sequence
 
 from rtl.bench.csb_agent import CsbItem
@@ -31,6 +31,8 @@ class LayerSequence(uvm_sequence):
         super().__init__(name)
         self.job, self.job_dir, self.env = job, job_dir, env
         self.clock = ConfigDB().get(None, "", "CORE_CLOCK")
+        # waits are timers, not counted clock edges: one wake-up instead of one per cycle
+        self.cycles = lambda n: Timer(n * job.clock_ns, unit="ns")
         self.watches: list[tuple[int, str]] = []
         self.fired: set[str] = set()
         self.log: list[str] = []
@@ -39,6 +41,8 @@ class LayerSequence(uvm_sequence):
         item = CsbItem("csb", byte_addr, data, write)
         await self.start_item(item)
         await self.finish_item(item)
+        if item.error is not None:
+            raise item.error
         return item.data
 
     async def body(self):
@@ -55,7 +59,7 @@ class LayerSequence(uvm_sequence):
             if not (value ^ step.value) & step.mask:
                 break
             if attempt + 1 < polls:
-                await ClockCycles(self.clock, POLL_CYCLES)
+                await self.cycles(POLL_CYCLES)
         await Timer(1, "step")  # the CSB monitor samples the response on the edge the driver returned at
         self.env.checkpoints.write(Checkpoint(step))
 
@@ -97,13 +101,13 @@ class LayerSequence(uvm_sequence):
                                    "cycles")
             raised = self.env.intr.raised
             raised.clear()
-            await First(raised.wait(), ClockCycles(self.clock, POLL_CYCLES))
+            await First(raised.wait(), self.cycles(POLL_CYCLES))
             waited += POLL_CYCLES
 
     async def _wait_line(self, step):
         dut = ConfigDB().get(None, "", "DUT")
         if not dut.dla_intr.value:
-            await First(RisingEdge(dut.dla_intr), ClockCycles(self.clock, self.job.timeout_cycles))
+            await First(RisingEdge(dut.dla_intr), self.cycles(self.job.timeout_cycles))
             if not dut.dla_intr.value:
                 raise LayerTimeout(f"{step.where}: dla_intr did not rise within {self.job.timeout_cycles} cycles")
 

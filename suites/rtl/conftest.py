@@ -4,7 +4,6 @@ the build cache and its lock make parallel workers share one build)."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
 
 import pytest
 
@@ -12,12 +11,17 @@ from golden.config import get_profile
 
 
 def _missing_tools() -> str | None:
-    if shutil.which("verilator") is None:
-        return "verilator is not installed (bash ci/install_rtl_tools.sh)"
     for module in ("cocotb", "pyuvm", "cocotbext.axi"):
         if importlib.util.find_spec(module.split(".")[0]) is None:
             return f"{module} is not installed (pip install -e .[rtl])"
-    return None
+    from rtl.toolchain import ToolchainError, find_verilator, missing_build_tools
+
+    try:
+        find_verilator()
+    except ToolchainError as exc:
+        return exc.message
+    missing = missing_build_tools()
+    return f"a Verilator build needs {', '.join(missing)} (bash ci/install_rtl_tools.sh)" if missing else None
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
-from rtl.build import BuildError, BuildOptions, _filelist_inputs, build_key, fixture_sources  # noqa: E402
+from rtl.build import BuildError, BuildOptions, _filelist_inputs, build, build_key, fixture_sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -76,7 +76,8 @@ def test_parallel_builds_share_one_build(tmp_path, fixture_build):
     assert len(dirs) == 1
     build_dir = Path(dirs.pop())
     assert (build_dir / ".complete").exists()
-    assert (build_dir / "build.log").read_text().count("$ verilator") == 1
+    commands = [line for line in (build_dir / "build.log").read_text().splitlines() if line.startswith("$ ")]
+    assert sum(" -cc " in line for line in commands) == 1
 
 
 def test_filelist_comments_and_quotes(tmp_path):
@@ -94,3 +95,32 @@ def test_filelist_errors_name_the_file(tmp_path):
         _filelist_inputs(filelist)
     with pytest.raises(BuildError, match=r"absent\.f: cannot read the RTL file list"):
         _filelist_inputs(tmp_path / "absent.f")
+
+
+@pytest.mark.rtl
+def test_a_relative_file_list_builds_from_any_folder(tmp_path, fixture_build, monkeypatch):
+    # the list's paths are relative to the list's folder (Verilator -F), as the cache key reads them
+    rtl = tmp_path / "my_rtl"
+    (rtl / "src").mkdir(parents=True)
+    (rtl / "src" / "leaf.v").write_text("module leaf(input wire a, output wire y); assign y = ~a; endmodule\n")
+    (rtl / "src" / "top.v").write_text("module top(input wire clk, input wire a, output wire y);\n"
+                                       "  leaf u_leaf(.a(a), .y(y));\nendmodule\n")
+    (rtl / "files.f").write_text("src/leaf.v\nsrc/top.v\n")
+    monkeypatch.chdir(tmp_path)
+    options = BuildOptions(Path("my_rtl/files.f"), "top", cache_dir=tmp_path / "cache")
+    lines = []
+    build_dir = build(options, progress=lines.append)
+    assert (build_dir / "top").is_file()
+    assert "Verilator" in (build_dir / "toolchain.txt").read_text()
+    assert lines[0].startswith("rtl build: verilating top") and "built in" in lines[-1]
+
+
+def test_a_build_error_is_reported_in_full(tmp_path):
+    folder = tmp_path / ("deep_" * 40)   # an error line of more than 200 characters, never cut
+    folder.mkdir()
+    (folder / "top.v").write_text("module top(input wire a); wire x = ;\nendmodule\n")
+    (folder / "files.f").write_text("top.v\n")
+    with pytest.raises(BuildError) as caught:
+        build(BuildOptions(folder / "files.f", "top", cache_dir=tmp_path / "cache"), progress=None)
+    error_lines = [line for line in str(caught.value).splitlines() if "%Error" in line and "syntax error" in line]
+    assert error_lines and str(folder / "top.v") in error_lines[0] and len(error_lines[0]) > 200

@@ -63,6 +63,32 @@ def test_the_rtl_implementation_against_the_golden_reference(fixture_build, nv_s
     assert invalid.status == "invalid" and "on the reference golden" in invalid.detail
 
 
+def test_a_trace_invalid_on_the_golden_model_is_invalid_on_rtl_without_simulating(nv_small, tmp_path):
+    # nv_small has no SDP EW stage (nv_small.spec): the golden model calls the trace invalid
+    golden = play(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small)
+    assert golden.status == "invalid"
+    run = run_trace_on_rtl(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, work_dir=tmp_path)
+    assert (run.status, run.cycles, run.run_dir) == ("invalid", 0, None)
+    assert not list(tmp_path.iterdir()), "nothing is simulated"
+    on_rtl = run_trace(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, Rtl(), Golden())
+    assert on_rtl.status == "invalid" and golden.detail in on_rtl.detail
+
+
+def test_the_agent_copes_with_csb_ready_toggling_between_requests(fixture_build, nv_small):
+    # the fixture's csb2nvdla_ready drops for one to three cycles after requests and at random
+    result = run_trace_on_rtl(_trace("sdp_3x3x33_bs_bn_int8_0"), nv_small)
+    assert result.status == "pass", result.message
+    assert result.csb_stall_cycles > 10, "ready never deasserted while a request waited"
+
+
+def test_random_axi_back_pressure(fixture_build, nv_small, monkeypatch):
+    plain = run_trace_on_rtl(_trace("sdp_8x8x32_bypass_int8_1"), nv_small)
+    monkeypatch.setenv("NVDLA_RTL_AXI_PAUSE", "0.5")
+    paused = run_trace_on_rtl(_trace("sdp_8x8x32_bypass_int8_1"), nv_small)
+    assert (plain.status, paused.status) == ("pass", "pass"), paused.message
+    assert paused.cycles > plain.cycles, "the pauses did not slow the AXI traffic"
+
+
 def test_a_corrupted_crc_fails(fixture_build, nv_small, tmp_path):
     source = _trace("sdp_8x8x32_bypass_int8_1")
     for path in source.iterdir():

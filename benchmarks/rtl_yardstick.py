@@ -1,0 +1,92 @@
+"""The C++ yardstick (rtl_yardstick.cpp): the same verilated model and the same compiled job as the bench,
+clocked by a plain C++ loop, for the bench's cycles/s to be measured against.
+
+    yardstick_binary(options) -> Path            build (cached next to the bench's builds)
+    run_yardstick(trace, profile, options) -> dict(cycles, seconds, cycles_per_s, crcs)
+
+Only the DBB port (pri memory, 64-bit data) is modelled; a job that uses CV-SRAM is refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from golden.regs.regmap import RegisterMap
+from golden.trace import load_trace
+from rtl.build import VERILATOR_ARGS, BuildError, BuildOptions, build_key, cache_root, fixture_sources, make_command
+from rtl.cycle_budget import layer_cycle_budget
+from rtl.job import job_from_trace
+from rtl.toolchain import find_verilator
+
+SOURCE = Path(__file__).with_name("rtl_yardstick.cpp")
+
+
+def yardstick_binary(options: BuildOptions) -> Path:
+    """The yardstick for the DUT; verilated once, then only remade (make) when rtl_yardstick.cpp changed."""
+    build_dir = cache_root(options) / f"{build_key(options)}-yardstick"
+    verilator = find_verilator()
+    commands = [make_command(options, build_dir)]
+    if not (build_dir / "Vtop.mk").exists():
+        shutil.rmtree(build_dir, ignore_errors=True)
+        build_dir.mkdir(parents=True)
+        sources = ([str(p) for p in fixture_sources()] if options.is_fixture
+                   else ["-F", str(Path(options.filelist).resolve())])
+        commands.insert(0, [str(verilator.binary), "-cc", "--exe", "-Mdir", str(build_dir), "--top-module",
+                            options.toplevel, "--prefix", "Vtop", "-o", "yardstick", *VERILATOR_ARGS,
+                            *options.extra_args, *[f"-D{d}" for d in options.defines], str(SOURCE), *sources])
+    with open(build_dir / "build.log", "a") as log:
+        for command in commands:
+            if subprocess.run(command, cwd=build_dir, stdout=log, stderr=subprocess.STDOUT,
+                              env=verilator.env()).returncode:
+                raise BuildError(f"yardstick build failed (log: {build_dir / 'build.log'})")
+    return build_dir / "yardstick"
+
+
+def write_commands(job, run_dir: Path) -> Path:
+    """The job's steps as the yardstick's flat command file."""
+    lines = []
+    for step in job.steps:
+        if step.mem != "pri" and step.op in ("mem_write", "check"):
+            raise ValueError("the yardstick models only the DBB (pri) memory")
+        sync = step.sync or "-"
+        if step.op == "reg_write":
+            lines.append(f"write {step.addr} {step.value} 0 0")
+        elif step.op == "read_reg":
+            lines.append(f"read {step.addr} {step.value} {step.mask} {int(step.sync == 'poll')}")
+        elif step.op == "mem_write":
+            lines.append(f"load {step.addr} {run_dir / step.file}")
+        elif step.op == "watch_intr":
+            lines.append(f"watch {step.value} {sync}")
+        elif step.op == "await_sync":
+            lines.append(f"await {sync}")
+        elif step.op == "check":
+            lines.append(f"check {step.addr} {step.size} {sync}")
+    path = run_dir / "yardstick.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_yardstick(trace, profile, options: BuildOptions) -> dict:
+    binary = yardstick_binary(options)
+    trace = load_trace(trace)
+    with tempfile.TemporaryDirectory(prefix="yardstick-") as folder:
+        regmap = RegisterMap.for_profile(profile)
+        job = job_from_trace(trace, regmap, Path(folder))
+        job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
+        commands = write_commands(job, Path(folder))
+        out = subprocess.run([str(binary), str(commands), str(job.reset_idle_cycles), str(job.timeout_cycles)],
+                             capture_output=True, text=True, timeout=3600)
+    if out.returncode:
+        raise RuntimeError(f"yardstick failed on {trace.name} (exit {out.returncode}): "
+                           f"{(out.stderr + out.stdout).strip()}")
+    result = {"crcs": {}}
+    for line in out.stdout.splitlines():
+        words = line.split()
+        if words[0] == "crc":
+            result["crcs"][int(words[1], 16), int(words[2], 16)] = int(words[3], 16)
+        elif words[0] == "cycles":
+            result.update(cycles=int(words[1]), seconds=float(words[3]), cycles_per_s=float(words[5]))
+    return result
