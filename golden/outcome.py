@@ -43,6 +43,8 @@ class Outcome:
     #: The implementation's memories after the run, when it can hand them over (golden.memory.MemorySystem).
     memory: object | None = field(default=None, repr=False)
     unwritten_bytes_read: int = 0
+    #: Advisories raised while it ran (e.g. golden.units.sdp.validate.LimitationWarning), for the result's warnings.
+    notes: list[str] = field(default_factory=list)
 
     def stopped(self, status: str, detail: str) -> Outcome:
         """Mark the outcome as ended early (keeping what was observed until then)."""

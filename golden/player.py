@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 from golden.config import Profile
@@ -55,28 +56,36 @@ def prepare(trace: Trace | str | Path, profile: Profile) -> Program:
 def observe(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
     """Run the program; whatever the implementation raises becomes the outcome's status and detail."""
     started = time.perf_counter()
-    try:
-        outcome = implementation.run(program, profile)
-    except NotModelledError as exc:
-        outcome = Outcome(implementation.name).stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
-    except ProfileFeatureError as exc:
-        outcome = Outcome(implementation.name).stopped("invalid", f"{exc.switch}: {exc.message}")
-    except NvdlaVerifError as exc:
-        outcome = Outcome(implementation.name).stopped("error", str(exc))
-    except Exception as exc:  # a bug in an implementation must not stop a regression run
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        outcome = Outcome(implementation.name).stopped(
-            "error", f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
+    with warnings.catch_warnings(record=True) as advisories:
+        warnings.simplefilter("always", UserWarning)
+        outcome = _run(implementation, program, profile)
+    outcome.notes += [str(a.message) for a in advisories if issubclass(a.category, UserWarning)]
     if not outcome.seconds:
         outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _run(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
+    try:
+        return implementation.run(program, profile)
+    except NotModelledError as exc:
+        return Outcome(implementation.name).stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
+    except ProfileFeatureError as exc:
+        return Outcome(implementation.name).stopped("invalid", f"{exc.switch}: {exc.message}")
+    except NvdlaVerifError as exc:
+        return Outcome(implementation.name).stopped("error", str(exc))
+    except Exception as exc:  # a bug in an implementation must not stop a regression run
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        return Outcome(implementation.name).stopped(
+            "error", f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
 
 
 def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
     """A TraceResult carrying what the outcome shows of the run (checks and status still to be judged)."""
     return TraceResult(program.name, profile.name, path=str(program.path), implementation=outcome.implementation,
                        layers=outcome.layers, unwritten_bytes_read=outcome.unwritten_bytes_read,
-                       seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory)
+                       seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory,
+                       warnings=list(outcome.notes))
 
 
 def play(trace: Trace | str | Path, profile: Profile, implementation: Implementation | None = None) -> TraceResult:
