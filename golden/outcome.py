@@ -40,6 +40,9 @@ class Outcome:
     #: Reference extras (the golden model): golden.hardware.WrittenSurface and HardwareLayer lists.
     surfaces: list = field(default_factory=list)
     layers: list = field(default_factory=list)
+    #: Every range the implementation wrote, when it can tell (the RTL bench's AXI memories):
+    #: {memory name: [(address, uint8 array)]}; the scoreboards check none lies outside the reference's surfaces.
+    written: dict[str, list] | None = None
     #: The implementation's memories after the run, when it can hand them over (golden.memory.MemorySystem).
     memory: object | None = field(default=None, repr=False)
     unwritten_bytes_read: int = 0

@@ -33,7 +33,7 @@ FIXTURE_TOP = "nvdla_fixture"
 # --no-timing keeps the C++ at the compiler's default standard (--timing needs coroutines: -std=gnu++20).
 VERILATOR_ARGS = ("--no-timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3")
 BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURATION", "FX_BUG_SWAP_GROUP",
-                "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT", "FX_BUG_CSB_HANDSHAKE")
+                "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT", "FX_BUG_CSB_HANDSHAKE", "FX_BUG_STRAY_WRITE")
 
 
 class BuildError(NvdlaVerifError):

@@ -2,8 +2,10 @@
 
     python -m rtl.mutation [--jobs N] [--switch FX_BUG_...]... [--axi-pause P]
 
-Prints which layers catch each mutant (a layer catches it when its status is not
-"pass") and exits 1 when the unmutated fixture fails a layer or a mutant survives.
+Each layer runs through the `rtl` implementation and is judged against the golden model by the
+scoreboards (ci.conformance.run_trace: the trace's checks, the surfaces, the whole-memory write
+check). Prints which layers catch each mutant (a layer catches it when its status is not
+"passed") and exits 1 when the unmutated fixture fails a layer or a mutant survives.
 The layers run with random AXI back-pressure (every channel stalls with probability
 P per cycle, default 0.3; $NVDLA_RTL_AXI_PAUSE), so the nightly also covers slow memory.
 """
@@ -18,9 +20,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ci.conformance import run_trace
 from golden.config import get_profile
+from golden.implementation import Golden
 from rtl.build import BUG_SWITCHES, BuildOptions, build
-from rtl.runner import run_trace_on_rtl
+from rtl.implementation import Rtl
 from rtl.suite import default_layers
 
 NIGHTLY_AXI_PAUSE = 0.3
@@ -34,8 +38,9 @@ def run_mutant(task: tuple[str, list[tuple[str, str]], float]) -> tuple[str, dic
     build(options)
     profile = get_profile("nv_small")
     statuses = {}
+    implementation, reference = Rtl(build_options=options), Golden()
     for name, path in layers:
-        statuses[name] = run_trace_on_rtl(path, profile, options).status
+        statuses[name] = run_trace(path, profile, implementation, reference).status
     return switch, statuses, time.perf_counter() - started
 
 
@@ -52,7 +57,7 @@ def mutation_table(switches=BUG_SWITCHES, jobs: int = 2, axi_pause: float = NIGH
 def format_table(table: dict[str, dict[str, str]], seconds: dict[str, float]) -> str:
     lines = ["| build | caught by | layers failing | time |", "|---|---|---|---|"]
     for switch, statuses in table.items():
-        failing = [f"{name} ({status})" for name, status in statuses.items() if status != "pass"]
+        failing = [f"{name} ({status})" for name, status in statuses.items() if status != "passed"]
         label = switch or "(no bug switch)"
         verdict = "-" if not switch else ("CAUGHT" if failing else "SURVIVED")
         lines.append(f"| {label} | {verdict} | {', '.join(failing) or 'none'} | {seconds[switch]:.0f} s |")
@@ -68,8 +73,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     table, seconds = mutation_table(tuple(args.switch or BUG_SWITCHES), args.jobs, args.axi_pause)
     print(format_table(table, seconds))
-    baseline_ok = all(s == "pass" for s in table[""].values())
-    survivors = [s for s, st in table.items() if s and all(v == "pass" for v in st.values())]
+    baseline_ok = all(s == "passed" for s in table[""].values())
+    survivors = [s for s, st in table.items() if s and all(v == "passed" for v in st.values())]
     return 0 if baseline_ok and not survivors else 1
 
 

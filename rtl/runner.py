@@ -64,6 +64,8 @@ class RtlRunResult:
     regions: dict[int, bytes] = field(default_factory=dict)
     registers: dict[int, int] = field(default_factory=dict)
     interrupts: list[str] = field(default_factory=list)
+    #: Every range the DUT wrote over AXI with its final bytes: {memory name: [(address, bytes)]}.
+    written: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict)
     cycles: int = 0
     wall_s: float = 0.0
     sim_s: float = 0.0
@@ -212,12 +214,14 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
     for step in job.steps:
         if step.op == "check" and step.index in regions:
             (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, regions[step.index])
-    result = RtlRunResult(summary["status"], summary.get("message", ""), memory, summary.get("checks", []),
-                          regions, {int(k): v for k, v in summary.get("registers", {}).items()},
-                          summary.get("interrupts", []),
-                          int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
-                          time.perf_counter() - started, time.perf_counter() - sim_started, 0.0, run_dir,
-                          int(summary.get("csb_stall_cycles", 0)), float(summary.get("run_s", 0.0)))
+    result = RtlRunResult(
+        summary["status"], summary.get("message", ""), memory, summary.get("checks", []), regions=regions,
+        registers={int(k): v for k, v in summary.get("registers", {}).items()},
+        interrupts=summary.get("interrupts", []), cycles=int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
+        wall_s=time.perf_counter() - started, sim_s=time.perf_counter() - sim_started, run_dir=run_dir,
+        csb_stall_cycles=int(summary.get("csb_stall_cycles", 0)), run_s=float(summary.get("run_s", 0.0)))
+    result.written = {memory: [(address, (run_dir / dump).read_bytes()) for address, _, dump in runs]
+                      for memory, runs in summary.get("written", {}).items()}
     if not keep and result.passed:
         for path in run_dir.iterdir():
             path.unlink()

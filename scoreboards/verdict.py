@@ -4,7 +4,9 @@ For every checked region the scoreboards compare the implementation's bytes with
 (scoreboards/region.py). Where a threshold judged part of the region (an fp16 convolution, PDP or
 CDP surface), the scoreboard's verdict replaces the trace's CRC, which a result within the
 documented threshold need not meet (nvdla-precision-preservation.md: "we should allow some certain
-threshold of error"); everywhere else the CRC and the scoreboard must both pass.
+threshold of error"); everywhere else the CRC and the scoreboard must both pass. An implementation that
+reports everything it wrote gets one more check: nothing outside the reference's surfaces
+(scoreboards/writes.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from golden.player import result_for
 from golden.steps import CheckRegion, Program
 from golden.verdict import Check, TraceResult, conclude, never_written_checks, trace_checks
 from scoreboards.region import compare_region
+from scoreboards.writes import write_check
 
 
 def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile: Profile) -> TraceResult:
@@ -24,6 +27,8 @@ def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile
     checks = trace_checks(program, outcome)
     if reference is not None and reference.status == "completed":
         checks = _with_scoreboards(program, outcome, reference, checks, result)
+        writes = write_check(outcome, reference, str(program.path)) if checks else None
+        checks += [writes] if writes is not None else []
         result.warnings += never_written_checks(program, reference)
     elif reference is not None:
         result.warnings.append(f"reference {reference.implementation}: {reference.status} ({reference.detail}); "

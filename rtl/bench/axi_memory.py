@@ -69,6 +69,29 @@ def random_pause(probability: float, seed: int | str):
     return (rng.random() < probability for _ in itertools.count())
 
 
+class ObservedMemory(SparseMemoryRegion):
+    """The memory as the DUT sees it: the address range of every write that reaches it over AXI is kept
+    (the bench's backdoor loads go to `.mem` directly and are not)."""
+
+    def __init__(self):
+        super().__init__()
+        self.writes: list[tuple[int, int]] = []
+
+    async def _write(self, address, data, **kwargs):
+        self.writes.append((address, len(data)))
+        await super()._write(address, data, **kwargs)
+
+    def written_runs(self) -> list[tuple[int, int]]:
+        """The written ranges merged: [(address, size)], ascending."""
+        runs: list[list[int]] = []
+        for address, size in sorted(self.writes):
+            if runs and address <= runs[-1][0] + runs[-1][1]:
+                runs[-1][1] = max(runs[-1][1], address + size - runs[-1][0])
+            else:
+                runs.append([address, size])
+        return [(address, size) for address, size in runs]
+
+
 class AxiMemoryAgent(uvm_component):
     """A passive responder: cocotbext-axi's AXI slave over a sparse memory.
 
@@ -83,7 +106,7 @@ class AxiMemoryAgent(uvm_component):
     def build_phase(self):
         dut = ConfigDB().get(self, "", "DUT")
         clock = ConfigDB().get(self, "", "CORE_CLOCK")
-        self.region = SparseMemoryRegion()
+        self.region = ObservedMemory()
         self.slave = AxiSlave(nvdla_axi_bus(dut, self.port), clock, dut.dla_reset_rstn,
                               target=self.region, reset_active_level=False)
         for log in (self.slave.write_if.log, self.slave.read_if.log):

@@ -17,6 +17,8 @@ from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_subscriber
 from rtl.bench.scoreboard import RegionObservation, RegisterObservation
 from rtl.job import Step
 
+MEMORIES = {"pri": "pri_mem", "sec": "sec_mem"}
+
 
 @dataclass
 class Checkpoint:
@@ -75,6 +77,19 @@ class OutcomeCollector(uvm_component):
     def env(self):
         return self.get_parent()
 
+    def written(self) -> dict[str, list[list]]:
+        """Every range the DUT wrote over AXI, with its final bytes dumped next to the job: {memory: [[addr,
+        size, file]]} (for the whole-memory write check, scoreboards/writes.py)."""
+        out = {}
+        for kind, agent in self.env.memories.items():
+            runs = []
+            for number, (address, size) in enumerate(agent.region.written_runs()):
+                dump = f"written_{kind}_{number}.bin"
+                (self.job_dir / dump).write_bytes(agent.read(address, size))
+                runs.append([address, size, dump])
+            out[MEMORIES[kind]] = runs
+        return out
+
     def summary(self) -> dict:
         return {"registers": {str(k): v for k, v in self.registers.items()}, "regions": self.regions,
-                "interrupts": self.interrupts}
+                "interrupts": self.interrupts, "written": self.written()}

@@ -55,7 +55,7 @@ def test_traces_outside_the_subset_are_unsupported(name, nv_small):
 def test_the_rtl_implementation_against_the_golden_reference(fixture_build, nv_small):
     passed = run_trace(_trace("sdp_3x3x33_bs_int8_reg_1"), nv_small, Rtl(), Golden())
     assert passed.status == "passed", passed.detail
-    assert [c.command for c in passed.checks] == ["scoreboard vs golden", "check_crc"]
+    assert [c.command for c in passed.checks] == ["scoreboard vs golden", "check_crc", "memory writes"]
     assert passed.reports and all(r.rule == "bit-exact" for r in passed.reports)
     unsupported = play(_trace("sdp_3x3x32_ew_lo_lin_int8"), get_profile("nv_large"), Rtl())
     assert unsupported.status == "unsupported" and "Y (EW)" in unsupported.detail

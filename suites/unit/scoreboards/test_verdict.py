@@ -71,3 +71,17 @@ def test_a_program_without_checks_is_an_error():
     program = Program("t", Path("t.cfg"), "master", [], None)
     result = judge(program, Outcome("other"), Outcome("golden"), NV_FULL)
     assert result.status == "error" and result.detail.startswith("nothing checked")
+
+
+def test_writes_outside_the_reference_surfaces_fail_even_when_the_checks_pass():
+    program, reference, expected = _case(np.array([1.0, 2.0]), None)
+    neighbour = np.ones(8, np.uint8)
+    inside = Outcome("rtl", regions={0: expected}, written={"pri_mem": [(BASE, expected)]})
+    assert judge(program, inside, reference, NV_FULL).status == "passed"
+    outside = Outcome("rtl", regions={0: expected}, written={"pri_mem": [(BASE, expected), (BASE + 0x100, neighbour)]})
+    result = judge(program, outside, reference, NV_FULL)
+    assert result.status == "failed"
+    check = next(c for c in result.checks if c.command == "memory writes")
+    assert not check.passed and "wrote 8 bytes outside every surface golden's layers write: pri_mem 0x80000100 " \
+                                "(+0x8)" in check.message
+    assert next(c for c in result.checks if c.command == "check_crc").passed
