@@ -302,8 +302,10 @@ class Memory:
         span = int(offsets.max()) + length - low
         self._check_bounds(low, span)
         self.check_span(low, offsets.size * length, f"{who or self.name} read")
-        out = np.zeros((offsets.size, length), np.uint8)
         policy = unwritten or self.unwritten
+        if span == offsets.size * length and offsets[0] == low and (np.diff(offsets) == length).all():
+            return self.read(low, span, unwritten=policy, who=who).reshape(offsets.size, length)  # one run
+        out = np.zeros((offsets.size, length), np.uint8)
         if span <= min(DENSE_FACTOR * out.size, self.limit) and self._inside_regions(low, span):
             rows = offsets - low
             out[:] = sliding_window_view(self.read(low, span, unwritten="allow"), length)[rows]
@@ -333,21 +335,20 @@ class Memory:
         for first, end, address in _runs(offsets, length):
             self.write(address, rows[first:end].reshape(-1))
 
-    def write_masked(self, address: int, data: np.ndarray, mask: np.ndarray) -> None:
-        """Write the bytes of `data` where `mask` is True; the others keep their contents and written state."""
-        data, mask = _as_bytes(data), np.asarray(mask, bool).reshape(-1)
-        self._check_bounds(address, data.size)
-        self._check_region(address, data.size, "write")
-        for page, offset, start, size in self._spans(address, data.size):
-            chunk, chosen = data[start:start + size], mask[start:start + size]
-            if chosen.all():
-                self.write(address + start, chunk, check_region=False)
-            elif chosen.any():
-                page_data = self._page(page, False)
-                np.copyto(page_data[offset:offset + size], chunk, where=chosen)
-                page_mask = self._written[page]
-                if page_mask is not _FULL:
-                    page_mask[offset:offset + size] |= chosen
+    def write_back(self, address: int, window: np.ndarray, written: np.ndarray) -> None:
+        """Write back a window read from this memory (the caller changed only `written` bytes of it), marking
+        only the `written` bytes as written: a DMA that writes the atoms of a surface, not the gaps between."""
+        window, written = _as_bytes(window), np.asarray(written, bool).reshape(-1)
+        self._check_bounds(address, window.size)
+        self._check_region(address, window.size, "write")
+        for page, offset, start, size in self._spans(address, window.size):
+            chosen = written[start:start + size]
+            if page not in self._pages and not chosen.any():
+                continue
+            self._page(page, size == PAGE_SIZE and chosen.all())[offset:offset + size] = window[start:start + size]
+            mask = self._written[page]
+            if mask is not _FULL:
+                mask[offset:offset + size] |= chosen
 
     def read_gathered(self, address: int, size: int, gather: Callable[[np.ndarray], np.ndarray], *,
                       who: str = "") -> np.ndarray:

@@ -187,7 +187,7 @@ class Trace:
         return [(c, self.folder / c.file) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
 
     def missing_files(self) -> list[str]:
-        return sorted({p.name for _, p in self.files() if not _is_file(p)})
+        return sorted({p.name for _, p in self.files() if not path_is_file(p)})
 
     def registers_written(self) -> list[tuple[str, int]]:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
@@ -449,7 +449,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
 def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool = False) -> Trace:
     """Parse a `.cfg`, an `input.txn`/`.txn`, or the folder of a test holding exactly one of them."""
     path = Path(path)
-    if _is_dir(path):
+    if path_is_dir(path):
         found = [p for p in sorted(path.iterdir()) if _is_trace_file(p)]
         if len(found) != 1:
             raise TraceError(f"expected one .cfg or input.txn in the folder, found {len(found)}",
@@ -467,14 +467,16 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
     raise TraceError("not a trace file (expected .cfg or .txn)", path=str(path))
 
 
-def _is_file(path: Path) -> bool:
+def path_is_file(path: Path) -> bool:
+    """Path.is_file() that is False, not OSError, for a name the OS refuses (too long, NUL)."""
     try:
         return path.is_file()
     except (OSError, ValueError):  # a name the OS refuses (too long, NUL) names no file
         return False
 
 
-def _is_dir(path: Path) -> bool:
+def path_is_dir(path: Path) -> bool:
+    """Path.is_dir() that is False, not OSError, for a name the OS refuses (too long, NUL)."""
     try:
         return path.is_dir()
     except (OSError, ValueError):
@@ -482,18 +484,18 @@ def _is_dir(path: Path) -> bool:
 
 
 def _is_trace_file(path: Path) -> bool:
-    return _is_file(path) and path.suffix in (".cfg", ".txn")
+    return path_is_file(path) and path.suffix in (".cfg", ".txn")
 
 
 def find_traces(*paths: str | Path) -> list[Path]:
     """Every `.cfg` and `.txn` trace under the given files/folders, sorted, without duplicates."""
     found: set[Path] = set()
     for root in map(Path, paths):
-        if _is_file(root):
+        if path_is_file(root):
             if not _is_trace_file(root):
                 raise TraceError("not a trace file (expected .cfg or .txn)", path=str(root))
             found.add(root)
-        elif _is_dir(root):
+        elif path_is_dir(root):
             found.update(p for p in root.rglob("*") if _is_trace_file(p))
         else:
             raise TraceError("no such file or folder", path=str(root)[:300])

@@ -78,7 +78,7 @@ def write_feature(memory: Memory, base: int, cube: np.ndarray, precision: str, l
         atoms = np.zeros(span, bool)
         as_strided(atoms, (shape4[0], count, shape4[2], line), (batch_stride or 0, surface_stride, line_stride, 1))[
             ...] = True
-        memory.write_masked(base, window, atoms)
+        memory.write_back(base, window, atoms)
         return
     packed = feature.pack_feature(cube, precision, line, surface, atom, cube_bytes if cube.ndim == 4 else None)
     offsets = line_offsets(base, shape4, per_atom, line_stride, surface_stride, batch_stride)

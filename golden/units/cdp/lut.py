@@ -63,7 +63,7 @@ def _bounded(threshold: int) -> int:
 
 def _hit(x, start: int, select: int, exponent: bool):
     """(index, 16-bit fraction) for elements inside a table."""
-    t = (x - start).astype(np.int64)
+    t = np.asarray(x, np.int64) - start  # x may be int32 (int8 square sums); START is 38-bit
     if exponent:
         log2 = np.frexp(t.astype(np.float64))[1].astype(np.int64) - 1  # exact below 2**53
         return log2 - select, _fraction16(t - (np.int64(1) << log2), log2)

@@ -278,13 +278,17 @@ def test_memory_limit_sizes_parse():
             parse_size(bad)
 
 
-def test_write_masked_writes_only_the_chosen_bytes():
+def test_write_back_marks_only_the_chosen_bytes_written():
     memory = Memory(unwritten="count")
     memory.write(PAGE_SIZE - 2, b"\x09" * 4)
-    data = np.arange(1, 9, dtype=np.uint8)
-    memory.write_masked(PAGE_SIZE - 4, data, np.array([1, 0, 1, 0, 0, 1, 1, 0], bool))
+    window = memory.read(PAGE_SIZE - 4, 8, unwritten="allow")
+    chosen = np.array([1, 0, 1, 0, 0, 1, 1, 0], bool)
+    window[chosen] = [1, 3, 6, 7]
+    memory.write_back(PAGE_SIZE - 4, window, chosen)
     assert memory.read(PAGE_SIZE - 4, 8, unwritten="allow").tolist() == [1, 0, 3, 9, 9, 6, 7, 0]
     assert memory.count_unwritten(PAGE_SIZE - 4, 8) == 2
+    memory.write_back(5 * PAGE_SIZE, np.zeros(4, np.uint8), np.zeros(4, bool))
+    assert memory.held_bytes == 2 * 2 * PAGE_SIZE  # nothing chosen on an absent page: nothing stored
 
 
 def test_a_gapped_surface_write_marks_only_its_atoms_written():

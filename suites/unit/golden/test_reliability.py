@@ -197,3 +197,12 @@ def test_a_decimal_number_with_a_leading_zero_is_a_trace_error(tmp_path):
     path = _cfg(tmp_path, "reg_write(NVDLA_CDP.S_LUT_ACCESS_DATA_0, 0615);\n")
     with pytest.raises(TraceError, match=r"t\.cfg:1: .*'0615' is not a number"):
         load_trace(path)
+
+
+@pytest.mark.parametrize("high", [0x20, 0xE0, 0x1F])
+def test_a_38_bit_cdp_lut_start_beyond_int32_is_a_clear_verdict(nvdla_data, tmp_path, high):
+    # fuzz finding (register LE_START_HIGH = 0xe0): START = -2**37 overflowed the int32 square sums.
+    cfg = _mutated(nvdla_data, tmp_path, "trace_tests/nv_large/cdp_8x8x64_lrn9_int8_0",
+                   {"CDP.S_LUT_LE_START_HIGH": high})
+    result = play(cfg, NV_LARGE)
+    assert result.status in ("passed", "failed", "error") and not _internal(result), result.detail
