@@ -120,7 +120,7 @@ def _tool_versions() -> str:
         verilator = find_verilator()
     except ToolchainError as exc:
         raise BuildError(exc.message) from None
-    return f"{verilator.describe()} cocotb {cocotb.__version__}"
+    return f"{verilator.identity()} cocotb {cocotb.__version__}"
 
 
 def build_key(options: BuildOptions) -> str:

