@@ -59,7 +59,11 @@ def observe(implementation: Implementation, program: Program, profile: Profile) 
     with warnings.catch_warnings(record=True) as advisories:
         warnings.simplefilter("always", UserWarning)
         outcome = _run(implementation, program, profile)
-    outcome.notes += [str(a.message) for a in advisories if issubclass(a.category, UserWarning)]
+    for advisory in advisories:
+        if issubclass(advisory.category, UserWarning):
+            outcome.notes.append(str(advisory.message))
+        else:  # not ours to judge: pass it on
+            warnings.warn_explicit(advisory.message, advisory.category, advisory.filename, advisory.lineno)
     if not outcome.seconds:
         outcome.seconds = time.perf_counter() - started
     return outcome
