@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.steps import CheckRegion
+from golden.verdict import surface_span
 from scoreboards.choice import comparator_for
 from scoreboards.comparators import BitExact
 from scoreboards.layout import coordinates, element_bytes, element_offsets, element_patterns
@@ -64,6 +65,9 @@ def compare_region(step: CheckRegion, got, expected, surfaces=()) -> RegionCompa
 def _compare_surface(step, written, got, expected, covered) -> SurfaceReport | None:
     surface = written.surface
     if surface.memory != step.memory or len(surface.shape) < 3 or got.size < element_bytes(surface.precision):
+        return None
+    start, end = surface_span(surface)
+    if end <= step.base or step.base + got.size <= start:
         return None
     offsets = element_offsets(surface) + (surface.base - step.base)
     size = element_bytes(surface.precision)
