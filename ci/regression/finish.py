@@ -1,0 +1,44 @@
+"""After the tests: the report files of a run (or of merged shards), the Allure categories and the HTML report.
+
+    finish(out, manifest, records, plan) -> report dict   writes results.json, summary.txt, allure categories
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ci.regression.plan import Plan
+from ci.regression.results import build_report, previous_runs, summary_text
+
+
+def finish(out: Path, manifest: dict, records: list[dict], plan: Plan, extra_meta: dict | None = None) -> dict:
+    report = build_report(manifest, records, plan.testpoints_for(manifest["level"]),
+                          plan.unavailable(manifest["level"]), previous_runs(out))
+    report["meta"].update(extra_meta or {})
+    (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    text = summary_text(report, out)
+    (out / "summary.txt").write_text(text + "\n")
+    allure_dir = out / "allure-results"
+    if allure_dir.is_dir():
+        write_categories(allure_dir, report["buckets"])
+        write_environment(allure_dir, report["meta"])
+    return report
+
+
+def categories(buckets: list[dict]) -> list[dict]:
+    """One Allure category per triage bucket (the test's message starts with "[signature]"), then the rest."""
+    rules = [{"name": f"{b['signature']} ({b['count']})", "matchedStatuses": ["failed", "broken"],
+              "messageRegex": f"(?s)\\[{re.escape(b['signature'])}\\].*"} for b in buckets]
+    rules.append({"name": "Other failures", "matchedStatuses": ["failed", "broken"]})
+    return rules
+
+
+def write_categories(allure_dir: Path, buckets: list[dict]) -> None:
+    (allure_dir / "categories.json").write_text(json.dumps(categories(buckets), indent=1) + "\n")
+
+
+def write_environment(allure_dir: Path, meta: dict) -> None:
+    lines = [f"{key}={meta[key]}" for key in ("plan", "level", "seed", "impl", "ref", "profile") if key in meta]
+    (allure_dir / "environment.properties").write_text("\n".join(lines) + "\n")
