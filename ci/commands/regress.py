@@ -86,6 +86,7 @@ def run(args) -> int:
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
+                "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"}}
     _prepare(out, manifest)
     print(f"regress: {len(items)} tests of level {args.level} ({plan.name})"
@@ -95,7 +96,7 @@ def run(args) -> int:
     code = _pytest(out, args.j)
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
-    report = finish(out, manifest, records, plan, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
+    report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
     if args.html:

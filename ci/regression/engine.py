@@ -157,10 +157,18 @@ def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
     result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale)
     status, note = _status(result, item.params.get("expected_invalid"))
     record = _record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
-                     path=str(path), profile=profile.name, cycles=result.cycles)
+                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles)
     if status in ("failed", "error"):
         record["signature"] = result_signature(result)
     return Run(record, [result], [path])
+
+
+def _shown(path: Path, settings: Settings) -> str:
+    """A generated trace's path relative to the results folder (the same in every shard), others as they are."""
+    try:
+        return str(path.resolve().relative_to(settings.work.resolve().parent))
+    except ValueError:
+        return str(path)
 
 
 def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str]:

@@ -1,6 +1,6 @@
 """After the tests: the report files of a run (or of merged shards), the Allure categories and the HTML report.
 
-    finish(out, manifest, records, plan) -> report dict   writes results.json, summary.txt, allure categories
+    finish(out, manifest, records) -> report dict   writes results.json, summary.txt, allure categories
 """
 
 from __future__ import annotations
@@ -9,13 +9,11 @@ import json
 import re
 from pathlib import Path
 
-from ci.regression.plan import Plan
 from ci.regression.results import build_report, previous_runs, summary_text
 
 
-def finish(out: Path, manifest: dict, records: list[dict], plan: Plan, extra_meta: dict | None = None) -> dict:
-    report = build_report(manifest, records, plan.testpoints_for(manifest["level"]),
-                          plan.unavailable(manifest["level"]), previous_runs(out))
+def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | None = None) -> dict:
+    report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out))
     report["meta"].update(extra_meta or {})
     (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     text = summary_text(report, out)

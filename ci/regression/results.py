@@ -14,12 +14,12 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ci.regression.signature import normalise, text
+from ci.regression.signature import KEPT_FOLDER, normalise, text
 
 FAILING = ("failed", "error")
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
-RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history")
+RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
 COVERAGE_NOTE = ("functional coverage needs the stimulus issue's cover points, and Verilator code coverage of RTL "
                  "runs is not collected yet: nothing is measured, nothing is claimed")
 
@@ -157,13 +157,15 @@ def _status_in(run: dict, item_id: str) -> str | None:
 
 
 def content(report: dict) -> dict:
-    """The report without what depends on how it was run (times, shards, folders): for comparing runs."""
+    """The report without what depends on how it was run (times, shards, the temporary folders a failing
+    implementation kept): for comparing runs."""
     clean = json.loads(json.dumps(report))
     for key in RUN_FIELDS:
         clean.get("meta", {}).pop(key, None)
         clean.pop(key, None)
     for record in clean["tests"]:
         record.pop("seconds", None)
+        record["detail"] = KEPT_FOLDER.sub("(folder kept: ...)", record["detail"])
     return clean
 
 

@@ -12,7 +12,9 @@ import re
 
 from golden.verdict import TraceResult
 
-_PATH = re.compile(r"(?:/[\w.\-+]+){2,}/?")
+#: Where a run kept its files: a temporary folder, different on every run (command and RTL implementations).
+KEPT_FOLDER = re.compile(r"\((?:folder kept|run folder|log): [^)]*\)")
+_PATH = re.compile(r"(?:/[^\s:;,()'\"]+){2,}/?")
 _WHERE = re.compile(r"\b[\w.\-]+\.(?:cfg|txn|dat):\d+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?")
@@ -27,7 +29,7 @@ def normalise(message: str, *names: str) -> str:
     for name in names:
         if name:
             text = text.replace(name, "<layer>")
-    text = _WHERE.sub("<where>", _PATH.sub("<path>", text))
+    text = _WHERE.sub("<where>", _PATH.sub("<path>", KEPT_FOLDER.sub("", text)))
     text = _NUMBER.sub("#", _HEX.sub("#", text))
     text = _SPACE.sub(" ", text).strip()
     return text[:_PATTERN_LENGTH]

@@ -1,0 +1,18 @@
+"""Failure signatures: the same failure on different layers, folders and numbers gives one triage bucket."""
+
+from ci.regression.signature import normalise
+
+
+def test_numbers_paths_and_kept_folders_do_not_split_a_bucket():
+    a = normalise("pri_mem[0x80000000, +0x20): SDP output (W=1 H=1 C=1 int8): 1 of 32 elements mismatch "
+                  "(folder kept: /tmp/nvdla-sdp_1x1x1-abc)")
+    b = normalise("pri_mem[0x90000000, +0x4000): SDP output (W=8 H=8 C=32 int8): 17 of 2048 elements mismatch "
+                  "(folder kept: /tmp/nvdla-sdp_8x8x32-xyz)")
+    assert a == b and "folder kept" not in a
+
+
+def test_different_failures_stay_apart():
+    assert normalise("timeout: no interrupt") != normalise("1 of 32 elements mismatch")
+    assert normalise("/x/y/model killed by signal 11") == normalise("/a/b/model killed by signal 6")
+    assert normalise("sdp_8x8x32_bypass_int8_0.cfg:12: check_crc", "sdp_8x8x32_bypass_int8_0") == \
+        normalise("sdp_1x1x1_pass_through_int8.cfg:40: check_crc", "sdp_1x1x1_pass_through_int8")
