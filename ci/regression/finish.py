@@ -26,9 +26,12 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
 
 
 def categories(buckets: list[dict]) -> list[dict]:
-    """One Allure category per triage bucket (the test's message starts with "[signature]"), then the rest."""
+    """One Allure category per triage bucket (the test's message holds "[signature]"), then the rest.
+
+    The regular expression must mean the same in Allure 3 (JavaScript, searched) and Allure 2 (Java, matched
+    whole): no inline flags, [\\s\\S] for any character."""
     rules = [{"name": f"{b['signature']} ({b['count']})", "matchedStatuses": ["failed", "broken"],
-              "messageRegex": f"(?s)\\[{re.escape(b['signature'])}\\].*"} for b in buckets]
+              "messageRegex": f"[\\s\\S]*\\[{re.escape(b['signature'])}\\][\\s\\S]*"} for b in buckets]
     rules.append({"name": "Other failures", "matchedStatuses": ["failed", "broken"]})
     return rules
 

@@ -64,7 +64,8 @@ def build(results_dir: Path, page: Path, name: str, categories: list[dict] | Non
     with tempfile.TemporaryDirectory(prefix="nvdla-allure-") as work:
         work = Path(work)
         config = {"name": name, "output": str(work / "site"),
-                  "plugins": {"awesome": {"options": {"singleFile": True, "reportName": name}}}}
+                  "plugins": {"awesome": {"options": {"singleFile": True, "reportName": name,
+                                                         "groupBy": ["parentSuite", "suite", "subSuite"]}}}}
         if categories:
             config["categories"] = categories
         (work / "allurerc.json").write_text(json.dumps(config, indent=1))
