@@ -25,6 +25,7 @@ from ci.options import environment
 from ci.regression.plan import Item
 from ci.regression.signature import result_signature
 from golden.config import get_profile, infer_profile_name
+from golden.trace import find_traces
 from golden.verdict import TraceResult
 
 #: (floor seconds, bytes per second) of a layer's time budget, by implementation name; others use "command".
@@ -205,14 +206,21 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
     mutant = Rtl(build_options=options)
     results, paths, caught = [], [], []
     profile = get_profile("nv_small")
-    for name, path in default_layers(settings.work / "mutant-layers"):
-        result = play_layer(Path(path), profile, "rtl", settings.reference_spec(), settings.timeout_scale,
+    for name, folder in default_layers(settings.work / "mutant-layers"):
+        path = find_traces(folder)[0]  # NVIDIA's layers are test folders
+        result = play_layer(path, profile, "rtl", settings.reference_spec(), settings.timeout_scale,
                             implementation=mutant)
         results.append(result)
-        paths.append(Path(path))
+        paths.append(path)
         if result.status not in ("passed", "unsupported", "invalid"):
             caught.append({"layer": name, "verdict": result.status, "signature": result_signature(result),
-                           "size_bytes": layer_bytes(Path(path))})
+                           "size_bytes": layer_bytes(path)})
+    if caught and not any(c["verdict"] == "failed" for c in caught):
+        # Every layer that stopped errored (the simulator did not load or crashed): a broken build, not a catch.
+        return Run(_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
+                           f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
+                           signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
+                   results, paths)
     if caught:
         smallest = min(caught, key=lambda c: c["size_bytes"])
         detail = f"caught by {len(caught)} of {len(results)} layers; smallest: {smallest['layer']}"

@@ -22,6 +22,8 @@ from ci.regression.engine import Settings, run_item
 from ci.regression.plan import Item
 from ci.regression.results import write_record
 from ci.regression.signature import text
+from golden.config import get_profile
+from golden.player import play
 
 try:
     import allure
@@ -98,18 +100,22 @@ def _labels(item: Item, manifest: dict) -> None:
 
 
 def _attach(run, tmp_path: Path) -> None:
+    """The record and reproduce line, then per layer (a mutant's: the layers that caught it) the trace, the
+    decoded registers, the mismatch report and its pictures."""
     if allure is None:
         return
     text_type = allure.attachment_type.TEXT
     allure.attach(json.dumps(run.record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
     if run.record.get("reproduce"):
         allure.attach(run.record["reproduce"], name="reproduce", attachment_type=text_type)
-    for path in run.trace_paths[:1]:
-        allure.attach.file(str(path), name=f"trace {path.name}", attachment_type=text_type)
-    for number, result in enumerate(run.results):
-        label = f" ({result.name})" if len(run.results) > 1 else ""
-        if result.status == "passed" and len(run.results) > 1:
+    several = len(run.results) > 1
+    for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):
+        if several and result.status in ("passed", "unsupported"):
             continue
+        label = f" ({result.name})" if several else ""
+        allure.attach.file(str(path), name=f"trace {path.name}", attachment_type=text_type)
+        if not result.layers and result.status == "failed":  # another implementation: the golden model decodes
+            result.layers = play(path, get_profile(result.profile)).layers
         allure.attach(result.decoded_registers() or "(no layer decoded)", name=f"decoded registers{label}",
                       attachment_type=text_type)
         bad = [r for r in result.reports if not r.ok]

@@ -88,6 +88,11 @@ def test_the_report_renders_suites_a_failing_tests_attachments_and_categories(nv
         assert attachment in detail, attachment
     assert "1 of 360 elements mismatch" in detail
 
+    raw = [json.loads(f.read_text()) for f in (out / "allure-results").glob("*-result.json")]
+    failing = next(r for r in raw if r["status"] == "failed")
+    registers = next(a for a in failing["attachments"] if a["name"] == "decoded registers")
+    assert "SDP.D_DP_BS_CFG" in (out / "allure-results" / registers["source"]).read_text()
+
     bucket = json.loads((out / "results.json").read_text())["buckets"][0]["signature"]
     categories = _dom(chromium, page, "#/categories")
     assert bucket.replace("<", "&lt;").replace(">", "&gt;")[:60] in categories
