@@ -237,5 +237,5 @@ def reproduce_command(item: Item, settings: Settings) -> str:
     if item.kind == "nvidia_traces":
         return f"nvdla-verif conform {shlex.quote(item.params['path'])}{impl}{ref}{profile}"
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
-    return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed}{impl}{ref}{profile} "
-            f"--test {shlex.quote(item.id)}")
+    return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed} "
+            f"--impl {shlex.quote(settings.impl)}{ref}{profile} --test {shlex.quote(item.id)}")

@@ -16,3 +16,15 @@ def test_different_failures_stay_apart():
     assert normalise("/x/y/model killed by signal 11") == normalise("/a/b/model killed by signal 6")
     assert normalise("sdp_8x8x32_bypass_int8_0.cfg:12: check_crc", "sdp_8x8x32_bypass_int8_0") == \
         normalise("sdp_1x1x1_pass_through_int8.cfg:40: check_crc", "sdp_1x1x1_pass_through_int8")
+
+
+def test_a_reproduce_command_names_the_implementation_and_the_test():
+    from ci.regression.engine import Settings, reproduce_command
+    from ci.regression.plan import Item
+
+    random = Item("random_sdp/s9_2l", "random_sdp", {"seed": 9, "layers": 2})
+    golden = reproduce_command(random, Settings(impl="golden", level="nightly", seed=42))
+    assert golden == "nvdla-verif regress --level nightly --seed 42 --impl golden --test random_sdp/s9_2l"
+    trace = Item("nvidia/nv_small/x", "nvidia_traces", {"path": "/d/x/x.cfg"})
+    assert reproduce_command(trace, Settings(impl="rtl", ref="golden")) == \
+        "nvdla-verif conform /d/x/x.cfg --impl rtl --ref golden"
