@@ -51,3 +51,4 @@ def test_a_raising_a_hanging_and_a_crashing_test_do_not_stop_the_run(nvdla_data,
     assert junit.count("<testcase") == 5
     printed = capsys.readouterr().out
     assert "regress smoke: seed 3" in printed and "failure buckets" in printed
+    assert "regress: [5/5] " in printed  # the progress line of the last test
