@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,9 +23,7 @@ from golden.errors import NvdlaVerifError
 LEVELS = ("smoke", "nightly", "weekly")
 KINDS = ("nvidia_traces", "random_sdp", "mutants", "generated", "illegal")
 DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "suites" / "testplan.hjson"
-#: The fixture's bug switches (rtl/build.py BUG_SWITCHES; repeated here so the plan loads without the RTL packages).
-FIXTURE_BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURATION", "FX_BUG_SWAP_GROUP",
-                        "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT")
+FIXTURE_SOURCES = Path(__file__).resolve().parents[2] / "rtl" / "fixture"
 
 
 class PlanError(NvdlaVerifError):
@@ -134,6 +133,15 @@ def _check_test(path: Path, entry: dict) -> None:
                         "mark it available: false")
 
 
+def fixture_bug_switches(folder: Path = FIXTURE_SOURCES) -> list[str]:
+    """The fixture's bug switches (`ifdef FX_BUG_...` in its Verilog), read from the source so that the plan
+    needs neither the RTL packages nor a list to keep in step with rtl/build.py."""
+    found = set()
+    for source in sorted(folder.glob("*.v")):
+        found.update(re.findall(r"`ifn?def\s+(FX_BUG_\w+)", source.read_text()))
+    return sorted(found)
+
+
 def derived_seed(base: int, test: str, index: int) -> int:
     """The seed of the index-th layer of a per-run test: the same on every machine for the same base seed."""
     digest = hashlib.sha256(f"{base}:{test}:{index}".encode()).digest()
@@ -165,7 +173,7 @@ def _expand(test: dict, level: str, seed: int, data_root: Path) -> list[Item]:
         return [Item(f"random_sdp/s{s}_{layers}l", kind, {"seed": s, "layers": layers, "profile": "nv_small"})
                 for s in seeds]
     if kind == "mutants":
-        switches = [s for s in FIXTURE_BUG_SWITCHES if fnmatch.fnmatchcase(s, test["switches"])]
+        switches = [s for s in fixture_bug_switches() if fnmatch.fnmatchcase(s, test["switches"])]
         return [Item(f"mutant/{s}", kind, {"switch": s, "profile": "nv_small"}) for s in switches]
     return []
 

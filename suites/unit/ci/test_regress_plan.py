@@ -113,3 +113,11 @@ def test_a_bad_plan_is_one_error_naming_the_entry(tmp_path, tests, points, messa
     path = write_plan(tmp_path / "plan.hjson", tests, points)
     with pytest.raises(PlanError, match=message):
         load_plan(path)
+
+
+def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
+    from ci.regression.plan import fixture_bug_switches
+
+    (tmp_path / "a.v").write_text("`ifdef FX_BUG_ONE\n  x\n`endif\n`ifndef  FX_BUG_TWO\n`endif\n// FX_BUG_NOT\n")
+    (tmp_path / "b.v").write_text("`ifdef FX_BUG_ONE\n`endif\n")
+    assert fixture_bug_switches(tmp_path) == ["FX_BUG_ONE", "FX_BUG_TWO"]
