@@ -93,7 +93,7 @@ def run(args) -> int:
           + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
           f"-j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
-    code = _pytest(out, args.j)
+    code = _pytest(out, args.j, data)
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
     report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
@@ -133,12 +133,13 @@ def _allure_options(out: Path) -> list[str]:
     return ["--alluredir", str(out / "allure-results")]
 
 
-def _pytest(out: Path, jobs: int) -> int:
+def _pytest(out: Path, jobs: int, data: Path) -> int:
     command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "ci.regression.progress",
                "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / "junit.xml"),
                *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
                "--rootdir", str(REPO), "-o", "junit_family=xunit2", "--tb=short"]
-    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "manifest.json")}
+    # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
+    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "manifest.json"), "NVDLA_DATA": str(data.resolve())}
     with open(out / "pytest.log", "w") as log:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, bufsize=1)

@@ -110,8 +110,8 @@ def mutant_table(records: list[dict]) -> list[dict]:
             continue
         caught = r.get("caught_by", [])
         signatures = sorted({text(c["signature"]) for c in caught})
-        rows.append({"mutant": r["id"].split("/", 1)[1], "caught": r["verdict"] == "caught",
-                     "layers": [c["layer"] for c in caught], "buckets": signatures})
+        rows.append({"mutant": r["id"].split("/", 1)[1], "caught": r["verdict"] == "caught", "status": r["status"],
+                     "layers": [c["layer"] for c in caught], "buckets": signatures, "detail": r["detail"][:200]})
     return rows
 
 
@@ -185,8 +185,9 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     if report["mutants"]:
         lines.append("fixture mutants:")
         for row in report["mutants"]:
-            verdict = "caught" if row["caught"] else "SURVIVED"
-            lines.append(f"  {row['mutant']:22} {verdict:8} {'; '.join(row['buckets'])[:160]}")
+            verdict = "caught" if row["caught"] else ("SURVIVED" if row["status"] == "failed" else "ERROR")
+            shown = "; ".join(row["buckets"]) or (f"({row['detail']})" if verdict == "ERROR" else "")
+            lines.append(f"  {row['mutant']:22} {verdict:8} {shown[:160]}")
     h = report["history"]
     if h["compared_with"] is not None:
         lines.append(f"since the previous run (seed {h['compared_with']}): {len(h['new_failures'])} new failures, "
