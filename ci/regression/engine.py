@@ -192,7 +192,8 @@ def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str
 
 
 def _run_mutant(item: Item, settings: Settings) -> Run:
-    """Build the fixture with one bug switch, play the bench's default layer set: caught when any layer fails."""
+    """Build the fixture with one bug switch, play the bench's default layer set: caught when a layer fails a
+    check or the bench stops it (error); an error only because the simulator never started is no catch."""
     switch = item.params["switch"]
     if settings.impl != "rtl":
         return Run(_record(item, settings, "skipped", "-", f"a fixture mutant needs --impl rtl (got {settings.impl})"))
@@ -214,9 +215,9 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
         paths.append(path)
         if result.status not in ("passed", "unsupported", "invalid"):
             caught.append({"layer": name, "verdict": result.status, "signature": result_signature(result),
-                           "size_bytes": layer_bytes(path)})
-    if caught and not any(c["verdict"] == "failed" for c in caught):
-        # Every layer that stopped errored (the simulator did not load or crashed): a broken build, not a catch.
+                           "size_bytes": layer_bytes(path), "detail": result.detail[:300]})
+    if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
+        # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
         return Run(_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
                            f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
                            signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
@@ -228,6 +229,15 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
     return Run(_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
                        signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
                                   "pattern": "mutant survived the default layer set"}), results, paths)
+
+
+#: What a layer's error says when the simulator never ran the bench (cocotb's GPI could not load it, the
+#: binary or a library is missing), as opposed to a bench check that stopped it (a CSB or interrupt timeout).
+INFRASTRUCTURE_ERRORS = ("gpi_load_user", "GPI_USERS", "cannot be loaded", "cannot start", "No such file or directory")
+
+
+def _infrastructure(detail: str) -> bool:
+    return any(marker in detail for marker in INFRASTRUCTURE_ERRORS)
 
 
 def reproduce_command(item: Item, settings: Settings) -> str:
