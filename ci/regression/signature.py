@@ -24,8 +24,19 @@ UNIT_PREFIXES = {"sdp": "SDP", "pdp": "PDP", "cdp": "CDP", "dc": "CONV", "img": 
                  "conv": "CONV", "wino": "CONV", "bdma": "BDMA", "rubik": "RUBIK", "random": "SDP"}
 
 
+_RAISED = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Timeout|Failure|Exit)\w*)(?::.*)?$")
+
+
+def _raised(message: str) -> str:
+    """A Python traceback's last exception line ("pkg.mod.CsbTimeout: no CSB response ..."), else the message."""
+    if "Traceback (most recent call last)" not in message:
+        return message
+    lines = [line.strip() for line in message.splitlines() if _RAISED.match(line)]
+    return lines[-1] if lines else message
+
+
 def normalise(message: str, *names: str) -> str:
-    text = message
+    text = _raised(message)
     for name in names:
         if name:
             text = text.replace(name, "<layer>")

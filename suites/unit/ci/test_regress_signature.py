@@ -28,3 +28,11 @@ def test_a_reproduce_command_names_the_implementation_and_the_test():
     trace = Item("nvidia/nv_small/x", "nvidia_traces", {"path": "/d/x/x.cfg"})
     assert reproduce_command(trace, Settings(impl="rtl", ref="golden")) == \
         "nvdla-verif conform /d/x/x.cfg --impl rtl --ref golden"
+
+
+def test_a_traceback_is_known_by_its_exception_not_its_first_line():
+    tail = ('the simulation wrote no result (log: /tmp/r/sim.log):\nTraceback (most recent call last):\n'
+            '  File "/x/csb_agent.py", line 118, in transfer\n    raise CsbTimeout(f"no CSB response")\n'
+            'rtl.bench.csb_agent.CsbTimeout: no CSB response to CSB read 0x0100c = 0x00000000 within 1000 cycles\n'
+            ' (run folder: /tmp/rtl-run-ab12)')
+    assert normalise(tail) == "rtl.bench.csb_agent.CsbTimeout: no CSB response to CSB read # = # within # cycles"
