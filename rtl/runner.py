@@ -44,7 +44,7 @@ from golden.steps import Program, compile_trace
 from golden.trace import Trace, load_trace
 from rtl.build import BuildOptions, build
 from rtl.cycle_budget import layer_cycle_budget
-from rtl.fixture_subset import output_layout, unsupported_reason
+from rtl.fixture_subset import ATOM_BYTES, output_layout, unsupported_reason
 from rtl.job import Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,6 +115,9 @@ def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem |
                 expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
                 step.expect_file = expect.name
     reason = unsupported_reason(values, units)
+    if atom != ATOM_BYTES:
+        reason = (f"the fixture has nv_small's {ATOM_BYTES}-byte memory atoms, profile {profile.name} has "
+                  f"{atom}-byte ones")
     if program.layout != "master":
         reason = f"the fixture has the master register layout, the trace uses {program.layout}'s"
     return job, reason

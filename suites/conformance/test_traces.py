@@ -1,6 +1,10 @@
-"""Conformance: every NVIDIA trace under --nvdla-data played on the golden model, one test per trace.
+"""Conformance: every NVIDIA trace under --nvdla-data played on an implementation, one test per trace.
 
-    pytest suites/conformance [-n auto] [--nvdla-data DIR] [--alluredir OUT]
+    pytest suites/conformance [-n auto] [--nvdla-data DIR] [--impl NAME[:ARG]] [--ref NAME[:ARG]] [--alluredir OUT]
+
+Each trace runs through ci.conformance.run_trace: the implementation (--impl, default golden) judged
+against the trace's checks and, through the scoreboards, against the reference (--ref; default golden,
+none when --impl is golden), as `nvdla-verif conform` does.
 
 The profile comes from the folder names (nv_small, nv_large, traceplayer -> nv_full),
 or from $NVDLA_CONFORM_PROFILE / $NVDLA_CONFORM_PROFILE_SPEC (a .spec file). Verdicts:
@@ -18,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+import ci.implementations as registry
+from ci.conformance import run_trace
 from golden.config import get_profile, infer_profile_name, load_spec
 from golden.player import play
 from golden.trace import find_traces
@@ -62,14 +68,25 @@ def _attach(name: str, body: str) -> None:
         allure.attach(body, name=name, attachment_type=allure.attachment_type.TEXT)
 
 
-def test_trace(trace_path):
+@pytest.fixture(scope="session")
+def implementations(request):
+    """(implementation, reference) the --impl/--ref options name, created once per session."""
+    impl = request.config.getoption("--impl")
+    implementation = registry.create(impl)
+    ref = request.config.getoption("--ref") or ("golden" if implementation.name != "golden" else None)
+    return implementation, registry.create(ref) if ref and ref != impl else None
+
+
+def test_trace(trace_path, implementations):
     profile = _profile(trace_path)
     if profile is None:
         pytest.skip(f"cannot infer the profile of {trace_path}; set NVDLA_CONFORM_PROFILE")
     if allure is not None:
         allure.dynamic.suite(profile.name)
     _attach("trace", trace_path.read_text())
-    result = play(trace_path, profile)
+    result = run_trace(trace_path, profile, *implementations)
+    if not result.layers and result.status == "failed":  # another implementation: the golden model decodes them
+        result.layers = play(trace_path, profile).layers
     _attach("decoded registers", result.decoded_registers() or "(no layer ran)")
     _attach("mismatch summary", f"{result.status}: {result.detail}\n{result.mismatch_summary()}")
     expected_switch = EXPECTED_INVALID.get((profile.name, result.name))

@@ -57,8 +57,8 @@ def test_the_rtl_implementation_against_the_golden_reference(fixture_build, nv_s
     assert passed.status == "passed", passed.detail
     assert [c.command for c in passed.checks] == ["scoreboard vs golden", "check_crc", "memory writes"]
     assert passed.reports and all(r.rule == "bit-exact" for r in passed.reports)
-    unsupported = play(_trace("sdp_3x3x32_ew_lo_lin_int8"), get_profile("nv_large"), Rtl())
-    assert unsupported.status == "unsupported" and "Y (EW)" in unsupported.detail
+    unsupported = play(_trace("sdp_23x13x42_bs_int8_mem_0"), nv_small, Rtl())
+    assert unsupported.status == "unsupported" and "BS operands from memory" in unsupported.detail
     invalid = run_trace(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, Rtl(), Golden())
     assert invalid.status == "invalid" and "on the reference golden" in invalid.detail
 
@@ -98,3 +98,9 @@ def test_a_corrupted_crc_fails(fixture_build, nv_small, tmp_path):
     assert result.status == "fail"
     assert "differs from the trace's 0x9f5edd59" in result.checks[0]["report"]
     assert result.checks[0]["golden_ok"] is True
+
+
+def test_a_profile_with_wider_atoms_is_unsupported_on_the_fixture(nvdla_data):
+    result = run_trace(nvdla_data / "trace_tests/nv_large/sdp_passthrough_8x8x32_pack_inc_int8",
+                       get_profile("nv_large"), Rtl(), Golden())
+    assert result.status == "unsupported" and "8-byte memory atoms, profile nv_large has 32-byte ones" in result.detail

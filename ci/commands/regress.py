@@ -1,0 +1,151 @@
+"""`nvdla-verif regress`: run one level of the testplan (suites/testplan.hjson) under pytest + pytest-xdist.
+
+The plan's tests for the level become one pytest test each (suites/regression/test_regression.py); every
+layer runs through the implementation interface (--impl, --ref) and the scoreboards. A test that fails,
+raises, hangs past its layer's time budget or whose implementation crashes is that test's failed/error
+verdict: the run goes on. Writes OUT/junit.xml, OUT/allure-results/, OUT/results.json (triage buckets,
+sign-off, history against the previous run in OUT) and OUT/summary.txt, and with --html the Allure 3
+report OUT/report.html (ci/regression/html.py). Exit status 0 when nothing failed or errored, 1 otherwise,
+2 for a bad option or plan.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ci.regression import html
+from ci.regression.engine import Settings
+from ci.regression.finish import finish
+from ci.regression.plan import DEFAULT_PLAN, LEVELS, PlanError, load_plan, parse_shard, shard
+from ci.regression.results import collect_records, keep_history
+
+NAME = "regress"
+HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
+REPO = Path(__file__).resolve().parents[2]
+SUITE = REPO / "suites" / "regression" / "test_regression.py"
+DEFAULT_DATA = REPO.parent / "shared" / "nvdla"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan stage to run (cumulative)")
+    parser.add_argument("--impl", default="rtl", metavar="NAME[:ARG]",
+                        help="the implementation under test (default: rtl, the fixture DUT; e.g. golden)")
+    parser.add_argument("--ref", metavar="NAME[:ARG]",
+                        help="the reference its outcome is compared with (default: golden, none for --impl golden)")
+    parser.add_argument("--profile", help="a hardware profile for every layer (default: from the folder names)")
+    parser.add_argument("--seed", type=int, help="the base seed (default: a new one, printed)")
+    parser.add_argument("--shard", metavar="i/n", help="run only the i-th of n deterministic parts of the tests")
+    parser.add_argument("--out", default="regress-out", metavar="DIR",
+                        help="results folder (default: regress-out); the previous run's report there is history")
+    parser.add_argument("-j", type=int, default=1, metavar="N", help="pytest-xdist workers (default 1)")
+    parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE", help="the testplan (hjson)")
+    parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
+                        help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
+    parser.add_argument("--test", action="append", default=[], metavar="ID",
+                        help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
+    parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
+                        help="multiply every layer's time budget (derived from its size) by F")
+    parser.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
+    parser.add_argument("--list", action="store_true", help="print the tests the options select and stop")
+
+
+def run(args) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if args.seed is None:
+        print(f"regress: base seed {seed} (rerun with --seed {seed})", flush=True)
+    plan = load_plan(args.plan)
+    data = Path(args.nvdla_data)
+    if not data.is_dir():
+        raise PlanError(f"NVIDIA's traces not found at {data} (use --nvdla-data DIR)")
+    items = plan.items(args.level, seed, data)
+    plan_items = len(items)
+    if args.test:
+        items = [i for i in items if any(fnmatch.fnmatchcase(i.id, pattern) for pattern in args.test)]
+    if args.shard:
+        items = shard(items, *parse_shard(args.shard))
+    if not items:
+        raise PlanError(f"no test selected at level {args.level}" + (f" matching {args.test}" if args.test else ""))
+    if args.list:
+        for item in items:
+            print(f"{item.id:60} {','.join(item.testpoints)}")
+        return 0
+    out = Path(args.out).resolve()
+    settings = Settings(impl=args.impl, ref=args.ref, profile=args.profile, level=args.level, seed=seed,
+                        timeout_scale=args.timeout_scale,
+                        plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
+    _check_implementations(settings)
+    manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
+                "ref": settings.reference_spec(), "profile": args.profile, "plan_items": plan_items,
+                "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
+                "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
+                "settings": {k: v for k, v in vars(settings).items() if k != "work"}}
+    _prepare(out, manifest)
+    print(f"regress: {len(items)} tests of level {args.level} ({plan.name})"
+          + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
+          f"-j {args.j}; results in {out}", flush=True)
+    started = time.perf_counter()
+    code = _pytest(out, args.j, data)
+    wall = time.perf_counter() - started
+    records = collect_records(out, manifest)
+    report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
+    print((out / "summary.txt").read_text(), end="")
+    print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
+    if args.html:
+        page = html.build(out / "allure-results", out / "report.html", f"nvdla-verif {args.level} seed {seed}")
+        print(f"regress: HTML report {page}")
+    counts = report["counts"]
+    return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0
+
+
+def _check_implementations(settings: Settings) -> None:
+    """Create the implementations once here so that a bad --impl/--ref is one error, not a failure per test."""
+    import ci.implementations as registry
+
+    registry.create(settings.impl)
+    if settings.reference_spec():
+        registry.create(settings.reference_spec())
+
+
+def _prepare(out: Path, manifest: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
+    for stale in ("results", "allure-results", "work"):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    for stale in ("junit.xml", "summary.txt", "report.html"):
+        (out / stale).unlink(missing_ok=True)
+    (out / "results").mkdir()
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def _allure_options(out: Path) -> list[str]:
+    if importlib.util.find_spec("allure_pytest") is None:
+        print("regress: allure-pytest is not installed, no Allure results (bash ci/setup.sh --test)")
+        return []
+    return ["--alluredir", str(out / "allure-results")]
+
+
+def _pytest(out: Path, jobs: int, data: Path) -> int:
+    command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "ci.regression.progress",
+               "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / "junit.xml"),
+               *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
+               "--rootdir", str(REPO), "-o", "junit_family=xunit2", "--tb=short"]
+    # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
+    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "manifest.json"), "NVDLA_DATA": str(data.resolve())}
+    with open(out / "pytest.log", "w") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   text=True, bufsize=1)
+        for line in process.stdout:
+            log.write(line)
+            if "regress: [" in line:
+                print(line[line.index("regress: ["):], end="", flush=True)
+        return process.wait()
+

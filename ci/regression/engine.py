@@ -1,0 +1,251 @@
+"""Run one regression item (ci/regression/plan.py) and return its record; the pytest suite
+suites/regression/ calls this once per test and fails the test from the record.
+
+    run_item(item, settings) -> Run   (record: a JSON-able dict; results: the TraceResults, for attachments)
+
+Every layer runs through the implementation interface and the scoreboards (ci.conformance.run_trace).
+A layer that runs past its time budget is stopped (SIGALRM) and recorded as failed with verdict "timeout";
+the budget grows with the layer's size (the bytes of its trace and data files), per implementation kind.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ci.implementations as registry
+from ci.conformance import run_trace
+from ci.options import environment
+from ci.regression.plan import Item
+from ci.regression.signature import result_signature
+from golden.config import get_profile, infer_profile_name
+from golden.trace import find_traces
+from golden.verdict import TraceResult
+
+#: (floor seconds, bytes per second) of a layer's time budget, by implementation name; others use "command".
+BUDGETS = {"golden": (60.0, 2e6), "dlhdl": (60.0, 1e6), "command": (120.0, 5e5), "rtl": (300.0, 2e4)}
+MUTANT_BUILD_S = 600.0  # a Verilator build of the fixture with one bug switch, before its layers run
+
+
+class LayerTimeout(BaseException):
+    """Raised in the test's thread when a layer runs past its budget (a BaseException so that no
+    implementation's `except Exception` swallows it)."""
+
+
+@dataclass
+class Settings:
+    impl: str = "golden"
+    ref: str | None = None  # None: golden unless impl is golden
+    profile: str | None = None  # a fixed profile for every layer
+    level: str = "smoke"
+    seed: int = 0
+    work: Path = Path("regress-out/work")
+    timeout_scale: float = 1.0
+    plan: str | None = None
+
+    def reference_spec(self) -> str | None:
+        name = self.impl.partition(":")[0]
+        if self.ref:
+            return None if self.ref == "none" else self.ref
+        return None if name == "golden" else "golden"
+
+
+@dataclass
+class Run:
+    record: dict
+    results: list[TraceResult] = field(default_factory=list)
+    trace_paths: list[Path] = field(default_factory=list)
+
+
+def layer_bytes(path: Path) -> int:
+    """The bytes of a trace and its data files: its folder, or the files named after it in a shared folder."""
+    folder = path.parent
+    if sum(1 for _ in folder.glob("*.cfg")) > 1:
+        files = folder.glob(f"{path.stem}*")
+    else:
+        files = folder.iterdir()
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
+def budget_s(impl: str, size: int, scale: float) -> float:
+    floor, rate = BUDGETS.get(impl.partition(":")[0], BUDGETS["command"])
+    return scale * (floor + size / rate)
+
+
+@contextmanager
+def watchdog(seconds: float):
+    """Raise LayerTimeout in this thread after `seconds` (main thread only; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise LayerTimeout(seconds)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _profile_for(path: Path, settings: Settings, default: str | None = None):
+    name = settings.profile or default or infer_profile_name(path)
+    return get_profile(name) if name else None
+
+
+def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale: float,
+               implementation=None) -> TraceResult:
+    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang."""
+    size = layer_bytes(path)
+    limit = budget_s(impl_spec, size, scale)
+    if implementation is None:
+        # An external program gets the budget as its own limit, so that it kills its process group itself.
+        own = {"NVDLA_COMMAND_TIMEOUT": f"{0.9 * limit:.1f}"} if "NVDLA_COMMAND_TIMEOUT" not in os.environ else {}
+        with environment(own):
+            implementation = registry.create(impl_spec)
+    reference = registry.create(ref_spec) if ref_spec else None
+    started = time.perf_counter()
+    try:
+        with watchdog(limit):
+            return run_trace(path, profile, implementation, reference)
+    except LayerTimeout:
+        name = path.parent.name if path.suffix == ".txn" else path.stem
+        return TraceResult(name, profile.name, "failed", f"timeout: no result within {limit:.0f} s (budget for "
+                           f"{size} bytes of layer data on {implementation.name})", path=str(path),
+                           implementation=implementation.name, seconds=time.perf_counter() - started)
+
+
+def run_item(item: Item, settings: Settings) -> Run:
+    started = time.perf_counter()
+    if item.kind == "nvidia_traces":
+        run = _run_trace_item(item, Path(item.params["path"]), settings)
+    elif item.kind == "random_sdp":
+        from rtl.random_layers import write_random_trace
+
+        folder = settings.work / "random"
+        path = write_random_trace(folder, item.params["seed"], item.params["layers"])
+        run = _run_trace_item(item, path, settings)
+    elif item.kind == "mutants":
+        run = _run_mutant(item, settings)
+    else:
+        run = Run(_record(item, settings, "skipped", "-", f"{item.kind} tests are not available yet"))
+    run.record["seconds"] = round(time.perf_counter() - started, 3)
+    return run
+
+
+def _record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
+    record = {"id": item.id, "kind": item.kind, "tests": list(item.tests), "testpoints": list(item.testpoints),
+              "status": status, "verdict": verdict, "detail": detail, "impl": settings.impl,
+              "ref": settings.reference_spec(), "seed": item.params.get("seed"), "signature": None,
+              "size_bytes": 0, "reproduce": reproduce_command(item, settings)}
+    record.update(extra)
+    return record
+
+
+def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
+    profile = _profile_for(path, settings, item.params.get("profile") if item.kind != "nvidia_traces" else None)
+    if profile is None:
+        return Run(_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
+    result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale)
+    status, note = _status(result, item.params.get("expected_invalid"))
+    record = _record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
+                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles)
+    if status in ("failed", "error"):
+        record["signature"] = result_signature(result)
+    return Run(record, [result], [path])
+
+
+def _shown(path: Path, settings: Settings) -> str:
+    """A generated trace's path relative to the results folder (the same in every shard), others as they are."""
+    try:
+        return str(path.resolve().relative_to(settings.work.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str]:
+    """(test status, a note replacing the detail or ''): passed, failed, error or skipped."""
+    if expected_invalid:
+        if result.status == "invalid" and expected_invalid in result.detail:
+            return "passed", f"rejected as expected: {result.detail}"
+        result.status, result.detail = "failed", (f"expected a rejection naming {expected_invalid}, got "
+                                                  f"{result.status}: {result.detail}")
+        return "failed", ""
+    if result.status == "passed":
+        return "passed", ""
+    if result.status == "failed":
+        return "failed", ""
+    if result.status in ("unsupported", "invalid"):
+        return "skipped", f"{result.status}: {result.detail}"
+    if result.detail.startswith("missing file"):
+        return "skipped", result.detail
+    return "error", ""
+
+
+def _run_mutant(item: Item, settings: Settings) -> Run:
+    """Build the fixture with one bug switch, play the bench's default layer set: caught when a layer fails a
+    check or the bench stops it (error); an error only because the simulator never started is no catch."""
+    switch = item.params["switch"]
+    if settings.impl != "rtl":
+        return Run(_record(item, settings, "skipped", "-", f"a fixture mutant needs --impl rtl (got {settings.impl})"))
+    from rtl.build import BuildOptions, build
+    from rtl.implementation import Rtl
+    from rtl.suite import default_layers
+
+    options = BuildOptions(defines=(switch,))
+    with watchdog(settings.timeout_scale * MUTANT_BUILD_S):
+        build(options)
+    mutant = Rtl(build_options=options)
+    results, paths, caught = [], [], []
+    profile = get_profile("nv_small")
+    for name, folder in default_layers(settings.work / "mutant-layers"):
+        path = find_traces(folder)[0]  # NVIDIA's layers are test folders
+        result = play_layer(path, profile, "rtl", settings.reference_spec(), settings.timeout_scale,
+                            implementation=mutant)
+        results.append(result)
+        paths.append(path)
+        if result.status not in ("passed", "unsupported", "invalid"):
+            caught.append({"layer": name, "verdict": result.status, "signature": result_signature(result),
+                           "size_bytes": layer_bytes(path), "detail": result.detail[:300]})
+    if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
+        # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
+        return Run(_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
+                           f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
+                           signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
+                   results, paths)
+    if caught:
+        smallest = min(caught, key=lambda c: c["size_bytes"])
+        detail = f"caught by {len(caught)} of {len(results)} layers; smallest: {smallest['layer']}"
+        return Run(_record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
+    return Run(_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
+                       signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
+                                  "pattern": "mutant survived the default layer set"}), results, paths)
+
+
+#: What a layer's error says when the simulator never ran the bench (cocotb's GPI could not load it, the
+#: binary or a library is missing), as opposed to a bench check that stopped it (a CSB or interrupt timeout).
+INFRASTRUCTURE_ERRORS = ("gpi_load_user", "GPI_USERS", "cannot be loaded", "cannot start", "No such file or directory")
+
+
+def _infrastructure(detail: str) -> bool:
+    return any(marker in detail for marker in INFRASTRUCTURE_ERRORS)
+
+
+def reproduce_command(item: Item, settings: Settings) -> str:
+    impl = f" --impl {shlex.quote(settings.impl)}" if settings.impl != "golden" else ""
+    ref = f" --ref {shlex.quote(settings.ref)}" if settings.ref else ""
+    profile = f" --profile {settings.profile}" if settings.profile else ""
+    if item.kind == "nvidia_traces":
+        return f"nvdla-verif conform {shlex.quote(item.params['path'])}{impl}{ref}{profile}"
+    plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
+    return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed} "
+            f"--impl {shlex.quote(settings.impl)}{ref}{profile} --test {shlex.quote(item.id)}")

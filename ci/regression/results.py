@@ -1,0 +1,227 @@
+"""A run's results on disk and the report built from them (the same code for one run and for merged shards).
+
+    OUT/manifest.json        what the run was asked to do: plan, level, seed, implementations, shard, items
+    OUT/results/ID.json      one record per item, written by the test as it finishes (ci/regression/engine.py)
+    OUT/junit.xml            pytest's JUnit XML (fills in the records of tests whose worker crashed)
+    OUT/results.json         the report: meta, tests (sorted by id), triage buckets, sign-off, coverage, history
+    OUT/summary.txt          the plain-text summary printed at the end
+    OUT/history/*.json       earlier runs' results.json in this folder, for new/fixed/still failing/flaky
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ci.regression.signature import KEPT_FOLDER, normalise, text
+
+FAILING = ("failed", "error")
+HISTORY_KEPT = 10
+#: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
+RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
+COVERAGE_NOTE = ("functional coverage needs the stimulus issue's cover points, and Verilator code coverage of RTL "
+                 "runs is not collected yet: nothing is measured, nothing is claimed")
+
+
+def record_file(out: Path, item_id: str) -> Path:
+    return out / "results" / (item_id.replace("/", "__") + ".json")
+
+
+def write_record(out: Path, record: dict) -> None:
+    path = record_file(out, record["id"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def collect_records(out: Path, manifest: dict) -> list[dict]:
+    """The record of every item of the manifest; a test whose worker died gets one from the JUnit XML."""
+    junit = _junit_outcomes(out / "junit.xml")
+    records = []
+    for item in manifest["items"]:
+        path = record_file(out, item["id"])
+        if path.is_file():
+            records.append(json.loads(path.read_text()))
+            continue
+        status, message = junit.get(item["id"], ("error", "no result: the run stopped before this test finished"))
+        records.append({"id": item["id"], "kind": item["kind"], "tests": item["tests"],
+                        "testpoints": item["testpoints"], "status": status, "verdict": "crash", "detail": message,
+                        "impl": manifest["impl"], "ref": manifest["ref"], "seed": item["params"].get("seed"),
+                        "size_bytes": 0, "seconds": 0.0, "reproduce": "",
+                        "signature": {"unit": "?", "implementation": manifest["impl"], "check": "crash",
+                                      "pattern": normalise(message)} if status in FAILING else None})
+    return records
+
+
+def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
+    if not path.is_file():
+        return {}
+    outcomes = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = case.get("name", "")
+        if "[" not in name:
+            continue
+        item_id = name[name.index("[") + 1:-1]
+        for tag, status in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+            node = case.find(tag)
+            if node is not None:
+                outcomes[item_id] = (status, (node.get("message") or "").splitlines()[0][:300] if node.get(
+                    "message") else tag)
+                break
+        else:
+            outcomes[item_id] = ("passed", "")
+    return outcomes
+
+
+def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict], unavailable: list[str],
+                 previous: list[dict] | None = None) -> dict:
+    records = sorted(records, key=lambda r: r["id"])
+    counts = {s: sum(r["status"] == s for r in records) for s in ("passed", "failed", "error", "skipped")}
+    counts["total"] = len(records)
+    meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
+    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records),
+              "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable),
+              "unavailable": unavailable, "coverage": {"functional": None, "code": None, "note": COVERAGE_NOTE}}
+    report["history"] = history(records, previous or [])
+    return report
+
+
+def buckets(records: list[dict]) -> list[dict]:
+    """Failures grouped by signature, the largest bucket first; each with its smallest failing case."""
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        if r["status"] in FAILING and r.get("signature"):
+            groups.setdefault(text(r["signature"]), []).append(r)
+    out = []
+    for signature, members in groups.items():
+        smallest = min(members, key=lambda r: (r.get("size_bytes") or 0, r["id"]))
+        out.append({"signature": signature, "parts": members[0]["signature"], "count": len(members),
+                    "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
+                    "reproduce": smallest.get("reproduce", "")})
+    return sorted(out, key=lambda b: (-b["count"], b["signature"]))
+
+
+def mutant_table(records: list[dict]) -> list[dict]:
+    rows = []
+    for r in records:
+        if r["kind"] != "mutants" or r["status"] == "skipped":
+            continue
+        caught = r.get("caught_by", [])
+        signatures = sorted({text(c["signature"]) for c in caught})
+        rows.append({"mutant": r["id"].split("/", 1)[1], "caught": r["verdict"] == "caught", "status": r["status"],
+                     "layers": [c["layer"] for c in caught], "buckets": signatures, "detail": r["detail"][:200]})
+    return rows
+
+
+def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str]) -> list[dict]:
+    rows = []
+    for tp in testpoints:
+        mine = [r for r in records if tp["name"] in r["testpoints"]]
+        ran = [r for r in mine if r["status"] != "skipped"]
+        passed = sum(r["status"] == "passed" for r in ran)
+        missing = [t for t in tp["tests"] if t in unavailable]
+        rows.append({"testpoint": tp["name"], "stage": tp["stage"], "tests": tp["tests"], "items": len(mine),
+                     "ran": len(ran), "passed": passed, "skipped": len(mine) - len(ran),
+                     "pass_rate": round(passed / len(ran), 4) if ran else None,
+                     "not_available": missing, "covers": tp.get("covers", []), "coverage": None})
+    return rows
+
+
+def history(records: list[dict], previous: list[dict]) -> dict:
+    """Compared with the previous runs in the same folder (newest first): new/fixed/still failing/flaky."""
+    now = {r["id"]: r["status"] for r in records}
+    if not previous:
+        return {"compared_with": None, "new_failures": [], "fixed": [], "still_failing": [], "flaky": []}
+    last = {r["id"]: r["status"] for r in previous[0]["tests"]}
+    new = sorted(i for i, s in now.items() if s in FAILING and last.get(i) not in FAILING)
+    fixed = sorted(i for i, s in now.items() if s == "passed" and last.get(i) in FAILING)
+    still = sorted(i for i, s in now.items() if s in FAILING and last.get(i) in FAILING)
+    flaky = []
+    for item_id in sorted(now):
+        verdicts = [now[item_id]] + [_status_in(run, item_id) for run in previous]
+        seen = [v in FAILING for v in verdicts if v in (*FAILING, "passed")]
+        flips = sum(a != b for a, b in zip(seen, seen[1:], strict=False))
+        if flips >= 2:
+            flaky.append(item_id)
+    return {"compared_with": previous[0]["meta"].get("seed"), "runs_compared": len(previous),
+            "new_failures": new, "fixed": fixed, "still_failing": still, "flaky": flaky}
+
+
+def _status_in(run: dict, item_id: str) -> str | None:
+    for r in run["tests"]:
+        if r["id"] == item_id:
+            return r["status"]
+    return None
+
+
+def content(report: dict) -> dict:
+    """The report without what depends on how it was run (times, shards, the temporary folders a failing
+    implementation kept): for comparing runs."""
+    clean = json.loads(json.dumps(report))
+    for key in RUN_FIELDS:
+        clean.get("meta", {}).pop(key, None)
+        clean.pop(key, None)
+    for record in clean["tests"]:
+        record.pop("seconds", None)
+        record["detail"] = KEPT_FOLDER.sub("(folder kept: ...)", record["detail"])
+    return clean
+
+
+def summary_text(report: dict, out: Path | None = None) -> str:
+    m, c = report["meta"], report["counts"]
+    ref = m["ref"] or "none"
+    lines = [f"regress {m['level']}: seed {m['seed']}, {m['impl']} vs {ref}, "
+             f"{c['total']} tests: {c['passed']} passed, {c['failed']} failed, {c['error']} errors, "
+             f"{c['skipped']} skipped"]
+    if report["buckets"]:
+        lines.append("failure buckets (count, signature; smallest case; reproduce):")
+        for b in report["buckets"]:
+            lines.append(f"  {b['count']:3}  {b['signature']}")
+            lines.append(f"       smallest: {b['smallest']}")
+            if b["reproduce"]:
+                lines.append(f"       {b['reproduce']}")
+    if report["mutants"]:
+        lines.append("fixture mutants:")
+        for row in report["mutants"]:
+            verdict = "caught" if row["caught"] else ("SURVIVED" if row["status"] == "failed" else "ERROR")
+            shown = "; ".join(row["buckets"]) or (f"({row['detail']})" if verdict == "ERROR" else "")
+            lines.append(f"  {row['mutant']:22} {verdict:8} {shown[:160]}")
+    h = report["history"]
+    if h["compared_with"] is not None:
+        lines.append(f"since the previous run (seed {h['compared_with']}): {len(h['new_failures'])} new failures, "
+                     f"{len(h['fixed'])} fixed, {len(h['still_failing'])} still failing, {len(h['flaky'])} flaky")
+        for key in ("new_failures", "fixed", "flaky"):
+            for item_id in h[key][:20]:
+                lines.append(f"  {key.replace('_', ' ')}: {item_id}")
+    lines.append("sign-off (testpoint, stage, passed/ran, skipped, not available):")
+    for row in report["signoff"]:
+        missing = ", ".join(row["not_available"]) or "-"
+        lines.append(f"  {row['testpoint']:38} {row['stage']:8} {row['passed']:4}/{row['ran']:<4} "
+                     f"{row['skipped']:4} {missing}")
+    lines.append(f"coverage: not measured ({COVERAGE_NOTE})")
+    if out is not None:
+        lines.append(f"results: {out / 'results.json'}  junit: {out / 'junit.xml'}")
+    return "\n".join(lines)
+
+
+def previous_runs(out: Path) -> list[dict]:
+    """The earlier reports kept in OUT/history, newest first."""
+    folder = out / "history"
+    if not folder.is_dir():
+        return []
+    files = sorted(folder.glob("*.json"), reverse=True)[:HISTORY_KEPT]
+    return [json.loads(f.read_text()) for f in files]
+
+
+def keep_history(out: Path, stamp: str) -> None:
+    """Move the previous report into OUT/history before a new run overwrites it; keep the newest few."""
+    current = out / "results.json"
+    if not current.is_file():
+        return
+    folder = out / "history"
+    folder.mkdir(parents=True, exist_ok=True)
+    current.replace(folder / f"{stamp}.json")
+    for old in sorted(folder.glob("*.json"), reverse=True)[HISTORY_KEPT:]:
+        old.unlink()

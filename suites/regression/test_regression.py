@@ -1,0 +1,131 @@
+"""The regression's engine: one test per item of the manifest `nvdla-verif regress` writes.
+
+    NVDLA_REGRESS_MANIFEST=OUT/manifest.json pytest suites/regression -n 2 --alluredir OUT/allure-results
+
+`nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (suites/testplan.hjson),
+runs this suite and reports; without a manifest the suite is skipped. Each test runs its item through the
+implementation interface and the scoreboards (ci/regression/engine.py), writes its record to OUT/results/
+as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their
+pictures to its Allure test case. Failure messages start with the failure's triage bucket, which the
+report's categories match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ci.regression.engine import Settings, run_item
+from ci.regression.plan import Item
+from ci.regression.results import write_record
+from ci.regression.signature import text
+from golden.config import get_profile
+from golden.player import play
+
+try:
+    import allure
+except ImportError:  # allure-pytest is a test extra; the suite still runs without it
+    allure = None
+
+MANIFEST = os.environ.get("NVDLA_REGRESS_MANIFEST")
+
+
+class RegressionError(Exception):
+    """An item whose run is broken (error verdict): Allure shows it as broken, not failed."""
+
+
+def _manifest() -> dict | None:
+    return json.loads(Path(MANIFEST).read_text()) if MANIFEST else None
+
+
+def pytest_generate_tests(metafunc):
+    if "item" not in metafunc.fixturenames:
+        return
+    manifest = _manifest()
+    if manifest is None:
+        params = [pytest.param(None, id="no-manifest", marks=pytest.mark.skip(
+            reason="run through `nvdla-verif regress` (sets NVDLA_REGRESS_MANIFEST)"))]
+    else:
+        params = [pytest.param(Item.from_dict(d), id=d["id"]) for d in manifest["items"]]
+    metafunc.parametrize("item", params)
+
+
+@pytest.fixture(scope="session")
+def manifest() -> dict:
+    return _manifest()
+
+
+def test_item(item: Item, manifest: dict, tmp_path: Path):
+    out = Path(manifest["out"])
+    settings = Settings(**manifest["settings"], work=out / "work")
+    _labels(item, manifest)
+    try:
+        run = run_item(item, settings)
+    except BaseException as exc:  # an exception outside the engine's own handling still leaves a record
+        write_record(out, {"id": item.id, "kind": item.kind, "tests": list(item.tests),
+                           "testpoints": list(item.testpoints), "status": "error", "verdict": "crash",
+                           "detail": f"{type(exc).__name__}: {exc}", "impl": settings.impl,
+                           "ref": settings.reference_spec(), "seed": item.params.get("seed"), "size_bytes": 0,
+                           "seconds": 0.0, "reproduce": "",
+                           "signature": {"unit": "?", "implementation": settings.impl, "check": "crash",
+                                         "pattern": type(exc).__name__}})
+        raise
+    record = run.record
+    write_record(out, record)
+    _attach(run, tmp_path)
+    message = record["detail"]
+    if record.get("signature"):
+        message = f"[{text(record['signature'])}] {message}"
+    if record["status"] == "skipped":
+        pytest.skip(message)
+    if record["status"] == "error":
+        raise RegressionError(message)
+    assert record["status"] == "passed", message
+
+
+def _labels(item: Item, manifest: dict) -> None:
+    if allure is None:
+        return
+    allure.dynamic.parent_suite(f"{manifest['level']} ({manifest['impl']} vs {manifest['ref'] or 'none'})")
+    allure.dynamic.suite(item.testpoints[0] if item.testpoints else item.kind)
+    allure.dynamic.sub_suite(item.kind)
+    allure.dynamic.title(item.id)
+    for testpoint in item.testpoints[1:]:
+        allure.dynamic.tag(testpoint)
+    if item.params.get("seed") is not None:
+        allure.dynamic.parameter("seed", item.params["seed"])
+
+
+def _attach(run, tmp_path: Path) -> None:
+    """The record and reproduce line, then per layer (a mutant's: the layers that caught it) the trace, the
+    decoded registers, the mismatch report and its pictures."""
+    if allure is None:
+        return
+    text_type = allure.attachment_type.TEXT
+    allure.attach(json.dumps(run.record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
+    if run.record.get("reproduce"):
+        allure.attach(run.record["reproduce"], name="reproduce", attachment_type=text_type)
+    several = len(run.results) > 1
+    for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):
+        if several and result.status in ("passed", "unsupported"):
+            continue
+        label = f" ({result.name})" if several else ""
+        allure.attach.file(str(path), name=f"trace {path.name}", attachment_type=text_type)
+        if not result.layers and result.status == "failed":  # another implementation: the golden model decodes
+            result.layers = play(path, get_profile(result.profile)).layers
+        allure.attach(result.decoded_registers() or "(no layer decoded)", name=f"decoded registers{label}",
+                      attachment_type=text_type)
+        bad = [r for r in result.reports if not r.ok]
+        mismatch = "\n\n".join(r.text() for r in bad) or result.mismatch_summary()
+        allure.attach(f"{result.status}: {result.detail}\n{mismatch}", name=f"mismatch report{label}",
+                      attachment_type=text_type)
+        for index, report in enumerate(bad[:4]):
+            try:
+                picture = report.picture(tmp_path / f"mismatch_{number}_{index}.png")
+            except ImportError:  # matplotlib is the `report` extra
+                break
+            allure.attach.file(str(picture), name=f"mismatch picture {report.title}{label}",
+                               attachment_type=allure.attachment_type.PNG)

@@ -1,0 +1,34 @@
+"""An external implementation for the regression's soft-fail test: misbehaves on the traces named in
+$NVDLA_FAULTS ("trace=hang,other=crash"), and is the golden model (golden_program.py) on every other.
+
+    python regress_faulty_program.py FOLDER
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    folder = Path(sys.argv[1])
+    trace = Path(json.loads((folder / "request.json").read_text())["trace"]).stem
+    faults = dict(pair.split("=") for pair in os.environ.get("NVDLA_FAULTS", "").split(",") if pair)
+    fault = faults.get(trace)
+    if fault == "hang":
+        time.sleep(3600)
+    if fault == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    extra = ["--fault", "wrong-byte"] if fault == "wrong-byte" else []
+    os.execv(sys.executable, [sys.executable, str(HERE / "golden_program.py"), *extra, str(folder)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

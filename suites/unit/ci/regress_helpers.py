@@ -1,0 +1,44 @@
+"""Helpers of the regression tests: a small data root of NVIDIA traces and a testplan written for a test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from ci.cli import main as cli
+
+HERE = Path(__file__).resolve().parent
+SMALL_TRACES = ("sdp_1x1x1_pass_through_int8", "sdp_1x1x8_pass_through_int8_0", "sdp_8x8x32_bypass_int8_0",
+                "sdp_3x3x33_bs_int8_reg_0", "sdp_3x3x33_bn_int8_reg_2", "sdp_4x22x42_bypass_int8")
+
+
+def data_root(nvdla_data: Path, folder: Path, names=SMALL_TRACES) -> Path:
+    """A copy of a few nv_small trace folders under folder/trace_tests/nv_small."""
+    for name in names:
+        shutil.copytree(nvdla_data / "trace_tests" / "nv_small" / name, folder / "trace_tests" / "nv_small" / name)
+    return folder
+
+
+def write_plan(path: Path, tests: str, testpoints: str) -> Path:
+    path.write_text("{\n  name: test_plan\n  testpoints: [\n" + testpoints + "\n  ]\n"
+                    "  tests: [\n" + tests + "\n  ]\n}\n")
+    return path
+
+
+def faulty_impl() -> str:
+    return f"command:{sys.executable} {HERE / 'regress_faulty_program.py'}"
+
+
+def regress(*args: str, env: dict | None = None) -> int:
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        return cli(["regress", *args])
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

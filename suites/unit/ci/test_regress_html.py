@@ -1,0 +1,98 @@
+"""The HTML report: Allure 3 single file, self-contained, opened in headless Chromium: the suites, a failing
+test's attachments and the triage categories render (one test fails on purpose: a wrong byte)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from ci.regression.html import ReportError, allure_command, outside_references, self_contained
+from suites.unit.ci.regress_helpers import data_root, faulty_impl, regress, write_plan
+
+TESTS = '{"name": "traces", "kind": "nvidia_traces", "glob": "trace_tests/nv_small/*/*.cfg"}'
+POINTS = '{"name": "sdp_report_check", "stage": "smoke", "desc": "report (README)", "tests": ["traces"]}'
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--virtual-time-budget=20000", "--host-resolver-rules=MAP * ~NOTFOUND")
+
+
+def test_the_analytics_tag_is_removed_and_outside_resources_are_refused():
+    page = ('<html><head><script>window.x=1</script></head><body><div id="app"></div>'
+            '<script async src="https://www.googletagmanager.com/gtag/js?id=G-1"></script>\n<script>\n'
+            "window.dataLayer = window.dataLayer || [];\nfunction gtag(){dataLayer.push(arguments);}\n"
+            "gtag('js', new Date());\n</script>\n<script>var ok=1</script></body></html>")
+    clean = self_contained(page)
+    assert "googletagmanager" not in clean and "gtag(" not in clean and "var ok=1" in clean
+    for outside in ('<img src="https://example.org/a.png">', "<link href='//cdn.example/x.css'>",
+                    "<style>body{background:url( 'http://x/y.png')}</style>"):
+        with pytest.raises(ReportError, match="outside the file"):
+            self_contained(page.replace('<div id="app">', outside + '<div id="app">'))
+    assert outside_references('<svg xmlns="http://www.w3.org/2000/svg"></svg><a>https://x</a>') == []
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.skip("no chromium (bash ci/setup.sh --test installs Debian's)")
+    return found
+
+
+def _dom(chromium: str, page, route: str = "") -> str:
+    done = subprocess.run([chromium, *CHROMIUM_FLAGS, "--dump-dom", f"{page.as_uri()}{route}"], capture_output=True,
+                          text=True, timeout=180)
+    return done.stdout
+
+
+def _test_results(page) -> dict[str, dict]:
+    """The test results the single-file report embeds: {report id: result}."""
+    found = {}
+    for name, value in re.findall(r'd\("data/test-results/([0-9a-f]+)\.json","([^"]*)"\)', page.read_text()):
+        found[name] = json.loads(base64.b64decode(value))
+    return found
+
+
+def test_the_report_renders_suites_a_failing_tests_attachments_and_categories(nvdla_data, tmp_path):
+    pytest.importorskip("hjson")
+    pytest.importorskip("allure_pytest")
+    chromium = _chromium()
+    try:
+        allure_command()
+    except ReportError as exc:
+        pytest.skip(str(exc))
+    root = data_root(nvdla_data, tmp_path / "data", ("sdp_1x1x1_pass_through_int8", "sdp_3x3x33_bs_int8_reg_0"))
+    plan = write_plan(tmp_path / "plan.hjson", TESTS, POINTS)
+    out = tmp_path / "out"
+    code = regress("--plan", str(plan), "--nvdla-data", str(root), "--impl", faulty_impl(), "--ref", "golden",
+                   "--seed", "9", "--out", str(out), "--html",
+                   env={"NVDLA_FAULTS": "sdp_3x3x33_bs_int8_reg_0=wrong-byte"})
+    assert code == 1
+    page = out / "report.html"
+    text = page.read_text()
+    assert outside_references(text) == [] and "googletagmanager" not in text
+    assert not (out / "report").exists()  # one file, nothing beside it
+
+    main = _dom(chromium, page)
+    assert "sdp_report_check" in main  # the testpoint is the suite
+    assert "nvidia/nv_small/sdp_1x1x1_pass_through_int8" in main and "nvidia/nv_small/sdp_3x3x33_bs_int8_reg_0" in main
+
+    results = _test_results(page)
+    failed = [key for key, r in results.items() if r["status"] == "failed"]
+    assert len(failed) == 1 and results[failed[0]]["name"] == "nvidia/nv_small/sdp_3x3x33_bs_int8_reg_0"
+    detail = _dom(chromium, page, f"#/{failed[0]}")
+    for attachment in ("trace sdp_3x3x33_bs_int8_reg_0.cfg", "decoded registers", "mismatch report",
+                       "mismatch picture SDP output", "reproduce"):
+        assert attachment in detail, attachment
+    assert "1 of 360 elements mismatch" in detail
+
+    raw = [json.loads(f.read_text()) for f in (out / "allure-results").glob("*-result.json")]
+    failing = next(r for r in raw if r["status"] == "failed")
+    registers = next(a for a in failing["attachments"] if a["name"] == "decoded registers")
+    assert "SDP.D_DP_BS_CFG" in (out / "allure-results" / registers["source"]).read_text()
+
+    bucket = json.loads((out / "results.json").read_text())["buckets"][0]["signature"]
+    categories = _dom(chromium, page, "#/categories")
+    assert bucket.replace("<", "&lt;").replace(">", "&gt;")[:60] in categories

@@ -1,0 +1,123 @@
+"""The testplan (suites/testplan.hjson) and its expansion into the items of a level: stages, seeds, shards."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hjson")
+
+from ci.regression.plan import DEFAULT_PLAN, PlanError, load_plan, parse_shard, shard  # noqa: E402
+from suites.unit.ci.regress_helpers import write_plan  # noqa: E402
+
+SPEC_DOCUMENTS = ("nvdla-programming-guide.md", "nvdla-in-memory-data-formats.md", "nvdla-precision-preservation.md")
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return load_plan(DEFAULT_PLAN)
+
+
+def _headings(spec: Path) -> set[str]:
+    found = set()
+    for doc in SPEC_DOCUMENTS:
+        for line in (spec / doc).read_text().splitlines():
+            if line.startswith("#"):
+                found.add(line.lstrip("#").strip().strip("*").replace("\\_", "_").strip())
+    return found
+
+
+def test_every_testpoint_cites_existing_document_sections(plan, nvdla_data):
+    spec = nvdla_data.parent / "spec"
+    if not spec.is_dir():
+        pytest.skip(f"no design documents at {spec}")
+    headings = _headings(spec)
+    for tp in plan.testpoints:
+        assert any(doc in tp["desc"] for doc in SPEC_DOCUMENTS), tp["name"]
+        cited = re.findall(r'"([^"]+)"', tp["desc"])
+        assert cited, f"{tp['name']}: no section named"
+        for section in cited:
+            assert section in headings, f"{tp['name']}: no section {section!r} in {', '.join(SPEC_DOCUMENTS)}"
+
+
+def test_levels_are_cumulative(plan, nvdla_data):
+    smoke = {i.id for i in plan.items("smoke", 1, nvdla_data)}
+    nightly = {i.id for i in plan.items("nightly", 1, nvdla_data)}
+    weekly = {i.id for i in plan.items("weekly", 1, nvdla_data)}
+    assert smoke and smoke < nightly <= weekly
+    assert {"mutant/FX_BUG_WSTRB", "mutant/FX_BUG_LOST_INTR"} <= nightly - smoke
+    assert any(i.startswith("nvidia/nv_large/") for i in nightly) and not any(i.startswith("nvidia/nv_large/")
+                                                                              for i in smoke)
+    assert len([i for i in weekly if i.startswith("random_sdp/")]) > len([i for i in nightly
+                                                                          if i.startswith("random_sdp/")])
+
+
+def test_a_layer_two_tests_list_runs_once_for_both_testpoints(plan, nvdla_data):
+    items = {i.id: i for i in plan.items("nightly", 1, nvdla_data)}
+    item = items["nvidia/nv_small/sdp_1x1x1_pass_through_int8"]
+    assert set(item.testpoints) == {"sdp_passthrough", "nv_small_conformance"}
+    assert items["nvidia/nv_small/sdp_3x3x32_ew_lo_lin_int8"].params["expected_invalid"] == "SDP_EW"
+
+
+def test_per_run_seeds_follow_the_base_seed(plan, nvdla_data):
+    def seeds(base):
+        return sorted(i.params["seed"] for i in plan.items("nightly", base, nvdla_data)
+                      if "fixture_random_sdp_per_run" in i.tests)
+
+    assert seeds(11) == seeds(11)
+    assert seeds(11) != seeds(12)
+    assert len(seeds(11)) == 16
+    smoke_seeds = sorted(i.params["seed"] for i in plan.items("smoke", 99, nvdla_data) if i.kind == "random_sdp")
+    assert smoke_seeds == [1, 4, 7, 10]  # the smoke level's random layers are fixed, whatever the base seed
+
+
+def test_families_that_do_not_exist_yet_are_listed_not_run(plan, nvdla_data):
+    assert plan.unavailable("weekly") == ["generated_conv", "illegal_register_values"]
+    assert plan.unavailable("nightly") == []
+    assert not [i for i in plan.items("weekly", 1, nvdla_data) if i.kind in ("generated", "illegal")]
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 4, 7])
+def test_shards_partition_the_items_the_same_way_every_time(plan, nvdla_data, total):
+    items = plan.items("nightly", 5, nvdla_data)
+    parts = [shard(list(reversed(items)), index, total) for index in range(1, total + 1)]
+    ids = [i.id for part in parts for i in part]
+    assert sorted(ids) == sorted(i.id for i in items) and len(ids) == len(set(ids))
+    assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    assert [i.id for i in shard(items, 1, total)] == [i.id for i in parts[0]]
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "x", "1/0", "2"])
+def test_a_bad_shard_is_one_error(text):
+    with pytest.raises(PlanError, match="--shard"):
+        parse_shard(text)
+
+
+@pytest.mark.parametrize("tests, points, message", [
+    ('{"name": "a", "kind": "nvidia_traces"}', '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}',
+     "test a: a nvidia_traces test needs 'glob'"),
+    ('{"name": "a", "kind": "magic"}', '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}',
+     "test a: kind 'magic'"),
+    ('{"name": "a", "kind": "generated", "available": true}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "not built yet"),
+    ('{"name": "a", "kind": "mutants", "switches": "*"}',
+     '{"name": "p", "stage": "daily", "desc": "d", "tests": ["a"]}',
+     "testpoint p: stage 'daily'"),
+    ('{"name": "a", "kind": "mutants", "switches": "*"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["b"]}',
+     "testpoint p: test 'b' is not defined"),
+])
+def test_a_bad_plan_is_one_error_naming_the_entry(tmp_path, tests, points, message):
+    path = write_plan(tmp_path / "plan.hjson", tests, points)
+    with pytest.raises(PlanError, match=message):
+        load_plan(path)
+
+
+def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
+    from ci.regression.plan import fixture_bug_switches
+
+    (tmp_path / "a.v").write_text("`ifdef FX_BUG_ONE\n  x\n`endif\n`ifndef  FX_BUG_TWO\n`endif\n// FX_BUG_NOT\n")
+    (tmp_path / "b.v").write_text("`ifdef FX_BUG_ONE\n`endif\n")
+    assert fixture_bug_switches(tmp_path) == ["FX_BUG_ONE", "FX_BUG_TWO"]
