@@ -18,7 +18,7 @@ CORNER = 0.25
 
 
 class Seeded:
-    def __init__(self, seed: int):
+    def __init__(self, seed: int | list[int]):
         self.rng = np.random.default_rng(seed)
 
     def integer(self, low: int, high: int) -> int:

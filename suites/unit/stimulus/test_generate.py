@@ -1,0 +1,57 @@
+"""`nvdla-verif generate` writes traces that `nvdla-verif conform` passes on the golden model; PDP layers."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+import pytest
+
+from ci.cli import main
+from golden.config import get_profile
+from golden.errors import ProfileFeatureError
+from golden.regs.regmap import RegisterMap
+from golden.units.pdp.config import decode, pooled_size
+from stimulus import families, pdp
+from stimulus.choose import Seeded
+
+pdp_config = importlib.import_module("golden.units.pdp.config")
+
+
+@pytest.mark.parametrize("profile", ["nv_small", "nv_large"])
+def test_generated_traces_pass_conform(profile, tmp_path, capsys):
+    for unit in sorted(families.GENERATORS):
+        assert main(["generate", "--unit", unit, "--profile", profile, "--seed", "11", "-n", "4", "--layers", "2",
+                     "--out", str(tmp_path)]) == 0
+    assert len(list((tmp_path / profile).glob("*/*.cfg"))) == 4 * len(families.GENERATORS)
+    capsys.readouterr()
+    assert main(["conform", str(tmp_path), "--json", str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" PASSED ") == 4 * len(families.GENERATORS) and " FAILED " not in out
+
+
+def test_generate_names_what_the_profile_lacks():
+    no_pdp = dataclasses.replace(get_profile("nv_small"), pdp=False)
+    with pytest.raises(ProfileFeatureError, match="PDP_ENABLE"):
+        families.layers("pdp", no_pdp, 1, 0)
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_large"])
+def test_random_pdp_layers_are_legal_and_reach_the_corners(profile_name):
+    profile = get_profile(profile_name)
+    regmap = RegisterMap.for_profile(profile)
+    kernels, strides, methods, precisions = set(), set(), set(), set()
+    for seed in range(150):
+        spec = pdp.random_spec(Seeded(seed), profile)
+        regs = pdp.build(spec, profile, Seeded(seed).data()).values(regmap)
+        cfg = decode(regs)
+        pdp_config.validate(cfg, regs)
+        # the output size is the guide's pooled size, computed here from the spec alone
+        (kw, kh), (sw, sh), (pl, pt, pr, pb) = spec.kernel, spec.stride, spec.pads
+        assert spec.out_hw == (pooled_size(spec.shape[1], pt, pb, kh, sh), pooled_size(spec.shape[2], pl, pr, kw, sw))
+        kernels.update(spec.kernel)
+        strides.update(spec.stride)
+        methods.add(spec.method)
+        precisions.add(spec.precision)
+    assert {1, 8} <= kernels and {1, 8} <= strides
+    assert methods == {"average", "max", "min"} and precisions == set(profile.feature_types)
