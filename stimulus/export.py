@@ -53,6 +53,14 @@ def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap)
     return commands, checks
 
 
+def write_unchecked(layers: list[Layer], folder: str | Path, name: str, profile: Profile) -> Path:
+    """The trace with CRC 0 in its checks and no golden run: for layers the golden model must reject."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    commands, checks = _commands(layers, folder, name, RegisterMap.for_profile(profile))
+    return write_cfg(commands + checks, folder / f"{name}.cfg", header="illegal layers: the CRCs are not computed")
+
+
 def write_trace(layers: list[Layer], folder: str | Path, name: str, profile: Profile,
                 header: str | None = None) -> Path:
     """Write the trace and its .dat files; the CRCs are the golden model's (GenerationError if it fails)."""

@@ -5,7 +5,7 @@ nothing but what the registers need, so an illegal spec (stimulus/illegal.py) bu
 illegal programming it describes. `random_spec` gives a legal one: the output size first, then the
 input size that the guide's pooled-size formula maps onto it (programming-guide "PDP programming",
 Limitation/PDP: kernel up to 8, PL/PR < kernel width, (PL+W+PR-Kernel_W) % stride_x == 0).
-Not yet generated: split width, on the fly from SDP, CV-SRAM surfaces.
+Split width (2..4 parts) when the geometry allows one. Not yet generated: on the fly from SDP, CV-SRAM surfaces.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class PdpSpec:
     stride: tuple  # (width, height)
     pads: tuple  # (left, top, right, bottom)
     pad_value: int = 0
+    #: Split width: (count, (in_first, in_mid, in_last), (out_first, out_mid, out_last)), or None.
+    split: tuple | None = None
     src: tuple = (BASE, 0, 0)  # (address, line stride, surface stride)
     dst: tuple = (BASE + DST_OFFSET, 0, 0)
     #: Register values an illegal generator sets against the spec: "UNIT.REGISTER.FIELD" -> value.
@@ -92,6 +94,14 @@ def fields(spec: PdpSpec) -> dict:
         "PDP_RDMA.D_POOLING_KERNEL_CFG.KERNEL_STRIDE_WIDTH": sw - 1,
     }
     values.update(_pad_fields(spec.precision, spec.pad_value))
+    if spec.split is not None:
+        count, ins, outs = spec.split
+        for unit in ("PDP", "PDP_RDMA"):
+            values[f"{unit}.D_OPERATION_MODE_CFG.SPLIT_NUM"] = count - 1
+            for part, width in zip(("FIRST", "MID", "LAST"), ins, strict=True):
+                values[f"{unit}.D_PARTIAL_WIDTH_IN.PARTIAL_WIDTH_IN_{part}"] = width - 1
+        for part, width in zip(("FIRST", "MID", "LAST"), outs, strict=True):
+            values[f"PDP.D_PARTIAL_WIDTH_OUT.PARTIAL_WIDTH_OUT_{part}"] = width - 1
     values.update(spec.overrides)
     return values
 
@@ -107,6 +117,36 @@ def _axis(choose, max_out: int) -> tuple[int, int, int, int, int, int]:
     return kernel, stride, before, after, size, out
 
 
+def split_inputs(outs: tuple, kernel: int, stride: int, left: int, right: int) -> tuple[int, int, int]:
+    """The input widths of split parts producing `outs` (first, mid, last) output columns: the guide's
+    first_in + PL = (first_out-1)*stride + kernel, mid_in + overlap = (mid_out-1)*stride + kernel,
+    last_in + PR + overlap = (last_out-1)*stride + kernel, with overlap = kernel - stride."""
+    first, mid, last = outs
+    return (first - 1) * stride + kernel - left, mid * stride, last * stride - right
+
+
+def _split(choose, kernel: int, stride: int, left: int, right: int, out: int, width: int) -> tuple | None:
+    """A legal split of the width into 2..4 parts, or None when this geometry has none."""
+    if out < 2:
+        return None
+    count = choose.size(2, min(4, out))
+    mids = count - 2
+    mid = choose.integer(1, max(1, (out - 2) // mids)) if mids else 1
+    rest = out - mid * mids
+    if rest < 2:
+        return None
+    first = choose.integer(1, rest - 1)
+    outs = (first, mid, rest - first)
+    ins = split_inputs(outs, kernel, stride, left, right)
+    inner = [ins[0]] + ([ins[1]] if mids else [])
+    outer = [ins[2]] + ([ins[1]] if mids else [])
+    overlap_ok = all(kernel - stride <= w for w in inner) if kernel >= stride else all(stride - kernel < w
+                                                                                     for w in outer)
+    if min(ins) < 1 or not overlap_ok or ins[0] + ins[1] * mids + ins[2] != width:
+        return None
+    return count, ins, outs
+
+
 def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_channels: int = 40) -> PdpSpec:
     profile.require("PDP", "a PDP layer")
     atom = profile.memory_atomic_size
@@ -118,7 +158,9 @@ def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_c
     dst_line, dst_surface = data.strides(choose, (shape[0], oh, ow), atom)
     base = BASE + slot * SLOT
     low, high = data.INT_RANGES.get(precision, (-1000, 1000))
+    split = _split(choose, kw, sw, pl, pr, ow, width) if choose.flag(0.3) else None
     return PdpSpec(precision, choose.choice(sorted(METHODS)), shape, (oh, ow), (kw, kh), (sw, sh), (pl, pt, pr, pb),
+                   split=split,
                    pad_value=choose.size(low, high) if precision != "fp16" else 0,
                    src=(base + atom * choose.size(0, 63), src_line, src_surface),
                    dst=(base + DST_OFFSET + atom * choose.size(0, 63), dst_line, dst_surface))
@@ -133,7 +175,7 @@ def build(spec: PdpSpec, profile: Profile, rng: np.random.Generator) -> Layer:
     images = [Image("pri_mem", spec.src[0], src_bytes, "src"),
               Image("pri_mem", spec.dst[0], rng.integers(0, 256, dst_size, dtype=np.uint8).tobytes(), "dst")]
     choices = {"precision": spec.precision, "method": spec.method, "kernel": spec.kernel, "stride": spec.stride,
-               "pads": spec.pads, "shape": spec.shape}
+               "pads": spec.pads, "shape": spec.shape, "split": spec.split[0] if spec.split else 1}
     return Layer("pdp", fields(spec), images, [Region("pri_mem", spec.dst[0], dst_size, "dst")], "PDP",
                  ("PDP", "PDP_RDMA"), choices)
 
