@@ -1,0 +1,109 @@
+"""Register-configuration fuzzing: legal and illegal layers through the golden model, findings reported.
+
+A finding is a legal layer the model rejects or fails on (rejected without reason), an illegal layer it
+accepts (accepted against a rule), an illegal layer rejected for another rule than the one it breaks, or
+anything raised outside the project's error family (a crash). Every case is reproducible from its seed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from golden import rules
+from golden.config import Profile
+from golden.errors import ConfigurationError, NvdlaVerifError
+from golden.memory import MemorySystem
+from golden.player import Player
+from golden.regs.regmap import RegisterMap
+from golden.trace import load_trace
+from golden.units import pdp as golden_pdp
+from golden.units.base import LayerContext
+from stimulus import illegal
+from stimulus.choose import Seeded
+from stimulus.export import write_trace, write_unchecked
+from stimulus.families import GENERATORS
+
+
+@dataclass
+class Finding:
+    kind: str  # rejected-without-reason, accepted-against-rule, wrong-rule, crash, no-illegal-layer
+    case: str  # what to rerun: family or rule, seed, index
+    detail: str
+
+
+@dataclass
+class FuzzReport:
+    legal: int = 0
+    illegal: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _crash(exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})"
+
+
+def run_legal(family: str, profile: Profile, seed: int, index: int, folder: Path) -> Finding | None:
+    case = f"legal {family} seed {seed} case {index}"
+    try:
+        layer = GENERATORS[family](Seeded([seed, index]), profile, 0)
+        write_trace([layer], folder / f"{family}_{index}", f"{family}_{index}", profile)
+    except NvdlaVerifError as exc:
+        return Finding("rejected-without-reason", case, str(exc))
+    except Exception as exc:  # the point of fuzzing: report it, go on
+        return Finding("crash", case, _crash(exc))
+    return None
+
+
+def _reject(layer, profile: Profile, folder: Path, name: str) -> None:
+    """Run the illegal layer on the golden model (the unit itself when it waits for a pipeline partner)."""
+    if layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
+        golden_pdp.run(LayerContext(profile, layer.values(RegisterMap.for_profile(profile)),
+                                    MemorySystem.for_profile(profile)))
+        return
+    Player(load_trace(write_unchecked([layer], folder / name, name, profile)), profile).run()
+
+
+def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: Path) -> Finding | None:
+    case = f"illegal {rule_id} seed {seed} case {index}"
+    try:
+        layer = illegal.illegal_layer(rule_id, Seeded([seed, index]), profile)
+    except illegal.NoIllegalLayer as exc:
+        return Finding("no-illegal-layer", case, str(exc))
+    try:
+        _reject(layer, profile, folder, f"{rule_id}_{index}")
+    except ConfigurationError as exc:
+        named = {part.strip().removeprefix("also ").split(" ")[0] for part in (exc.rule or "").split(";")}
+        if rule_id not in named:
+            return Finding("wrong-rule", case, str(exc))
+        return None
+    except NvdlaVerifError as exc:
+        return Finding("wrong-rule", case, str(exc))
+    except Exception as exc:
+        return Finding("crash", case, _crash(exc))
+    return Finding("accepted-against-rule", case, f"the golden model ran a layer breaking {rule_id}")
+
+
+def fuzz(profile: Profile, seed: int, count: int, families: list[str] | None = None, progress=None) -> FuzzReport:
+    """`count` legal layers per family and `count` illegal ones spread over the families' rules."""
+    families = families or sorted(GENERATORS)
+    rule_ids = [r.id for r in rules.all_rules() if r.unit.lower() in families and r.id in illegal.BREAKERS]
+    report = FuzzReport()
+    with tempfile.TemporaryDirectory(prefix="nvdla-fuzz-") as tmp:
+        folder = Path(tmp)
+        for index in range(count):
+            for family in families:
+                if (finding := run_legal(family, profile, seed, index, folder)) is not None:
+                    report.findings.append(finding)
+                report.legal += 1
+            if rule_ids:
+                rule_id = rule_ids[index % len(rule_ids)]
+                if (finding := run_illegal(rule_id, profile, seed, index, folder)) is not None:
+                    report.findings.append(finding)
+                report.illegal += 1
+            if progress:
+                progress(index + 1, report)
+    return report
