@@ -147,13 +147,13 @@ def _split(choose, kernel: int, stride: int, left: int, right: int, out: int, wi
     return count, ins, outs
 
 
-def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_channels: int = 40) -> PdpSpec:
+def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_channels: int | None = None) -> PdpSpec:
     profile.require("PDP", "a PDP layer")
     atom = profile.memory_atomic_size
     precision = choose.choice(sorted(profile.feature_types))
     kw, sw, pl, pr, width, ow = _axis(choose, max_out)
     kh, sh, pt, pb, height, oh = _axis(choose, max_out)
-    shape = (choose.size(1, max_channels), height, width)
+    shape = (choose.size(1, max_channels or 2 * atom + atom // 2), height, width)
     src_line, src_surface = data.strides(choose, shape, atom)
     dst_line, dst_surface = data.strides(choose, (shape[0], oh, ow), atom)
     base = BASE + slot * SLOT

@@ -164,12 +164,12 @@ def _convertor(b: _Builder, out: str) -> None:
     b.choices["cvt"] = kind
 
 
-def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (16, 8, 40)) -> Layer:
+def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72)) -> Layer:
     """One legal offline SDP layer for the profile; `max_size` is (width, height, channels)."""
     b = _Builder(choose, profile, slot)
     c, atom = choose, b.atom
     proc, out = c.choice(precisions(profile))
-    shape = (c.size(1, max_size[2]), c.size(1, max_size[1]), c.size(1, max_size[0]))
+    shape = (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]), c.size(1, max_size[0]))
     channels, height, width = shape
     b.choices.update(precision=f"{proc}->{out}", shape=shape)
     for unit in ("SDP", "SDP_RDMA"):
