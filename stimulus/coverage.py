@@ -8,8 +8,10 @@ cocotb-coverage's YAML, and `merge(files, out)` merges those of several processe
 
 Cover points per unit: SDP precision pair, each stage's ALU algorithm / MUL mode / operand sources / ReLU,
 operand DMA mode and size, convertor class, size classes (width, height, channels against the atom);
-PDP precision, method, kernel and stride per axis, padding, split count, size classes. Crosses: precision x
-stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split.
+PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
+mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression.
+Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
+convolution kernel x stride and precision x mode.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
@@ -63,6 +66,7 @@ class Coverage:
         self.groups: dict[str, list[str]] = {}
         self._sample_sdp = self._sdp_group()
         self._sample_pdp = self._pdp_group() if profile.pdp else None
+        self._sample_conv = self._conv_group()
 
     # -- building ---------------------------------------------------------------------------------
     def _point(self, group: str, item: str, xf, bins) -> object:
@@ -131,6 +135,28 @@ class Coverage:
         ]
         return _stack(decorators)
 
+    def _conv_group(self):
+        g, p = "conv", self.profile
+        five = list(range(1, 6))
+        decorators = [
+            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types & p.weight_types)),
+            self._point(g, "mode", lambda c: "image" if c.image else c.conv_mode, ("direct", "winograd", "image")
+                        if p.winograd else ("direct", "image")),
+            self._point(g, "kernel_w", lambda c: c.weight_width_ext, five),
+            self._point(g, "kernel_h", lambda c: c.weight_height_ext, five),
+            self._point(g, "stride_x", lambda c: c.stride_x, (1, 2, 3, 4)),
+            self._point(g, "dilation_x", lambda c: c.dilation_x, (1, 2, 3)),
+            self._point(g, "pad", lambda c: "none" if not (c.pad_left or c.pad_top or c.pad_right or c.pad_bottom)
+                        else "some", ("none", "some")),
+            self._point(g, "channels", lambda c: channel_class(c.channels, p.mac_atomic_c), CHANNEL_CLASSES),
+            self._point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
+            self._point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
+                        if p.weight_compression else ("uncompressed",)),
+            self._cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
+            self._cross(g, "precision_x_mode", ["precision", "mode"]),
+        ]
+        return _stack(decorators)
+
     # -- sampling ---------------------------------------------------------------------------------
     def sample(self, stages, regs: RegisterValues) -> None:
         """Sample one hardware layer from its stages and register values (offline SDP and PDP so far)."""
@@ -138,11 +164,13 @@ class Coverage:
             cfg = sdp_decode(regs)
             if not cfg.flying:
                 self._sample_sdp(cfg)
+        if "CDMA" in stages or "CONV" in stages:
+            self._sample_conv(conv_decode(regs))
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
 
     def sample_layer(self, layer) -> None:
-        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP")]
+        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDMA")]
         self.sample(stages, layer.values(self.regmap))
 
     # -- reporting --------------------------------------------------------------------------------

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.config import Profile
-from stimulus import pdp, sdp
+from stimulus import conv, pdp, sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
 #: family -> generator(choose, profile, slot) -> Layer
-GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer}
+GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "conv": conv.random_layer}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:

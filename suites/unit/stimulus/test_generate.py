@@ -55,3 +55,26 @@ def test_random_pdp_layers_are_legal_and_reach_the_corners(profile_name):
         precisions.add(spec.precision)
     assert {1, 8} <= kernels and {1, 8} <= strides
     assert methods == {"average", "max", "min"} and precisions == set(profile.feature_types)
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_large"])
+def test_random_convolutions_keep_padding_below_the_dilated_kernel(profile_name):
+    """The output size comes first; the padding the builder derives stays below the dilated kernel."""
+    profile = get_profile(profile_name)
+    strides, dilations, kernels = set(), set(), set()
+    for seed in range(60):
+        layer = families.layers("conv", profile, 5, seed)[0]
+        f = layer.fields
+        rows = f["CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT"] + 1
+        dilation = f["CSC.D_DILATION_EXT.Y_DILATION_EXT"] + 1
+        span = (rows - 1) * dilation + 1
+        assert max(f["CDMA.D_ZERO_PADDING.PAD_TOP"], f["CDMA.D_ZERO_PADDING.PAD_BOTTOM"]) < span
+        height = f["CDMA.D_DATAIN_SIZE_0.DATAIN_HEIGHT"] + 1
+        stride = f["CDMA.D_CONV_STRIDE.CONV_Y_STRIDE"] + 1
+        out = f["CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1
+        pads = f["CDMA.D_ZERO_PADDING.PAD_TOP"] + f["CDMA.D_ZERO_PADDING.PAD_BOTTOM"]
+        assert (out - 1) * stride + span == height + pads
+        strides.add(stride)
+        dilations.add(dilation)
+        kernels.add(rows)
+    assert strides == {1, 2, 3, 4} and dilations == {1, 2, 3} and kernels == {1, 2, 3, 4, 5}
