@@ -11,7 +11,8 @@ operand DMA mode and size, convertor class, size classes (width, height, channel
 PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
 mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression.
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
-convolution kernel x stride and precision x mode.
+convolution kernel x stride and precision x mode; CDP precision, local size, LE function, bypasses, LUT
+priorities, channels, width, and local size x LE function / precision.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.units.cdp.config import decode as cdp_decode
 from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.sdp.config import decode as sdp_decode
@@ -67,6 +69,7 @@ class Coverage:
         self._sample_sdp = self._sdp_group()
         self._sample_pdp = self._pdp_group() if profile.pdp else None
         self._sample_conv = self._conv_group()
+        self._sample_cdp = self._cdp_group() if profile.cdp else None
 
     # -- building ---------------------------------------------------------------------------------
     def _point(self, group: str, item: str, xf, bins) -> object:
@@ -157,6 +160,23 @@ class Coverage:
         ]
         return _stack(decorators)
 
+    def _cdp_group(self):
+        g, p = "cdp", self.profile
+        decorators = [
+            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
+            self._point(g, "local_size", lambda c: c.local_size, (3, 5, 7, 9)),
+            self._point(g, "le_function", lambda c: c.lut.le_function, ("LINEAR", "EXPONENT")),
+            self._point(g, "sqsum", lambda c: "bypass" if c.sqsum_bypass else "on", ("on", "bypass")),
+            self._point(g, "mul", lambda c: "bypass" if c.mul_bypass else "on", ("on", "bypass")),
+            self._point(g, "priorities", lambda c: (c.lut.uflow_priority, c.lut.oflow_priority),
+                        [(u, o) for u in ("LE", "LO") for o in ("LE", "LO")]),
+            self._point(g, "channels", lambda c: channel_class(c.shape[0], p.memory_atomic_size), CHANNEL_CLASSES),
+            self._point(g, "width", lambda c: size_class(c.shape[2]), SIZE_CLASSES[:3]),
+            self._cross(g, "local_size_x_le_function", ["local_size", "le_function"]),
+            self._cross(g, "precision_x_local_size", ["precision", "local_size"]),
+        ]
+        return _stack(decorators)
+
     # -- sampling ---------------------------------------------------------------------------------
     def sample(self, stages, regs: RegisterValues) -> None:
         """Sample one hardware layer from its stages and register values (offline SDP and PDP so far)."""
@@ -166,11 +186,13 @@ class Coverage:
                 self._sample_sdp(cfg)
         if "CDMA" in stages or "CONV" in stages:
             self._sample_conv(conv_decode(regs))
+        if "CDP" in stages and self._sample_cdp is not None:
+            self._sample_cdp(cdp_decode(regs))
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
 
     def sample_layer(self, layer) -> None:
-        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDMA")]
+        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA")]
         self.sample(stages, layer.values(self.regmap))
 
     # -- reporting --------------------------------------------------------------------------------

@@ -44,7 +44,8 @@ def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap)
         for unit in layer.units():
             if any(r.name == "S_POINTER" for r in regmap.registers(unit)):
                 commands.append(write(unit, "S_POINTER", regmap.get(unit, "S_POINTER").encode(PRODUCER=group)))
-        commands += [write(unit, register, value) for unit, register, value in layer.writes(regmap)]
+        commands += [write(unit, register, value) for unit, register, value in layer.writes]
+        commands += [write(unit, register, value) for unit, register, value in layer.register_writes(regmap)]
         commands += [write(unit, "D_OP_ENABLE", 1) for unit in layer.enable_order()]
         sync = f"layer{index}_done"
         commands.append(IntrNotify(**where, source=f"{layer.interrupt}_{group}", sync=sync))

@@ -5,19 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.config import Profile
-from stimulus import conv, pdp, sdp
+from stimulus import cdp, conv, pdp, sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
 #: family -> generator(choose, profile, slot) -> Layer
-GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "conv": conv.random_layer}
+GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer}
+#: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
+SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
     """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream)."""
     generator = GENERATORS[family]
     choose = Seeded([seed, index])
-    return [generator(choose, profile, slot) for slot in range(count)]
+    shared = SHARED[family](choose, profile) if family in SHARED else {}
+    return [generator(choose, profile, slot, **shared) for slot in range(count)]
 
 
 def write_generated(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:

@@ -51,6 +51,8 @@ class Layer:
     enable: tuple[str, ...]  # units whose D_OP_ENABLE starts it
     #: What the generator chose, in words (precision, modes, size classes): for names and coverage.
     choices: dict = field(default_factory=dict)
+    #: Raw (unit, register, value) writes in order before the fields: a LUT's table contents.
+    writes: list = field(default_factory=list)
 
     def units(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -64,7 +66,7 @@ class Layer:
         """The register values as the unit models read them (unwritten registers at reset)."""
         return RegisterValues.encode(regmap, {key: _number(regmap, key, value) for key, value in self.fields.items()})
 
-    def writes(self, regmap: RegisterMap) -> list[tuple[str, str, int]]:
+    def register_writes(self, regmap: RegisterMap) -> list[tuple[str, str, int]]:
         """(unit, register, value) in the order the fields were first named."""
         values = self.values(regmap).written()
         order: dict[tuple[str, str], None] = {}

@@ -46,7 +46,7 @@ def test_one_pdp_layer_hits_exactly_its_bins():
 def test_generated_layers_hit_every_bin_but_the_known_gaps(profile_name):
     profile = get_profile(profile_name)
     coverage = Coverage(profile, prefix=f"gen_{profile_name}")
-    for family in ("sdp", "pdp", "conv"):
+    for family in ("sdp", "pdp", "cdp", "conv"):
         for index in range(700):
             for layer in layers(family, profile, 2026, index):
                 coverage.sample_layer(layer)
