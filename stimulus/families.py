@@ -9,8 +9,15 @@ from stimulus import cdp, conv, pdp, sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
-#: family -> generator(choose, profile, slot) -> Layer
-GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer}
+
+#: family -> generator(choose, profile, slot) -> Layer ("sdp_reg": SDP with register operands only, which on
+#: nv_small is the RTL fixture's subset)
+def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
+    return sdp.random_layer(choose, profile, slot, memory_operands=False)
+
+
+GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer,
+              "sdp_reg": _sdp_register_operands}
 #: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
 SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}}
 

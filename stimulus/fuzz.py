@@ -15,15 +15,9 @@ from pathlib import Path
 from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError, NvdlaVerifError
-from golden.memory import MemorySystem
-from golden.player import Player
-from golden.regs.regmap import RegisterMap
-from golden.trace import load_trace
-from golden.units import pdp as golden_pdp
-from golden.units.base import LayerContext
 from stimulus import illegal
 from stimulus.choose import Seeded
-from stimulus.export import write_trace, write_unchecked
+from stimulus.export import write_trace
 from stimulus.families import GENERATORS
 
 
@@ -58,15 +52,6 @@ def run_legal(family: str, profile: Profile, seed: int, index: int, folder: Path
     return None
 
 
-def _reject(layer, profile: Profile, folder: Path, name: str) -> None:
-    """Run the illegal layer on the golden model (the unit itself when it waits for a pipeline partner)."""
-    if layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
-        golden_pdp.run(LayerContext(profile, layer.values(RegisterMap.for_profile(profile)),
-                                    MemorySystem.for_profile(profile)))
-        return
-    Player(load_trace(write_unchecked([layer], folder / name, name, profile)), profile).run()
-
-
 def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: Path) -> Finding | None:
     case = f"illegal {rule_id} seed {seed} case {index}"
     try:
@@ -74,7 +59,7 @@ def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: P
     except illegal.NoIllegalLayer as exc:
         return Finding("no-illegal-layer", case, str(exc))
     try:
-        _reject(layer, profile, folder, f"{rule_id}_{index}")
+        illegal.run_on_golden(layer, profile, folder, f"{rule_id}_{index}")
     except ConfigurationError as exc:
         named = {part.strip().removeprefix("also ").split(" ")[0] for part in (exc.rule or "").split(";")}
         if rule_id not in named:
@@ -90,7 +75,8 @@ def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: P
 def fuzz(profile: Profile, seed: int, count: int, families: list[str] | None = None, progress=None) -> FuzzReport:
     """`count` legal layers per family and `count` illegal ones spread over the families' rules."""
     families = families or sorted(GENERATORS)
-    rule_ids = [r.id for r in rules.all_rules() if r.unit.lower() in families and r.id in illegal.BREAKERS]
+    rule_ids = [r.id for r in rules.all_rules() if r.unit.lower() in families and r.id in illegal.BREAKERS
+                and illegal.reachable(r.id, profile)]
     report = FuzzReport()
     with tempfile.TemporaryDirectory(prefix="nvdla-fuzz-") as tmp:
         folder = Path(tmp)

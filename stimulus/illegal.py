@@ -9,16 +9,28 @@ last width cannot be wrong on its own), and COMPANIONS says which others go with
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
+from dataclasses import replace as replace_layer
 
 from golden import rules
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.memory import MemorySystem
+from golden.player import Player
 from golden.regs.regmap import RegisterMap
+from golden.trace import load_trace
+from golden.units import pdp as golden_pdp
+from golden.units import sdp as golden_sdp
+from golden.units.base import LayerContext
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
-from stimulus import pdp
+from golden.units.sdp.config import decode as sdp_decode
+from stimulus import illegal_sdp, pdp, sdp
+from stimulus.export import write_unchecked
 from stimulus.layer import Layer
+
+sdp_validate = importlib.import_module("golden.units.sdp.validate")
 
 
 class NoIllegalLayer(NvdlaVerifError):
@@ -124,7 +136,7 @@ def _split_overlap(spec, choose, atom):
                      shape=(spec.shape[0], spec.shape[1], width), out_hw=(spec.out_hw[0], out))
 
 
-BREAKERS = {
+PDP_BREAKERS = {
     "PDP-KERNEL-SIZE": _kernel_size,
     "PDP-PAD-LEFT-RIGHT": _pad_left_right,
     "PDP-PAD-TOP-BOTTOM": _pad_top_bottom,
@@ -146,7 +158,7 @@ BREAKERS = {
 }
 
 #: Rules that the breaker of a rule necessarily breaks too (the split widths depend on each other).
-COMPANIONS = {
+PDP_COMPANIONS = {
     "PDP-SPLIT-OUT-SUM": {"PDP-SPLIT-FIRST-IN"},
     "PDP-SPLIT-FIRST-IN": {"PDP-SPLIT-LAST-IN"},
     "PDP-SPLIT-MID-IN": {"PDP-SPLIT-LAST-IN"},
@@ -155,24 +167,80 @@ COMPANIONS = {
 }
 
 
-def broken_rules(layer: Layer, profile: Profile) -> set[str]:
-    """The ids of the registry's rules the layer breaks (PDP layers)."""
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS}
+COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
+DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode}
+
+
+def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
+    """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
     regs = layer.values(RegisterMap.for_profile(profile))
-    return {r.id for r, _ in rules.violations("PDP", pdp_decode(regs), regs)}
+    return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
+
+
+def _pdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    spec = PDP_BREAKERS[rule_id](pdp.random_spec(choose, profile), choose, profile.memory_atomic_size)
+    return None if spec is None else pdp.build(spec, profile, choose.data())
+
+
+def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    legal = sdp.random_layer(choose, profile)
+    fields = illegal_sdp.BREAKERS[rule_id](dict(legal.fields), choose, profile)
+    if fields is None:
+        return None
+    layer = replace_layer(legal, fields=fields, choices=dict(legal.choices))
+    try:  # a change that needs a feature the profile lacks is a profile error, not this rule
+        sdp_validate.check_profile(sdp_decode(layer.values(RegisterMap.for_profile(profile))), profile)
+    except NvdlaVerifError:
+        return None
+    return layer
+
+
+def reachable(rule_id: str, profile: Profile) -> bool:
+    """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
+    unit = rules.REGISTRY[rule_id].unit
+    if unit in ("PDP", "CDP") and not profile.has(unit):  # SDP is in every profile
+        return False
+    return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
 
 
 def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -> Layer:
     """A layer breaking `rule_id` (and only its declared companions besides)."""
     if rule_id not in BREAKERS:
         raise NoIllegalLayer(f"no illegal generator for rule {rule_id}", where=rule_id)
+    if not reachable(rule_id, profile):
+        raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
+    unit = rules.REGISTRY[rule_id].unit
     allowed = {rule_id} | COMPANIONS.get(rule_id, set())
+    candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
     for _ in range(attempts):
-        spec = BREAKERS[rule_id](pdp.random_spec(choose, profile), choose, profile.memory_atomic_size)
-        if spec is None:
+        layer = candidate(rule_id, choose, profile)
+        if layer is None:
             continue
-        layer = pdp.build(spec, profile, choose.data())
-        broken = broken_rules(layer, profile)
+        broken = broken_rules(layer, profile, unit)
         if rule_id in broken and broken <= allowed:
             layer.choices["illegal"] = rule_id
             return layer
-    raise NoIllegalLayer(f"no legal layer of {attempts} could be changed to break {rule_id}", where=rule_id)
+    raise NoIllegalLayer(f"no legal layer of {attempts} on {profile.name} could be changed to break {rule_id}",
+                         where=rule_id)
+
+
+def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
+    """Run a layer on the golden model, raising what it raises: as a trace when it can launch on its own,
+    else the unit itself (on-the-fly layers wait for a producer; an advisory rule is checked strictly)."""
+    regs = layer.values(RegisterMap.for_profile(profile))
+    rule_id = layer.choices.get("illegal")
+    if rule_id and rules.REGISTRY[rule_id].advisory:
+        sdp_validate.validate(sdp_decode(regs), profile, strict=True)
+        return
+    if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
+        golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))
+        return
+    if layer.family == "sdp" and (layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON"
+                                  or profile.layout != "master"):
+        memory = MemorySystem.for_profile(profile)
+        for image in layer.images:
+            memory.by_name(image.memory).write(image.base, image.data)
+        golden_sdp.run(LayerContext(profile, regs, memory))
+        return
+    Player(load_trace(write_unchecked([layer], folder / name, name, profile)), profile).run()

@@ -51,7 +51,7 @@ class _Builder:
             self.fields[f"{unit}.{register}.{name}"] = value
 
 
-def _x_stage(b: _Builder, name: str, proc: str) -> dict:
+def _x_stage(b: _Builder, name: str, proc: str, memory: bool = True) -> dict:
     """Fields of X1/X2; returns which operands come from memory: {"ALU": bool, "MUL": bool}."""
     c = b.choose
     cfg = f"D_DP_{name}_CFG"
@@ -66,7 +66,7 @@ def _x_stage(b: _Builder, name: str, proc: str) -> dict:
     b.put("SDP", cfg, **{f"{name}_BYPASS": 0, f"{name}_ALU_BYPASS": int(not alu), f"{name}_ALU_ALGO": algo,
                          f"{name}_MUL_BYPASS": int(not mul), f"{name}_MUL_PRELU": int(prelu),
                          f"{name}_RELU_BYPASS": int(c.flag())})
-    sources = {"ALU": alu and c.flag(0.4), "MUL": mul and c.flag(0.4)}
+    sources = {"ALU": alu and memory and c.flag(0.4), "MUL": mul and memory and c.flag(0.4)}
     b.put("SDP", f"D_DP_{name}_ALU_CFG", **{f"{name}_ALU_SRC": "MEM" if sources["ALU"] else "REG",
                                              f"{name}_ALU_SHIFT_VALUE": c.size(0, 63 if proc != "fp16" else 0)})
     b.put("SDP", f"D_DP_{name}_MUL_CFG", **{f"{name}_MUL_SRC": "MEM" if sources["MUL"] else "REG",
@@ -84,7 +84,7 @@ def _operand(b: _Builder, proc: str, bits: int) -> int:
     return b.choose.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1) & ((1 << bits) - 1)
 
 
-def _y_stage(b: _Builder, proc: str) -> dict:
+def _y_stage(b: _Builder, proc: str, memory: bool = True) -> dict:
     c = b.choose
     if c.flag(0.25):
         b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=1, EW_LUT_BYPASS=1)
@@ -95,7 +95,7 @@ def _y_stage(b: _Builder, proc: str) -> dict:
     algo = c.choice(("MAX", "MIN", "SUM"))
     b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=0, EW_ALU_BYPASS=int(not alu), EW_ALU_ALGO=algo,
           EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=1)
-    sources = {"ALU": alu and c.flag(0.5), "MUL": mul and c.flag(0.5)}
+    sources = {"ALU": alu and memory and c.flag(0.5), "MUL": mul and memory and c.flag(0.5)}
     for which in ("ALU", "MUL"):
         # FP16 operands from memory go through the operand convertor (programming-guide: Limitation/SDP/General)
         cvt_bypass = int(c.flag()) if not (proc == "fp16" and sources[which]) else 0
@@ -164,8 +164,12 @@ def _convertor(b: _Builder, out: str) -> None:
     b.choices["cvt"] = kind
 
 
-def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72)) -> Layer:
-    """One legal offline SDP layer for the profile; `max_size` is (width, height, channels)."""
+def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72),
+                 memory_operands: bool = True) -> Layer:
+    """One legal offline SDP layer for the profile; `max_size` is (width, height, channels).
+
+    Without `memory_operands` every operand comes from a register (the RTL fixture's subset on nv_small).
+    """
     b = _Builder(choose, profile, slot)
     c, atom = choose, b.atom
     proc, out = c.choice(precisions(profile))
@@ -202,7 +206,8 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
             b.choices[name] = "absent"
             sources = {}
         else:
-            sources = _y_stage(b, proc) if name == "EW" else _x_stage(b, name, proc)
+            sources = (_y_stage(b, proc, memory_operands) if name == "EW"
+                       else _x_stage(b, name, proc, memory_operands))
         _operand_dma(b, letter, sources, proc, shape)
     _convertor(b, out)
     cube = data.values(b.rng, proc, shape)

@@ -110,4 +110,4 @@ def validate(cfg: PdpConfig, regs: RegisterValues) -> None:
 
     The rules are golden/units/pdp/rules.py's, in the registry (golden/rules.py) that stimulus uses too.
     """
-    rules.enforce("PDP", cfg, regs)
+    rules.enforce("PDP", cfg, rules.Facts(regs))

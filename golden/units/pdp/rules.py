@@ -1,6 +1,7 @@
 """The PDP's limitation rules (programming guide "Limitation/PDP" and "PDP programming", Table 32).
 
-Each predicate takes the decoded PdpConfig and the register values; None means the layer keeps the rule.
+Each predicate takes the decoded PdpConfig and the facts (register values, profile); None means the layer keeps
+the rule.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride:
 
 @rule("PDP-KERNEL-SIZE", "PDP", GUIDE, (f"{KERNEL}.KERNEL_WIDTH", f"{KERNEL}.KERNEL_HEIGHT"),
       "the pooling kernel is at most 8x8")
-def _kernel_size(cfg, regs):
+def _kernel_size(cfg, facts):
     kw, kh = cfg.kernel
     if kw > 8 or kh > 8:
         return f"kernel {kw}x{kh} exceeds 8x8 (maximum supported pooling kernel size is 8)"
@@ -43,7 +44,7 @@ def _kernel_size(cfg, regs):
 
 @rule("PDP-PAD-LEFT-RIGHT", "PDP", GUIDE, (f"{PADDING}.PAD_LEFT", f"{PADDING}.PAD_RIGHT", f"{KERNEL}.KERNEL_WIDTH"),
       "PL and PR are less than the kernel width")
-def _pad_left_right(cfg, regs):
+def _pad_left_right(cfg, facts):
     pl, pr, kw = cfg.pads[0], cfg.pads[2], cfg.kernel[0]
     if not (pl < kw and pr < kw):
         return f"PL={pl}/PR={pr} must be less than kernel_width={kw}"
@@ -54,7 +55,7 @@ def _pad_left_right(cfg, regs):
 @rule("PDP-PAD-TOP-BOTTOM", "PDP", GUIDE + " (PL/PR < kernel_width, applied to PT/PB)",
       (f"{PADDING}.PAD_TOP", f"{PADDING}.PAD_BOTTOM", f"{KERNEL}.KERNEL_HEIGHT"),
       "PT and PB are less than the kernel height")
-def _pad_top_bottom(cfg, regs):
+def _pad_top_bottom(cfg, facts):
     pt, pb, kh = cfg.pads[1], cfg.pads[3], cfg.kernel[1]
     if not (pt < kh and pb < kh):
         return f"PT={pt}/PB={pb} must be less than kernel_height={kh}"
@@ -64,7 +65,7 @@ def _pad_top_bottom(cfg, regs):
       (f"{PADDING}.PAD_LEFT", f"{PADDING}.PAD_RIGHT", "PDP.D_DATA_CUBE_IN_WIDTH.CUBE_IN_WIDTH",
        f"{KERNEL}.KERNEL_STRIDE_WIDTH"),
       "(PL+W+PR-Kernel_W) % stride_x == 0 and the padded width holds one kernel")
-def _width_stride(cfg, regs):
+def _width_stride(cfg, facts):
     (kw, _), (sw, _), (pl, _, pr, _) = cfg.kernel, cfg.stride, cfg.pads
     if (pl + cfg.in_width + pr - kw) % sw or pl + cfg.in_width + pr < kw:
         return f"(PL+W+PR-Kernel_W) % stride_x != 0: ({pl}+{cfg.in_width}+{pr}-{kw}) % {sw}"
@@ -74,7 +75,7 @@ def _width_stride(cfg, regs):
       (f"{PADDING}.PAD_TOP", f"{PADDING}.PAD_BOTTOM", "PDP.D_DATA_CUBE_IN_HEIGHT.CUBE_IN_HEIGHT",
        f"{KERNEL}.KERNEL_STRIDE_HEIGHT"),
       "(PT+H+PB-Kernel_H) % stride_y == 0 and the padded height holds one kernel")
-def _height_stride(cfg, regs):
+def _height_stride(cfg, facts):
     (_, kh), (_, sh), (_, pt, _, pb) = cfg.kernel, cfg.stride, cfg.pads
     if (pt + cfg.in_height + pb - kh) % sh or pt + cfg.in_height + pb < kh:
         return f"(PT+H+PB-Kernel_H) % stride_y != 0: ({pt}+{cfg.in_height}+{pb}-{kh}) % {sh}"
@@ -87,7 +88,7 @@ def _height_stride(cfg, regs):
       ("PDP.D_DATA_CUBE_IN_WIDTH.CUBE_IN_WIDTH", "PDP.D_DATA_CUBE_OUT_WIDTH.CUBE_OUT_WIDTH",
        f"{PADDING}.PAD_LEFT", f"{PADDING}.PAD_RIGHT"),
       "CUBE_OUT_WIDTH is the pooled width of the padded input")
-def _out_width(cfg, regs):
+def _out_width(cfg, facts):
     expected = pooled_size(cfg.in_width, cfg.pads[0], cfg.pads[2], cfg.kernel[0], cfg.stride[0])
     if cfg.out_width != expected:
         return (f"CUBE_OUT_WIDTH={cfg.out_width} but pooled_width = {expected} "
@@ -98,7 +99,7 @@ def _out_width(cfg, regs):
       ("PDP.D_DATA_CUBE_IN_HEIGHT.CUBE_IN_HEIGHT", "PDP.D_DATA_CUBE_OUT_HEIGHT.CUBE_OUT_HEIGHT",
        f"{PADDING}.PAD_TOP", f"{PADDING}.PAD_BOTTOM"),
       "CUBE_OUT_HEIGHT is the pooled height of the padded input")
-def _out_height(cfg, regs):
+def _out_height(cfg, facts):
     expected = pooled_size(cfg.in_height, cfg.pads[1], cfg.pads[3], cfg.kernel[1], cfg.stride[1])
     if cfg.out_height != expected:
         return (f"CUBE_OUT_HEIGHT={cfg.out_height} but the pooled height = {expected} "
@@ -108,15 +109,15 @@ def _out_height(cfg, regs):
 @rule("PDP-OUT-CHANNEL", "PDP", TABLE32,
       ("PDP.D_DATA_CUBE_OUT_CHANNEL.CUBE_OUT_CHANNEL", "PDP.D_DATA_CUBE_IN_CHANNEL.CUBE_IN_CHANNEL"),
       "pooling keeps the channel count")
-def _out_channel(cfg, regs):
-    if regs.field("PDP", "D_DATA_CUBE_OUT_CHANNEL", "CUBE_OUT_CHANNEL") + 1 != cfg.channels:
+def _out_channel(cfg, facts):
+    if facts.regs.field("PDP", "D_DATA_CUBE_OUT_CHANNEL", "CUBE_OUT_CHANNEL") + 1 != cfg.channels:
         return "pooling does not change the channel count: CUBE_OUT_CHANNEL must equal CUBE_IN_CHANNEL"
 
 
 @rule("PDP-SPLIT-OFFLINE", "PDP", "programming-guide: PDP programming (On-the-fly processing: SPLIT_NUM=0)",
       ("PDP.D_OPERATION_MODE_CFG.SPLIT_NUM", "PDP.D_OPERATION_MODE_CFG.FLYING_MODE"),
       "split width needs offline mode")
-def _split_offline(cfg, regs):
+def _split_offline(cfg, facts):
     if cfg.split is not None and cfg.on_the_fly:
         return "split width needs offline mode (FLYING_MODE=OFF_FLYING)"
 
@@ -130,7 +131,7 @@ def _split(cfg):
 
 @rule("PDP-SPLIT-OUT-SUM", "PDP", SPLIT, OUT_FIELDS,
       "first_out_width + last_out_width + mid_out_width*(split_num-2) = CUBE_OUT_WIDTH")
-def _split_out_sum(cfg, regs):
+def _split_out_sum(cfg, facts):
     if (split := _split(cfg)) is None:
         return None
     sp, mids = split[:2]
@@ -142,7 +143,7 @@ def _split_out_sum(cfg, regs):
 
 @rule("PDP-SPLIT-FIRST-IN", "PDP", SPLIT, IN_FIELDS + OUT_FIELDS[:1],
       "first_in_width + PL = (first_out_width-1)*stride_x + kernel_w")
-def _split_first(cfg, regs):
+def _split_first(cfg, facts):
     if (split := _split(cfg)) is None:
         return None
     sp, _, kw, sw, pl, _ = split
@@ -153,7 +154,7 @@ def _split_first(cfg, regs):
 
 @rule("PDP-SPLIT-MID-IN", "PDP", SPLIT, IN_FIELDS + OUT_FIELDS[1:2],
       "mid_in_width + overlap = (mid_out_width-1)*stride_x + kernel_w (split_num > 2)")
-def _split_mid(cfg, regs):
+def _split_mid(cfg, facts):
     if (split := _split(cfg)) is None or not split[1]:
         return None
     sp, _, kw, sw, _, _ = split
@@ -164,7 +165,7 @@ def _split_mid(cfg, regs):
 
 @rule("PDP-SPLIT-LAST-IN", "PDP", SPLIT, IN_FIELDS + OUT_FIELDS[2:3],
       "last_in_width + PR + overlap = (last_out_width-1)*stride_x + kernel_w")
-def _split_last(cfg, regs):
+def _split_last(cfg, facts):
     if (split := _split(cfg)) is None:
         return None
     sp, _, kw, sw, _, pr = split
@@ -175,7 +176,7 @@ def _split_last(cfg, regs):
 
 @rule("PDP-SPLIT-OVERLAP", "PDP", SPLIT, IN_FIELDS,
       "kernel_w - stride_x <= first/mid_in_width, or stride_x - kernel_w < last/mid_in_width")
-def _split_overlap(cfg, regs):
+def _split_overlap(cfg, facts):
     if (split := _split(cfg)) is None:
         return None
     sp, mids, kw, sw, _, _ = split
@@ -188,7 +189,7 @@ def _split_overlap(cfg, regs):
 
 @rule("PDP-SPLIT-IN-SUM", "PDP", SPLIT, IN_FIELDS + ("PDP.D_DATA_CUBE_IN_WIDTH.CUBE_IN_WIDTH",),
       "the split input widths add up to CUBE_IN_WIDTH")
-def _split_in_sum(cfg, regs):
+def _split_in_sum(cfg, facts):
     if (split := _split(cfg)) is None:
         return None
     sp, mids = split[:2]
@@ -200,7 +201,7 @@ def _split_in_sum(cfg, regs):
 @rule("PDP-RDMA-MIRROR", "PDP", "programming-guide: PDP programming (offline: PDP-RDMA reads the input cube)",
       tuple(f"{unit}.{reg}.{name}" for reg, name in MIRRORED + MIRRORED_SPLIT for unit in ("PDP_RDMA", "PDP")),
       "offline, PDP_RDMA is programmed with the PDP's input cube (and split widths)")
-def _rdma_mirror(cfg, regs):
+def _rdma_mirror(cfg, facts):
     if cfg.on_the_fly:
         return None
     pairs = list(MIRRORED)
@@ -208,7 +209,7 @@ def _rdma_mirror(cfg, regs):
         # The RDMA computes each split's read window from its own copy of these fields.
         pairs += [p for p in MIRRORED_SPLIT if not (cfg.split.count == 2 and p[1] == "PARTIAL_WIDTH_IN_MID")]
     for reg, name in pairs:
-        rdma, pdp = regs.field("PDP_RDMA", reg, name), regs.field("PDP", reg, name)
+        rdma, pdp = facts.regs.field("PDP_RDMA", reg, name), facts.regs.field("PDP", reg, name)
         if rdma != pdp:
             return f"PDP_RDMA.{reg}.{name}={rdma} differs from PDP.{reg}.{name}={pdp}"
 
@@ -216,6 +217,6 @@ def _rdma_mirror(cfg, regs):
 @rule("PDP-RDMA-OFFLINE", "PDP", "programming-guide: PDP programming (Offline processing)",
       ("PDP_RDMA.D_FLYING_MODE.FLYING_MODE", "PDP.D_OPERATION_MODE_CFG.FLYING_MODE"),
       "offline PDP needs PDP_RDMA.D_FLYING_MODE=OFF_FLYING")
-def _rdma_offline(cfg, regs):
-    if not cfg.on_the_fly and regs.enum("PDP_RDMA", "D_FLYING_MODE", "FLYING_MODE") != "OFF_FLYING":
+def _rdma_offline(cfg, facts):
+    if not cfg.on_the_fly and facts.regs.enum("PDP_RDMA", "D_FLYING_MODE", "FLYING_MODE") != "OFF_FLYING":
         return "offline PDP needs PDP_RDMA.D_FLYING_MODE=OFF_FLYING"

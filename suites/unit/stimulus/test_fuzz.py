@@ -18,11 +18,11 @@ def test_fuzz_of_the_golden_model_finds_nothing(capsys):
 def test_a_rule_the_model_forgets_is_accepted_against_it(monkeypatch):
     enforce = rules.enforce
 
-    def forgetful(unit, cfg, regs):
+    def forgetful(unit, cfg, facts, *args, **kwargs):
         kept = {key: rule for key, rule in rules.REGISTRY.items() if key != "PDP-OUT-CHANNEL"}
         monkeypatch.setattr(rules, "REGISTRY", kept)
         try:
-            enforce(unit, cfg, regs)
+            enforce(unit, cfg, facts, *args, **kwargs)
         finally:
             monkeypatch.setattr(rules, "REGISTRY", everything)
 
