@@ -19,7 +19,7 @@ from golden.errors import NvdlaVerifError
 from golden.memory import format_records
 from golden.player import play
 from golden.regs.regmap import RegisterMap
-from golden.trace import CheckCrc, Command, IntrNotify, MemLoad, RegWrite, write_cfg
+from golden.trace import CheckCrc, Command, IntrNotify, MemLoad, RegWrite, Trace, write_cfg
 from stimulus.layer import Layer
 
 
@@ -62,12 +62,22 @@ def write_unchecked(layers: list[Layer], folder: str | Path, name: str, profile:
     return write_cfg(commands + checks, folder / f"{name}.cfg", header="illegal layers: the CRCs are not computed")
 
 
+def play_layers(layers: list[Layer], folder: str | Path, name: str, profile: Profile):
+    """Play the layers on the golden model from an in-memory trace in the profile's own register layout
+    (any profile, nvdlav1's nv_full included); the .dat files are written to `folder`. Returns the TraceResult."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    commands, checks = _commands(layers, folder, name, RegisterMap.for_profile(profile))
+    return play(Trace(folder / f"{name}.cfg", "cfg", profile.layout, commands + checks), profile)
+
+
 def write_trace(layers: list[Layer], folder: str | Path, name: str, profile: Profile,
                 header: str | None = None) -> Path:
     """Write the trace and its .dat files; the CRCs are the golden model's (GenerationError if it fails)."""
     if profile.layout != "master":
         raise GenerationError(f"profile {profile.name} uses the {profile.layout} register layout; NVIDIA's .cfg "
-                              f"traces address the master layout (use a master-layout profile such as nv_large)")
+                              f"traces address the master layout (use a master-layout profile such as nv_large, "
+                              f"or play the layers in memory: stimulus.export.play_layers)")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     regmap = RegisterMap.for_profile(profile)

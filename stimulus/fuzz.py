@@ -17,7 +17,7 @@ from golden.config import Profile
 from golden.errors import ConfigurationError, NvdlaVerifError
 from stimulus import illegal
 from stimulus.choose import Seeded
-from stimulus.export import write_trace
+from stimulus.export import play_layers
 from stimulus.families import GENERATORS
 
 
@@ -44,7 +44,9 @@ def run_legal(family: str, profile: Profile, seed: int, index: int, folder: Path
     case = f"legal {family} seed {seed} case {index}"
     try:
         layer = GENERATORS[family](Seeded([seed, index]), profile, 0)
-        write_trace([layer], folder / f"{family}_{index}", f"{family}_{index}", profile)
+        result = play_layers([layer], folder / f"{family}_{index}", f"{family}_{index}", profile)
+        if result.memory is None:  # the run stopped (the checks themselves hold CRC 0 and fail: not a finding)
+            return Finding("rejected-without-reason", case, f"{result.status}: {result.detail}")
     except NvdlaVerifError as exc:
         return Finding("rejected-without-reason", case, str(exc))
     except Exception as exc:  # the point of fuzzing: report it, go on
