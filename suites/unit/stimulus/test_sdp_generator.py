@@ -89,12 +89,14 @@ from golden.config import get_profile
 from stimulus import sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
+from stimulus.families import GENERATORS, write_generated
 profile = get_profile("nv_large")
 seed, folder = int(sys.argv[1]), Path(sys.argv[2])
-cfg = write_trace([sdp.random_layer(Seeded(seed), profile)], folder, "det", profile)
 digest = hashlib.sha256()
-for path in sorted(cfg.parent.iterdir()):
-    digest.update(path.name.encode() + path.read_bytes())
+for family in sorted(GENERATORS):
+    cfg = write_generated(family, profile, seed, 0, folder, count=2)
+    for path in sorted(cfg.parent.iterdir()):
+        digest.update(path.name.encode() + path.read_bytes())
 print(digest.hexdigest())
 """
 
@@ -116,3 +118,15 @@ def test_same_seed_same_bytes_in_two_processes(tmp_path):
 def test_hypothesis_layers_are_legal(drawn):
     profile = get_profile("nv_large")
     _strictly_valid(sdp.random_layer(Drawn(drawn.draw), profile), profile)
+
+
+def test_a_failing_property_shrinks_to_a_minimal_layer():
+    """Hypothesis shrinks a layer that fails a property (here: 'no PDP kernel wider than 2') to the smallest."""
+    from hypothesis import find
+
+    from stimulus.strategies import layers
+    profile = get_profile("nv_small")
+    smallest = find(layers("pdp", profile), lambda layer: layer.choices["kernel"][0] > 2,
+                    settings=settings(max_examples=300, deadline=None, database=None))
+    assert smallest.choices["kernel"] == (3, 1) and smallest.choices["stride"] == (1, 1)
+    assert smallest.choices["shape"][0] == 1
