@@ -213,9 +213,9 @@ class Coverage:
         return {"point_bins": bins, "point_holes": sum(len(h) for _, _, h in points),
                 "cross_bins": cross_bins, "cross_holes": sum(len(h) for _, _, h in crosses)}
 
-    def report(self) -> str:
+    def report(self, groups=None) -> str:
         lines = []
-        for group in self.groups:
+        for group in groups or self.groups:
             s = self.summary(group)
             point_rate = 100 * (1 - s["point_holes"] / max(s["point_bins"], 1))
             cross_rate = 100 * (1 - s["cross_holes"] / max(s["cross_bins"], 1))

@@ -92,3 +92,16 @@ def test_coverage_command_samples_traces_and_reports_holes(tmp_path, capsys, nvd
     assert "sampled 2 layers from 2 traces" in out
     assert "nv_small pdp: cover points" in out and "holes: " in out
     assert (tmp_path / "c.yml").stat().st_size > 0
+
+
+def test_coverage_directed_generation_writes_only_traces_that_close_holes(tmp_path, capsys):
+    from ci.cli import main
+    assert main(["generate", "--unit", "pdp", "--profile", "nv_small", "--seed", "4", "-n", "200",
+                 "--coverage-directed", "--patience", "200", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    written = len(list((tmp_path / "nv_small").glob("*/*.cfg")))
+    summary = next(line for line in out.splitlines() if "traces written after" in line)
+    draws = int(summary.split(" after ")[1].split()[0])
+    assert summary.startswith(f"{written} traces written") and 10 < written < draws
+    assert summary.endswith(" 0 holes left")
+    assert main(["conform", str(tmp_path)]) == 0
