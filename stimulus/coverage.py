@@ -93,6 +93,7 @@ class Coverage:
             self._point(g, "channels", lambda c: channel_class(c.channel, per_atom), CHANNEL_CLASSES),
             self._point(g, "cvt", lambda c: "identity" if (c.cvt.offset, c.cvt.scale, c.cvt.shift) == (0, 1, 0)
                         else "other", ("identity", "other")),
+            self._point(g, "output", lambda c: "PDP" if c.output_pdp else "MEM", ("MEM", "PDP") if p.pdp else ("MEM",)),
         ]
         stages = [("BS", "x1", "SDP_BS"), ("BN", "x2", "SDP_BN"), ("EW", "y", "SDP_EW")]
         present = [(n, a) for n, a, switch in stages if p.has(switch)]
@@ -129,12 +130,14 @@ class Coverage:
             self._point(g, "pad", lambda c: "none" if not any(c.pads) else
                         "kernel-1" if max(c.pads) == max(c.kernel) - 1 else "some", ("none", "some", "kernel-1")),
             self._point(g, "split", lambda c: c.split.count if c.split else 1, (1, 2, 3, 4)),
+            self._point(g, "input", lambda c: "on-the-fly" if c.on_the_fly else "memory", ("memory", "on-the-fly")),
             self._point(g, "in_width", lambda c: size_class(c.in_width), SIZE_CLASSES),
             self._point(g, "out_width", lambda c: size_class(c.out_width), SIZE_CLASSES[:3]),
             self._point(g, "channels", lambda c: channel_class(c.channels, per_atom), CHANNEL_CLASSES),
             self._cross(g, "method_x_precision", ["method", "precision"]),
             self._cross(g, "kernel_w_x_stride_w", ["kernel_w", "stride_w"]),
             self._cross(g, "method_x_split", ["method", "split"]),
+            self._cross(g, "method_x_input", ["method", "input"]),
         ]
         return _stack(decorators)
 

@@ -165,15 +165,18 @@ def _convertor(b: _Builder, out: str) -> None:
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72),
-                 memory_operands: bool = True) -> Layer:
+                 memory_operands: bool = True, shape: tuple | None = None, to_pdp: str | None = None) -> Layer:
     """One legal offline SDP layer for the profile; `max_size` is (width, height, channels).
 
     Without `memory_operands` every operand comes from a register (the RTL fixture's subset on nv_small).
+    `shape` (C, H, W) fixes the cube; `to_pdp` (a precision) sends the output on the fly to PDP in that
+    precision, unconverted (Limitation/SDP/DC), and leaves the destination to the PDP layer.
     """
     b = _Builder(choose, profile, slot)
     c, atom = choose, b.atom
-    proc, out = c.choice(precisions(profile))
-    shape = (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]), c.size(1, max_size[0]))
+    proc, out = (to_pdp, to_pdp) if to_pdp else c.choice(precisions(profile))
+    shape = shape or (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]),
+                      c.size(1, max_size[0]))
     channels, height, width = shape
     b.choices.update(precision=f"{proc}->{out}", shape=shape)
     for unit in ("SDP", "SDP_RDMA"):
@@ -182,7 +185,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         b.put(unit, "D_DATA_CUBE_CHANNEL", CHANNEL=channels - 1)
     b.put("SDP_RDMA", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", WINOGRAD="OFF", IN_PRECISION=proc.upper(),
           PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper(), BATCH_NUMBER=0)
-    b.put("SDP", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", OUTPUT_DST="MEM", WINOGRAD="OFF",
+    b.put("SDP", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", OUTPUT_DST="PDP" if to_pdp else "MEM", WINOGRAD="OFF",
           NAN_TO_ZERO=int(proc == "fp16" and c.flag(0.3)), BATCH_NUMBER=0)
     b.put("SDP", "D_DATA_FORMAT", PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper())
     src_line, src_surface = data.strides(c, shape, atom)
@@ -213,6 +216,8 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
     cube = data.values(b.rng, proc, shape)
     b.images.insert(0, Image("pri_mem", src, data.surface_bytes(b.rng, cube, proc, src_line, src_surface, atom),
                              "src"))
+    if to_pdp:
+        return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices)
     dst_size = data.span(shape, out, dst_line, dst_surface, atom)
     b.images.append(Image("pri_mem", dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
     return Layer("sdp", b.fields, b.images, [Region("pri_mem", dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
