@@ -18,7 +18,7 @@ from golden.errors import ConfigurationError, NvdlaVerifError
 from stimulus import illegal
 from stimulus.choose import Seeded
 from stimulus.export import play_layers
-from stimulus.families import GENERATORS
+from stimulus.families import GENERATORS, available
 
 
 @dataclass
@@ -76,7 +76,7 @@ def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: P
 
 def fuzz(profile: Profile, seed: int, count: int, families: list[str] | None = None, progress=None) -> FuzzReport:
     """`count` legal layers per family and `count` illegal ones spread over the families' rules."""
-    families = families or sorted(GENERATORS)
+    families = families or available(profile)
     rule_ids = [r.id for r in rules.all_rules() if r.unit.lower() in families and r.id in illegal.BREAKERS
                 and illegal.reachable(r.id, profile)]
     report = FuzzReport()

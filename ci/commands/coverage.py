@@ -6,7 +6,7 @@ from golden.config import get_profile
 from golden.player import play
 from golden.trace import find_traces
 from stimulus.coverage import Coverage, merge
-from stimulus.families import GENERATORS, layers
+from stimulus.families import GENERATORS, available, layers
 
 NAME = "coverage"
 HELP = "sample the configuration coverage of N generated layers per unit family (and of traces); print the holes"
@@ -33,7 +33,7 @@ def run(args) -> int:
         return 0
     profile = get_profile(args.profile)
     coverage = Coverage(profile)
-    for family in args.unit or sorted(GENERATORS):
+    for family in args.unit or [f for f in available(profile) if f != "bdma"]:
         for index in range(args.n):
             for layer in layers(family, profile, args.seed, index):
                 coverage.sample_layer(layer)

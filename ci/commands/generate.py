@@ -8,7 +8,7 @@ from stimulus.families import GENERATORS, layers, write_generated
 NAME = "generate"
 HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
 #: The covergroup of each family (stimulus/coverage.py).
-GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv"}
+GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv"}
 
 
 def add_arguments(parser) -> None:
@@ -28,6 +28,9 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     profile = get_profile(args.profile)
     if args.coverage_directed:
+        if args.unit not in GROUPS:
+            print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")
+            return 2
         return _directed(args, profile)
     for index in range(args.n):
         print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -20,14 +22,16 @@ pdp_config = importlib.import_module("golden.units.pdp.config")
 
 @pytest.mark.parametrize("profile", ["nv_small", "nv_large"])
 def test_generated_traces_pass_conform(profile, tmp_path, capsys):
-    for unit in sorted(families.GENERATORS):
+    units = families.available(get_profile(profile))
+    assert "bdma" not in units and {"sdp", "pdp", "cdp", "conv", "sdp_pdp"} <= set(units)
+    for unit in units:
         assert main(["generate", "--unit", unit, "--profile", profile, "--seed", "11", "-n", "4", "--layers", "2",
                      "--out", str(tmp_path)]) == 0
-    assert len(list((tmp_path / profile).glob("*/*.cfg"))) == 4 * len(families.GENERATORS)
+    assert len(list((tmp_path / profile).glob("*/*.cfg"))) == 4 * len(units)
     capsys.readouterr()
     assert main(["conform", str(tmp_path), "--json", str(tmp_path / "out.json")]) == 0
     out = capsys.readouterr().out
-    assert out.count(" PASSED ") == 4 * len(families.GENERATORS) and " FAILED " not in out
+    assert out.count(" PASSED ") == 4 * len(units) and " FAILED " not in out
 
 
 def test_generate_names_what_the_profile_lacks():
@@ -78,3 +82,38 @@ def test_random_convolutions_keep_padding_below_the_dilated_kernel(profile_name)
         dilations.add(dilation)
         kernels.add(rows)
     assert strides == {1, 2, 3, 4} and dilations == {1, 2, 3} and kernels == {1, 2, 3, 4, 5}
+
+
+def test_bdma_groups_copy_what_they_say_on_nv_full():
+    """BDMA exists only on nv_full (nvdlav1 layout): played in memory; the copies checked against the
+    operations' own register values, decoded here by hand (32-byte units)."""
+    import numpy as np
+
+    from stimulus.export import play_layers
+    profile = get_profile("nv_full")
+    operations, groups = 0, set()
+    for index in range(6):
+        pair = families.layers("bdma", profile, 8, index, count=2)
+        result = play_layers(pair, Path(tempfile.mkdtemp()), f"b{index}", profile)
+        assert result.memory is not None, result.detail
+        for layer in pair:
+            groups.add(layer.choices["group"])
+            raw, ops = {}, []
+            for _, name, value in layer.writes:
+                if name == "CFG_OP":
+                    ops.append(dict(raw))
+                raw[name] = value
+            for op in ops:
+                size = (op["CFG_LINE"] + 1) * 32
+                lines, surfaces = op["CFG_LINE_REPEAT"] + 1, op["CFG_SURF_REPEAT"] + 1
+                memory = {1: result.memory.pri, 0: result.memory.sec}
+                src, dst = memory[op["CFG_CMD"] & 1], memory[op["CFG_CMD"] >> 1 & 1]
+                for s in range(surfaces):
+                    for line in range(lines):
+                        a = op["CFG_SRC_ADDR_LOW"] + s * op["CFG_SRC_SURF"] + line * op["CFG_SRC_LINE"]
+                        b = op["CFG_DST_ADDR_LOW"] + s * op["CFG_DST_SURF"] + line * op["CFG_DST_LINE"]
+                        np.testing.assert_array_equal(src.read(a, size), dst.read(b, size))
+                operations += 1
+    assert groups == {0, 1} and operations >= 12
+    with pytest.raises(ProfileFeatureError, match="BDMA"):
+        families.layers("bdma", get_profile("nv_large"), 1, 0)

@@ -89,11 +89,11 @@ from golden.config import get_profile
 from stimulus import sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
-from stimulus.families import GENERATORS, write_generated
+from stimulus.families import available, write_generated
 profile = get_profile("nv_large")
 seed, folder = int(sys.argv[1]), Path(sys.argv[2])
 digest = hashlib.sha256()
-for family in sorted(GENERATORS):
+for family in available(profile):
     cfg = write_generated(family, profile, seed, 0, folder, count=2)
     for path in sorted(cfg.parent.iterdir()):
         digest.update(path.name.encode() + path.read_bytes())
