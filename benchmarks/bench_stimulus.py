@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from golden.config import get_profile  # noqa: E402
-from stimulus.families import GENERATORS, layers, write_generated  # noqa: E402
+from stimulus.families import available, layers, write_generated  # noqa: E402
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     profile = get_profile(args.profile)
     print(f"{'family':8} {'generate/s':>11} {'trace/s':>9} {'ratio':>6}   ({args.n} layers, {profile.name})")
-    for family in sorted(GENERATORS):
+    for family in available(profile):
         start = time.perf_counter()
         for index in range(args.n):
             layers(family, profile, 1, index)
