@@ -1,4 +1,5 @@
-"""Functional coverage of the configuration space, as covergroups of cocotb-coverage (1.2, for cocotb 1.8).
+"""Functional coverage of the configuration space, as covergroups of cocotb-coverage (1.2 with cocotb 1.8,
+2.0 with cocotb 2; the API used here is the same in both).
 
 Sampled from the decoded configuration of every layer that runs (a generated Layer, or the register values
 of a HardwareLayer the golden model ran from any trace, NVIDIA's included), so what is covered is what the
@@ -34,8 +35,8 @@ def _library():
     try:
         from cocotb_coverage import coverage
     except ImportError:
-        raise NvdlaVerifError("functional coverage needs cocotb-coverage 1.2 (pip install 'cocotb-coverage~=1.2', "
-                              "part of the rtl extra)") from None
+        raise NvdlaVerifError("functional coverage needs cocotb-coverage (part of the rtl extra: "
+                              "bash ci/setup.sh --test)") from None
     return coverage
 
 
