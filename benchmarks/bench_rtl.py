@@ -32,9 +32,9 @@ from rtl_yardstick import run_yardstick, yardstick_binary  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.trace import CheckCrc, load_trace  # noqa: E402
 from rtl.build import BuildOptions, build  # noqa: E402
-from rtl.random_layers import write_random_trace  # noqa: E402
 from rtl.runner import run_trace_on_rtl  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
+from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
 LAYERS = ("sdp_3x3x33_bs_bn_int8_0", "sdp_8x8x32_bypass_int8_1", "sdp_4x1x8192_pass_through_int8_0",
           "sdp_1x8192x1_pass_through_int8_0")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rtl.random_layers import write_random_trace
+from stimulus.fixture_sdp import write_random_trace
 
 #: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
 DATA_ROOT = Path(os.environ.get("NVDLA_DATA", Path(__file__).resolve().parents[2] / "shared" / "nvdla"))

@@ -1,1 +1,13 @@
-"""Constrained-random layer generators (hypothesis strategies) and the legality rules as data."""
+"""Stimulus: hardware layers as register fields and memory images, random legal and illegal ones, coverage.
+
+layer.py     Layer: "UNIT.REGISTER.FIELD" values (numbers or enum names), memory images, checked regions
+export.py    write_trace (.cfg + .dat, CRCs from the golden model), play_layers (in memory, any layout)
+choose.py    Seeded (same seed, same bytes) and Drawn (hypothesis) sources of every decision
+sdp.py, pdp.py, cdp.py, conv.py, bdma.py, pipeline.py    random legal layers per unit family
+families.py  the families, their availability per profile, traces named as NVIDIA names its tests
+illegal.py, illegal_sdp.py    one breaker per rule of golden/rules.py's registry
+coverage.py  covergroups (cocotb-coverage) sampled from decoded configurations
+fuzz.py      legal and illegal layers through the golden model, findings reported
+strategies.py    hypothesis strategies
+fixture_sdp.py   the RTL bench's fixture-subset SDP traces (rtl/suite.py's default layers)
+"""

@@ -129,7 +129,7 @@ def run_item(item: Item, settings: Settings) -> Run:
     if item.kind == "nvidia_traces":
         run = _run_trace_item(item, Path(item.params["path"]), settings)
     elif item.kind == "random_sdp":
-        from rtl.random_layers import write_random_trace
+        from stimulus.fixture_sdp import write_random_trace
 
         folder = settings.work / "random"
         path = write_random_trace(folder, item.params["seed"], item.params["layers"])

@@ -5,9 +5,9 @@ import pytest
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
 from golden.trace import CheckCrc, RegWrite, load_trace  # noqa: E402
-from rtl.random_layers import write_random_trace  # noqa: E402
 from rtl.runner import run_trace_on_rtl  # noqa: E402
 from rtl.suite import RANDOM_LAYERS  # noqa: E402
+from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 

@@ -11,8 +11,8 @@ from ci.conformance import run_trace  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from rtl.build import BuildOptions  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
-from rtl.random_layers import write_random_trace  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
+from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 

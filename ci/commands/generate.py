@@ -1,0 +1,63 @@
+"""`nvdla-verif generate`: random legal layers written as NVIDIA .cfg traces with the golden model's CRCs."""
+
+from __future__ import annotations
+
+from golden.config import get_profile
+from stimulus.families import GENERATORS, layers, write_generated
+
+NAME = "generate"
+HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
+#: The covergroup of each family (stimulus/coverage.py).
+GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv"}
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--unit", required=True, choices=sorted(GENERATORS), help="unit family")
+    parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
+    parser.add_argument("--seed", type=int, default=0, help="seed: the same seed and profile give the same bytes")
+    parser.add_argument("-n", type=int, default=1, help="number of traces (with --coverage-directed: at most)")
+    parser.add_argument("--layers", type=int, default=1, help="back-to-back layers per trace (register groups 0/1)")
+    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--coverage-directed", action="store_true",
+                        help="draw until the unit's coverage holes stop shrinking; write only the traces that "
+                             "closed a hole")
+    parser.add_argument("--patience", type=int, default=300,
+                        help="with --coverage-directed: stop after this many draws without a hole closed")
+
+
+def run(args) -> int:
+    profile = get_profile(args.profile)
+    if args.coverage_directed:
+        if args.unit not in GROUPS:
+            print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")
+            return 2
+        return _directed(args, profile)
+    for index in range(args.n):
+        print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
+    return 0
+
+
+def _holes(coverage, group: str) -> int:
+    return sum(len(holes) for _, _, holes in coverage.items(group))
+
+
+def _directed(args, profile) -> int:
+    from stimulus.coverage import Coverage
+    coverage = Coverage(profile, prefix=f"directed_{args.unit}_{args.seed}")
+    group = GROUPS[args.unit]
+    holes, idle, written, index = _holes(coverage, group), 0, 0, 0
+    while idle < args.patience and index < args.n * args.patience:
+        for layer in layers(args.unit, profile, args.seed, index, args.layers):
+            coverage.sample_layer(layer)
+        now = _holes(coverage, group)
+        if now < holes:
+            print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
+            holes, idle, written = now, 0, written + 1
+            if written >= args.n:
+                break
+        else:
+            idle += 1
+        index += 1
+    print(f"{written} traces written after {index + 1} draws; {holes} holes left")
+    print(coverage.report([group]))
+    return 0

@@ -1,0 +1,107 @@
+"""The hardware's limitation rules as one registry: what validation enforces and what stimulus obeys or breaks.
+
+A rule has an id (UNIT-WHAT), the unit, the document and section it comes from, the register fields it
+involves, a sentence, and a predicate over a decoded configuration: `check(cfg, facts)` (facts: the register
+values and the profile) returns None when the layer keeps the rule (or the rule does not apply to it) and
+otherwise the message for this layer. An advisory rule is one NVIDIA's own traces break with a defined
+result: validation warns unless strict (stimulus legality). A unit's validation is
+`enforce(unit, cfg, facts)`: the first rule broken, in registration order, raises a
+ConfigurationError whose `rule` starts with the rule's id and whose `fields` are the rule's fields (then
+the ids and fields of any further rule the layer breaks).
+Stimulus (stimulus/illegal.py) has one generator per rule that breaks exactly that rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from golden.errors import ConfigurationError
+
+#: Modules that register rules (imported by all_rules, so that a listing holds every unit's rules).
+MODULES = ("golden.units.pdp.rules", "golden.units.sdp.rules")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a predicate may read besides the decoded configuration."""
+    regs: object = None  # golden.regs.values.RegisterValues
+    profile: object = None  # golden.config.Profile
+
+    @property
+    def atom(self) -> int:
+        return self.profile.memory_atomic_size
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    unit: str
+    source: str
+    fields: tuple[str, ...]
+    text: str
+    check: Callable
+    advisory: bool = False
+
+    @property
+    def label(self) -> str:
+        """What a ConfigurationError's `rule` says: the id, then the document and section."""
+        return f"{self.id} ({self.source})"
+
+    def error(self, message: str) -> ConfigurationError:
+        return ConfigurationError(message, fields=self.fields, rule=self.label)
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, advisory: bool = False):
+    """Register the decorated predicate as a rule (ids are unique)."""
+    def register(check: Callable) -> Callable:
+        if id in REGISTRY:
+            raise ValueError(f"rule {id} registered twice")
+        REGISTRY[id] = Rule(id, unit, source, tuple(fields), text, check, advisory)
+        return check
+    return register
+
+
+def rules(unit: str) -> list[Rule]:
+    return [r for r in REGISTRY.values() if r.unit == unit]
+
+
+def all_rules() -> list[Rule]:
+    for module in MODULES:
+        importlib.import_module(module)
+    return list(REGISTRY.values())
+
+
+def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:
+    """Every rule of the unit the layer breaks, with its message (advisory ones included)."""
+    found = []
+    for r in rules(unit):
+        message = r.check(cfg, facts)
+        if message is not None:
+            found.append((r, message))
+    return found
+
+
+def enforce(unit: str, cfg, facts: Facts, strict: bool = True, advise: Callable | None = None) -> None:
+    """Raise for the first rule broken; its `rule` also names every other rule the layer breaks.
+
+    Some rules depend on each other (the PDP split widths: with the sums fixed, a first, mid or last width
+    cannot be wrong alone), so a layer can break several; the error says so rather than hiding them.
+    Unless `strict`, advisory rules only call `advise(rule, message)`.
+    """
+    broken = violations(unit, cfg, facts)
+    if not strict:
+        for r, message in broken:
+            if r.advisory and advise is not None:
+                advise(r, message)
+        broken = [(r, message) for r, message in broken if not r.advisory]
+    if not broken:
+        return
+    (first, message), others = broken[0], broken[1:]
+    label = first.label + "".join(f"; also {r.id}" for r, _ in others)
+    fields = tuple(dict.fromkeys(first.fields + tuple(f for r, _ in others for f in r.fields)))
+    raise ConfigurationError(message, fields=fields, rule=label)

@@ -1,0 +1,123 @@
+"""Random legal CDP (LRN) layers: every local size, both LE LUT functions, random LUT tables.
+
+The LUT (S_LUT_* registers and the LE/LO tables written through S_LUT_ACCESS_CFG/DATA) is one per unit,
+shared by both register groups, so a trace's CDP layers share one: `random_lut` draws it and every
+`random_layer` of the trace takes it. Bounds follow programming-guide Limitation/LUT: index selects and
+the exponent offset inside their ranges, a linear table's END = START + 2**(select + 6 or 8). Integer
+precisions only (fp16 START/END are fp32 patterns: not generated yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.config import Profile
+from golden.units.lut import LE_DEPTH, LO_DEPTH, OFFSET_LIMITS, SELECT_LIMITS
+from stimulus import data
+from stimulus.layer import Image, Layer, Region
+
+BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
+LOCAL_SIZES = {3: "LEN3", 5: "LEN5", 7: "LEN7", 9: "LEN9"}
+
+
+@dataclass(frozen=True)
+class Lut:
+    precision: str
+    fields: dict
+    writes: tuple  # (unit, register, value) in order: the table contents
+
+
+def _signed(value: int, bits: int) -> int:
+    return value & ((1 << bits) - 1)
+
+
+def _bound(fields: dict, name: str, value: int) -> None:
+    raw = value & ((1 << 38) - 1)
+    fields[f"CDP.S_LUT_{name}_LOW.LUT_{name}_LOW"] = raw & 0xFFFFFFFF
+    fields[f"CDP.S_LUT_{name}_HIGH.LUT_{name}_HIGH"] = raw >> 32
+
+
+def precisions(profile: Profile) -> list[str]:
+    return sorted(profile.feature_types - {"fp16"})
+
+
+def random_lut(choose, profile: Profile) -> Lut:
+    profile.require("CDP", "a CDP layer")
+    c = choose
+    precision = c.choice(precisions(profile))
+    (le_lo, le_hi), (lo_lo, lo_hi) = SELECT_LIMITS["CDP", precision]
+    linear = c.flag()
+    fields = {"CDP.S_LUT_CFG.LUT_LE_FUNCTION": "LINEAR" if linear else "EXPONENT",
+              "CDP.S_LUT_CFG.LUT_UFLOW_PRIORITY": c.choice(("LE", "LO")),
+              "CDP.S_LUT_CFG.LUT_OFLOW_PRIORITY": c.choice(("LE", "LO")),
+              "CDP.S_LUT_CFG.LUT_HYBRID_PRIORITY": c.choice(("LE", "LO"))}
+    # the sum of squares of int8 inputs is at most 9 * 128**2 (2**17.2): aim most tables at that range
+    le_select = c.size(le_lo, min(le_hi, 14))
+    lo_select = c.size(lo_lo, min(lo_hi, 12))
+    offset = c.size(max(OFFSET_LIMITS["CDP", precision][0], -8), min(OFFSET_LIMITS["CDP", precision][1], 12))
+    le_start = c.choice((0, c.integer(-(1 << 12), 1 << 12)))
+    lo_start = c.choice((0, c.integer(-(1 << 12), 1 << 12)))
+    fields["CDP.S_LUT_INFO.LUT_LE_INDEX_OFFSET"] = _signed(0 if linear else offset, 8)
+    fields["CDP.S_LUT_INFO.LUT_LE_INDEX_SELECT"] = _signed(le_select if linear else 0, 8)
+    fields["CDP.S_LUT_INFO.LUT_LO_INDEX_SELECT"] = _signed(lo_select, 8)
+    _bound(fields, "LE_START", le_start)
+    _bound(fields, "LE_END", le_start + (1 << (le_select + 6)) if linear else le_start + c.integer(1, 1 << 20))
+    _bound(fields, "LO_START", lo_start)
+    _bound(fields, "LO_END", lo_start + (1 << (lo_select + 8)))
+    for table in ("LE", "LO"):
+        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_UFLOW_SCALE"] = _signed(c.integer(-512, 512), 16)
+        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_OFLOW_SCALE"] = _signed(c.integer(-512, 512), 16)
+        fields[f"CDP.S_LUT_{table}_SLOPE_SHIFT.LUT_{table}_SLOPE_UFLOW_SHIFT"] = c.size(0, 31)
+        fields[f"CDP.S_LUT_{table}_SLOPE_SHIFT.LUT_{table}_SLOPE_OFLOW_SHIFT"] = c.size(0, 31)
+    rng = c.data()
+    writes = []
+    for table_id, depth in ((0, LE_DEPTH), (1, LO_DEPTH)):
+        writes.append(("CDP", "S_LUT_ACCESS_CFG", (1 << 17) | (table_id << 16)))
+        table = rng.integers(-(1 << 15), 1 << 15, depth) if c.flag(0.8) else np.full(depth, rng.integers(-9, 9))
+        writes += [("CDP", "S_LUT_ACCESS_DATA", int(v) & 0xFFFF) for v in table]
+    return Lut(precision, fields, tuple(writes))
+
+
+def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None) -> Layer:
+    lut = lut or random_lut(choose, profile)
+    c, atom, precision = choose, profile.memory_atomic_size, lut.precision
+    shape = (c.size(1, 2 * atom + atom // 2), c.size(1, 12), c.size(1, 16))
+    local = c.choice(sorted(LOCAL_SIZES))
+    src_line, src_surface = data.strides(c, shape, atom)
+    dst_line, dst_surface = data.strides(c, shape, atom)
+    src = BASE + slot * SLOT + atom * c.size(0, 63)
+    dst = BASE + slot * SLOT + DST_OFFSET + atom * c.size(0, 63)
+    bits = 8 if precision == "int8" else 16
+    fields = {
+        "CDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": shape[2] - 1, "CDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": shape[1] - 1,
+        "CDP_RDMA.D_DATA_CUBE_CHANNEL.CHANNEL": shape[0] - 1,
+        "CDP_RDMA.D_SRC_BASE_ADDR_LOW.SRC_BASE_ADDR_LOW": src & 0xFFFFFFFF,
+        "CDP_RDMA.D_SRC_BASE_ADDR_HIGH.SRC_BASE_ADDR_HIGH": src >> 32,
+        "CDP_RDMA.D_SRC_LINE_STRIDE.SRC_LINE_STRIDE": src_line,
+        "CDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE": src_surface,
+        "CDP_RDMA.D_SRC_DMA_CFG.SRC_RAM_TYPE": "MC", "CDP_RDMA.D_DATA_FORMAT.INPUT_DATA": precision.upper(),
+        "CDP.D_DATA_FORMAT.INPUT_DATA_TYPE": precision.upper(),
+        "CDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": dst & 0xFFFFFFFF,
+        "CDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": dst >> 32,
+        "CDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE": dst_line, "CDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE": dst_surface,
+        "CDP.D_DST_DMA_CFG.DST_RAM_TYPE": "MC", "CDP.D_LRN_CFG.NORMALZ_LEN": LOCAL_SIZES[local],
+        "CDP.D_FUNC_BYPASS.SQSUM_BYPASS": int(c.flag(0.15)), "CDP.D_FUNC_BYPASS.MUL_BYPASS": int(c.flag(0.15)),
+        "CDP.D_DATIN_OFFSET.DATIN_OFFSET": _signed(c.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1), 16),
+        "CDP.D_DATIN_SCALE.DATIN_SCALE": _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
+        "CDP.D_DATIN_SHIFTER.DATIN_SHIFTER": c.size(0, 31),
+        "CDP.D_DATOUT_OFFSET.DATOUT_OFFSET": _signed(c.integer(-(1 << 12), 1 << 12), 32),
+        "CDP.D_DATOUT_SCALE.DATOUT_SCALE": _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
+        "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": c.size(0, 63),
+    }
+    fields.update(lut.fields)
+    rng = c.data()
+    cube = data.values(rng, precision, shape)
+    images = [Image("pri_mem", src, data.surface_bytes(rng, cube, precision, src_line, src_surface, atom), "src")]
+    size = data.span(shape, precision, dst_line, dst_surface, atom)
+    images.append(Image("pri_mem", dst, rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
+    choices = {"precision": precision, "local_size": local, "shape": shape,
+               "lut": lut.fields["CDP.S_LUT_CFG.LUT_LE_FUNCTION"]}
+    return Layer("cdp", fields, images, [Region("pri_mem", dst, size, "dst")], "CDP", ("CDP", "CDP_RDMA"), choices,
+                 writes=list(lut.writes))

@@ -1,0 +1,269 @@
+"""Functional coverage of the configuration space, as covergroups of cocotb-coverage (1.2 with cocotb 1.8,
+2.0 with cocotb 2; the API used here is the same in both).
+
+Sampled from the decoded configuration of every layer that runs (a generated Layer, or the register values
+of a HardwareLayer the golden model ran from any trace, NVIDIA's included), so what is covered is what the
+unit models saw. Bins follow the profile: a precision or stage the profile lacks has no bin; the invalid
+cells of Table 30 are not bins. `report()` gives each group's hit rate and its holes; `export(path)` writes
+cocotb-coverage's YAML, and `merge(files, out)` merges those of several processes or machines.
+
+Cover points per unit: SDP precision pair, each stage's ALU algorithm / MUL mode / operand sources / ReLU,
+operand DMA mode and size, convertor class, size classes (width, height, channels against the atom);
+PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
+mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression.
+Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
+convolution kernel x stride and precision x mode; CDP precision, local size, LE function, bypasses, LUT
+priorities, channels, width, and local size x LE function / precision.
+"""
+
+from __future__ import annotations
+
+from golden.config import Profile
+from golden.errors import NvdlaVerifError
+from golden.regs.regmap import RegisterMap
+from golden.regs.values import RegisterValues
+from golden.units.cdp.config import decode as cdp_decode
+from golden.units.conv.config import read_config as conv_decode
+from golden.units.pdp.config import decode as pdp_decode
+from golden.units.sdp.config import decode as sdp_decode
+from stimulus import sdp as sdp_stimulus
+
+SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
+
+
+def _library():
+    try:
+        from cocotb_coverage import coverage
+    except ImportError:
+        raise NvdlaVerifError("functional coverage needs cocotb-coverage (part of the rtl extra: "
+                              "bash ci/setup.sh --test)") from None
+    return coverage
+
+
+def size_class(n: int) -> str:
+    return "1" if n == 1 else "2-4" if n <= 4 else "5-16" if n <= 16 else "17+"
+
+
+def channel_class(channels: int, per_atom: int) -> str:
+    """1, part of an atom, exactly one atom, whole atoms, or whole atoms plus a part."""
+    if channels == 1:
+        return "1"
+    if channels < per_atom:
+        return "part-atom"
+    if channels == per_atom:
+        return "one-atom"
+    return "atoms" if channels % per_atom == 0 else "atoms+part"
+
+
+CHANNEL_CLASSES = ("1", "part-atom", "one-atom", "atoms", "atoms+part")
+
+
+class Coverage:
+    """The covergroups of one profile; `prefix` names them in cocotb-coverage's global database."""
+
+    def __init__(self, profile: Profile, prefix: str | None = None):
+        self.lib = _library()
+        self.profile = profile
+        self.prefix = prefix or profile.name
+        self.regmap = RegisterMap.for_profile(profile)
+        self.groups: dict[str, list[str]] = {}
+        self._sample_sdp = self._sdp_group()
+        self._sample_pdp = self._pdp_group() if profile.pdp else None
+        self._sample_conv = self._conv_group()
+        self._sample_cdp = self._cdp_group() if profile.cdp else None
+
+    # -- building ---------------------------------------------------------------------------------
+    def _point(self, group: str, item: str, xf, bins) -> object:
+        name = f"{self.prefix}.{group}.{item}"
+        self.groups.setdefault(group, []).append(name)
+        return self.lib.CoverPoint(name, xf=xf, bins=list(bins))
+
+    def _cross(self, group: str, item: str, items: list[str], ignore=()) -> object:
+        name = f"{self.prefix}.{group}.{item}"
+        self.groups.setdefault(group, []).append(name)
+        return self.lib.CoverCross(name, items=[f"{self.prefix}.{group}.{i}" for i in items], ign_bins=list(ignore))
+
+    def _sdp_group(self):
+        g, p = "sdp", self.profile
+        per_atom = p.memory_atomic_size
+        decorators = [
+            self._point(g, "precision", lambda c: f"{c.in_precision}->{c.out_precision}",
+                        [f"{i}->{o}" for i, o in sdp_stimulus.precisions(p)]),
+            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self._point(g, "channels", lambda c: channel_class(c.channel, per_atom), CHANNEL_CLASSES),
+            self._point(g, "cvt", lambda c: "identity" if (c.cvt.offset, c.cvt.scale, c.cvt.shift) == (0, 1, 0)
+                        else "other", ("identity", "other")),
+            self._point(g, "output", lambda c: "PDP" if c.output_pdp else "MEM", ("MEM", "PDP") if p.pdp else ("MEM",)),
+        ]
+        stages = [("BS", "x1", "SDP_BS"), ("BN", "x2", "SDP_BN"), ("EW", "y", "SDP_EW")]
+        present = [(n, a) for n, a, switch in stages if p.has(switch)]
+        for name, attr in present:
+            algos = ("bypass", "MAX", "MIN", "SUM") + (("EQL",) if name == "EW" else ())
+            decorators += [
+                self._point(g, f"{name}.alu", lambda c, a=attr: _alu(getattr(c, a)), algos),
+                self._point(g, f"{name}.mul", lambda c, a=attr: _mul(getattr(c, a)), ("bypass", "mul", "prelu")),
+                self._point(g, f"{name}.alu_src", lambda c, a=attr: _src(getattr(c, a), "alu"), ("REG", "MEM")),
+                self._point(g, f"{name}.mul_src", lambda c, a=attr: _src(getattr(c, a), "mul"), ("REG", "MEM")),
+            ]
+            if name != "EW":
+                decorators.append(self._point(g, f"{name}.relu", lambda c, a=attr: _relu(getattr(c, a)),
+                                              ("on", "off")))
+            letter = {"BS": "B", "BN": "N", "EW": "E"}[name]
+            decorators.append(self._point(g, f"{letter}RDMA.mode", lambda c, x=letter: _dma_mode(c.dmas[x]),
+                                          ("off", "PER_KERNEL", "PER_ELEMENT")))
+            decorators.append(self._cross(g, f"precision_x_{name}.alu", ["precision", f"{name}.alu"]))
+        if len(present) >= 2:
+            decorators.append(self._cross(g, "BS.alu_x_BN.alu", ["BS.alu", "BN.alu"]))
+        return _stack(decorators)
+
+    def _pdp_group(self):
+        g, p = "pdp", self.profile
+        per_atom = p.memory_atomic_size
+        eight = list(range(1, 9))
+        decorators = [
+            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
+            self._point(g, "method", lambda c: c.method, ("average", "max", "min")),
+            self._point(g, "kernel_w", lambda c: c.kernel[0], eight),
+            self._point(g, "kernel_h", lambda c: c.kernel[1], eight),
+            self._point(g, "stride_w", lambda c: c.stride[0], eight),
+            self._point(g, "stride_h", lambda c: c.stride[1], eight),
+            self._point(g, "pad", lambda c: "none" if not any(c.pads) else
+                        "kernel-1" if max(c.pads) == max(c.kernel) - 1 else "some", ("none", "some", "kernel-1")),
+            self._point(g, "split", lambda c: c.split.count if c.split else 1, (1, 2, 3, 4)),
+            self._point(g, "input", lambda c: "on-the-fly" if c.on_the_fly else "memory", ("memory", "on-the-fly")),
+            self._point(g, "in_width", lambda c: size_class(c.in_width), SIZE_CLASSES),
+            self._point(g, "out_width", lambda c: size_class(c.out_width), SIZE_CLASSES[:3]),
+            self._point(g, "channels", lambda c: channel_class(c.channels, per_atom), CHANNEL_CLASSES),
+            self._cross(g, "method_x_precision", ["method", "precision"]),
+            self._cross(g, "kernel_w_x_stride_w", ["kernel_w", "stride_w"]),
+            self._cross(g, "method_x_split", ["method", "split"]),
+            self._cross(g, "method_x_input", ["method", "input"]),
+        ]
+        return _stack(decorators)
+
+    def _conv_group(self):
+        g, p = "conv", self.profile
+        five = list(range(1, 6))
+        decorators = [
+            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types & p.weight_types)),
+            self._point(g, "mode", lambda c: "image" if c.image else c.conv_mode, ("direct", "winograd", "image")
+                        if p.winograd else ("direct", "image")),
+            self._point(g, "kernel_w", lambda c: c.weight_width_ext, five),
+            self._point(g, "kernel_h", lambda c: c.weight_height_ext, five),
+            self._point(g, "stride_x", lambda c: c.stride_x, (1, 2, 3, 4)),
+            self._point(g, "dilation_x", lambda c: c.dilation_x, (1, 2, 3)),
+            self._point(g, "pad", lambda c: "none" if not (c.pad_left or c.pad_top or c.pad_right or c.pad_bottom)
+                        else "some", ("none", "some")),
+            self._point(g, "channels", lambda c: channel_class(c.channels, p.mac_atomic_c), CHANNEL_CLASSES),
+            self._point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
+            self._point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
+                        if p.weight_compression else ("uncompressed",)),
+            self._cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
+            self._cross(g, "precision_x_mode", ["precision", "mode"]),
+        ]
+        return _stack(decorators)
+
+    def _cdp_group(self):
+        g, p = "cdp", self.profile
+        decorators = [
+            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
+            self._point(g, "local_size", lambda c: c.local_size, (3, 5, 7, 9)),
+            self._point(g, "le_function", lambda c: c.lut.le_function, ("LINEAR", "EXPONENT")),
+            self._point(g, "sqsum", lambda c: "bypass" if c.sqsum_bypass else "on", ("on", "bypass")),
+            self._point(g, "mul", lambda c: "bypass" if c.mul_bypass else "on", ("on", "bypass")),
+            self._point(g, "priorities", lambda c: (c.lut.uflow_priority, c.lut.oflow_priority),
+                        [(u, o) for u in ("LE", "LO") for o in ("LE", "LO")]),
+            self._point(g, "channels", lambda c: channel_class(c.shape[0], p.memory_atomic_size), CHANNEL_CLASSES),
+            self._point(g, "width", lambda c: size_class(c.shape[2]), SIZE_CLASSES[:3]),
+            self._cross(g, "local_size_x_le_function", ["local_size", "le_function"]),
+            self._cross(g, "precision_x_local_size", ["precision", "local_size"]),
+        ]
+        return _stack(decorators)
+
+    # -- sampling ---------------------------------------------------------------------------------
+    def sample(self, stages, regs: RegisterValues) -> None:
+        """Sample one hardware layer from its stages and register values (offline SDP and PDP so far)."""
+        if "SDP" in stages:
+            cfg = sdp_decode(regs)
+            if not cfg.flying:
+                self._sample_sdp(cfg)
+        if "CDMA" in stages or "CONV" in stages:
+            self._sample_conv(conv_decode(regs))
+        if "CDP" in stages and self._sample_cdp is not None:
+            self._sample_cdp(cdp_decode(regs))
+        if "PDP" in stages and self._sample_pdp is not None:
+            self._sample_pdp(pdp_decode(regs))
+
+    def sample_layer(self, layer) -> None:
+        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA")]
+        self.sample(stages, layer.values(self.regmap))
+
+    # -- reporting --------------------------------------------------------------------------------
+    def items(self, group: str):
+        """(name, coverage %, holes) of each cover point and cross of the group."""
+        db = self.lib.coverage_db
+        for name in self.groups.get(group, []):
+            item = db[name]
+            holes = [b for b, hits in item.detailed_coverage.items() if hits < 1]
+            yield name, item.cover_percentage, holes
+
+    def summary(self, group: str) -> dict:
+        points = [(n, pct, holes) for n, pct, holes in self.items(group) if not isinstance(self.lib.coverage_db[n],
+                                                                                          self.lib.CoverCross)]
+        crosses = [(n, pct, holes) for n, pct, holes in self.items(group) if (n, pct, holes) not in points]
+        bins = sum(len(self.lib.coverage_db[n].detailed_coverage) for n, _, _ in points)
+        cross_bins = sum(len(self.lib.coverage_db[n].detailed_coverage) for n, _, _ in crosses)
+        return {"point_bins": bins, "point_holes": sum(len(h) for _, _, h in points),
+                "cross_bins": cross_bins, "cross_holes": sum(len(h) for _, _, h in crosses)}
+
+    def report(self, groups=None) -> str:
+        lines = []
+        for group in groups or self.groups:
+            s = self.summary(group)
+            point_rate = 100 * (1 - s["point_holes"] / max(s["point_bins"], 1))
+            cross_rate = 100 * (1 - s["cross_holes"] / max(s["cross_bins"], 1))
+            lines.append(f"{self.prefix} {group}: cover points {point_rate:.1f}% of {s['point_bins']} bins, "
+                         f"crosses {cross_rate:.1f}% of {s['cross_bins']} bins")
+            for name, pct, holes in self.items(group):
+                if holes:
+                    shown = ", ".join(map(str, holes[:8])) + (f" ... (+{len(holes) - 8})" if len(holes) > 8 else "")
+                    lines.append(f"  {name.split('.', 2)[2]:28} {pct:5.1f}%  holes: {shown}")
+        return "\n".join(lines)
+
+    def export(self, path) -> None:
+        self.lib.coverage_db.export_to_yaml(str(path))
+
+
+def merge(files, out) -> None:
+    """Merge YAML coverage exports of several processes or machines into one file."""
+    _library().merge_coverage(lambda message: None, str(out), *map(str, files))
+
+
+def _stack(decorators):
+    def sample(cfg):
+        return None
+    for decorator in reversed(decorators):
+        sample = decorator(sample)
+    return sample
+
+
+def _alu(stage) -> str:
+    return stage.alu_algo if stage.alu_active else "bypass"
+
+
+def _mul(stage) -> str:
+    return ("prelu" if stage.mul_prelu else "mul") if stage.mul_active else "bypass"
+
+
+def _src(stage, which: str) -> str | None:
+    active = stage.alu_active if which == "alu" else stage.mul_active
+    return getattr(stage, f"{which}_src") if active else None
+
+
+def _relu(stage) -> str | None:
+    return None if stage.bypass else ("off" if stage.relu_bypass else "on")
+
+
+def _dma_mode(dma) -> str:
+    return "off" if dma.disable else dma.mode

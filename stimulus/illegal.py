@@ -1,0 +1,246 @@
+"""Illegal layers: for each rule of the registry (golden/rules.py), a legal layer changed to break that rule.
+
+A breaker takes a legal spec and returns one that breaks its rule, or None when this spec cannot be
+changed that way (the caller draws another legal spec). `illegal_layer` keeps only a result whose broken
+rules, as the registry's own predicates see them, are the rule plus its declared companions: rules that
+depend on each other cannot be broken alone (with the sums of the PDP split widths fixed, a first, mid or
+last width cannot be wrong on its own), and COMPANIONS says which others go with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import replace
+from dataclasses import replace as replace_layer
+
+from golden import rules
+from golden.config import Profile
+from golden.errors import NvdlaVerifError
+from golden.memory import MemorySystem
+from golden.player import Player
+from golden.regs.regmap import RegisterMap
+from golden.trace import load_trace
+from golden.units import pdp as golden_pdp
+from golden.units import sdp as golden_sdp
+from golden.units.base import LayerContext
+from golden.units.pdp.config import decode as pdp_decode
+from golden.units.pdp.config import pooled_size
+from golden.units.sdp.config import decode as sdp_decode
+from stimulus import illegal_sdp, pdp, sdp
+from stimulus.export import write_unchecked
+from stimulus.layer import Layer
+
+sdp_validate = importlib.import_module("golden.units.sdp.validate")
+
+
+class NoIllegalLayer(NvdlaVerifError):
+    """No legal layer drawn could be changed to break the rule (alone, or with its declared companions)."""
+
+
+def _reshaped(spec: pdp.PdpSpec, atom: int, **changes) -> pdp.PdpSpec:
+    """The spec with new sizes and packed strides that fit them."""
+    spec = replace(spec, **changes)
+    channels, height, width = spec.shape
+    oh, ow = spec.out_hw
+    return replace(spec, src=(spec.src[0], width * atom, width * height * atom),
+                   dst=(spec.dst[0], ow * atom, ow * oh * atom))
+
+
+def _kernel_size(spec, choose, atom):
+    if spec.split:
+        return None
+    kw = choose.integer(9, 16)
+    _, pt, _, pb = spec.pads
+    ow, sw = spec.out_hw[1], spec.stride[0]
+    width = (ow - 1) * sw + kw
+    return _reshaped(spec, atom, kernel=(kw, spec.kernel[1]), pads=(0, pt, 0, pb),
+                     shape=(spec.shape[0], spec.shape[1], width))
+
+
+def _pad_left_right(spec, choose, atom):
+    kw, sw = spec.kernel[0], spec.stride[0]
+    if spec.split or kw > 7:
+        return None
+    (oh, ow), (_, pt, _, pb) = spec.out_hw, spec.pads
+    return _reshaped(spec, atom, pads=(kw, pt, 0, pb), out_hw=(oh, ow + 1),
+                     shape=(spec.shape[0], spec.shape[1], ow * sw))
+
+
+def _pad_top_bottom(spec, choose, atom):
+    kh, sh = spec.kernel[1], spec.stride[1]
+    if kh > 7:
+        return None
+    (oh, ow), (pl, _, pr, _) = spec.out_hw, spec.pads
+    return _reshaped(spec, atom, pads=(pl, kh, pr, 0), out_hw=(oh + 1, ow),
+                     shape=(spec.shape[0], oh * sh, spec.shape[2]))
+
+
+def _width_stride(spec, choose, atom):
+    (kw, _), (sw, _), (pl, _, pr, _) = spec.kernel, spec.stride, spec.pads
+    if spec.split or sw < 2:
+        return None
+    width = spec.shape[2] + 1
+    return _reshaped(spec, atom, shape=(spec.shape[0], spec.shape[1], width),
+                     out_hw=(spec.out_hw[0], pooled_size(width, pl, pr, kw, sw)))
+
+
+def _height_stride(spec, choose, atom):
+    (_, kh), (_, sh), (_, pt, _, pb) = spec.kernel, spec.stride, spec.pads
+    if sh < 2:
+        return None
+    height = spec.shape[1] + 1
+    return _reshaped(spec, atom, shape=(spec.shape[0], height, spec.shape[2]),
+                     out_hw=(pooled_size(height, pt, pb, kh, sh), spec.out_hw[1]))
+
+
+def _override(**fields):
+    def breaker(spec, choose, atom):
+        values = {key.replace("__", "."): value(spec) if callable(value) else value for key, value in fields.items()}
+        return replace(spec, overrides={**spec.overrides, **values})
+    return breaker
+
+
+def _needs_split(breaker, minimum: int = 2):
+    def wrapped(spec, choose, atom):
+        return breaker(spec, choose, atom) if spec.split and spec.split[0] >= minimum else None
+    return wrapped
+
+
+def _split_change(ins: tuple = (0, 0, 0), outs: tuple = (0, 0, 0)):
+    """Add to the split's (first, mid, last) input and output widths (None if a width would drop below 1)."""
+    def breaker(spec, choose, atom):
+        count, old_in, old_out = spec.split
+        mids = count - 2
+        delta_in = tuple(-mids if d == "mids" else d for d in ins)  # "mids": minus one per mid part
+        new_in = tuple(w + d for w, d in zip(old_in, delta_in, strict=True))
+        new_out = tuple(w + d for w, d in zip(old_out, outs, strict=True))
+        if min(new_in + new_out) < 1:
+            return None
+        return replace(spec, split=(count, new_in, new_out))
+    return breaker
+
+
+def _split_overlap(spec, choose, atom):
+    (kw, _), (sw, _), (_, pt, pr, pb) = spec.kernel, spec.stride, spec.pads
+    if not spec.split or kw < sw + 2:
+        return None
+    count, _, (_, mid, last) = spec.split
+    outs = (1, mid, last)
+    left = kw - 1  # first_in = kernel - PL = 1 < kernel - stride
+    ins = pdp.split_inputs(outs, kw, sw, left, pr)
+    if min(ins) < 1:
+        return None
+    mids = count - 2
+    width, out = ins[0] + ins[1] * mids + ins[2], 1 + mid * mids + last
+    return _reshaped(spec, atom, pads=(left, pt, pr, pb), split=(count, ins, outs),
+                     shape=(spec.shape[0], spec.shape[1], width), out_hw=(spec.out_hw[0], out))
+
+
+PDP_BREAKERS = {
+    "PDP-KERNEL-SIZE": _kernel_size,
+    "PDP-PAD-LEFT-RIGHT": _pad_left_right,
+    "PDP-PAD-TOP-BOTTOM": _pad_top_bottom,
+    "PDP-WIDTH-STRIDE": _width_stride,
+    "PDP-HEIGHT-STRIDE": _height_stride,
+    "PDP-OUT-WIDTH": lambda s, c, a: None if s.split else _override(
+        PDP__D_DATA_CUBE_OUT_WIDTH__CUBE_OUT_WIDTH=lambda s: s.out_hw[1])(s, c, a),
+    "PDP-OUT-HEIGHT": _override(PDP__D_DATA_CUBE_OUT_HEIGHT__CUBE_OUT_HEIGHT=lambda s: s.out_hw[0]),
+    "PDP-OUT-CHANNEL": _override(PDP__D_DATA_CUBE_OUT_CHANNEL__CUBE_OUT_CHANNEL=lambda s: s.shape[0]),
+    "PDP-SPLIT-OFFLINE": _needs_split(_override(PDP__D_OPERATION_MODE_CFG__FLYING_MODE="ON_FLYING")),
+    "PDP-SPLIT-OUT-SUM": _needs_split(_split_change(outs=(1, 0, 0))),
+    "PDP-SPLIT-FIRST-IN": _needs_split(_split_change(ins=(1, 0, -1))),
+    "PDP-SPLIT-MID-IN": _needs_split(_split_change(ins=(0, 1, "mids")), minimum=3),
+    "PDP-SPLIT-LAST-IN": _needs_split(_split_change(ins=(-1, 0, 1))),
+    "PDP-SPLIT-OVERLAP": _split_overlap,
+    "PDP-SPLIT-IN-SUM": _needs_split(_split_change(ins=(1, 0, 0))),
+    "PDP-RDMA-MIRROR": _override(PDP_RDMA__D_DATA_CUBE_IN_CHANNEL__CUBE_IN_CHANNEL=lambda s: s.shape[0]),
+    "PDP-RDMA-OFFLINE": _override(PDP_RDMA__D_FLYING_MODE__FLYING_MODE="ON_FLYING"),
+}
+
+#: Rules that the breaker of a rule necessarily breaks too (the split widths depend on each other).
+PDP_COMPANIONS = {
+    "PDP-SPLIT-OUT-SUM": {"PDP-SPLIT-FIRST-IN"},
+    "PDP-SPLIT-FIRST-IN": {"PDP-SPLIT-LAST-IN"},
+    "PDP-SPLIT-MID-IN": {"PDP-SPLIT-LAST-IN"},
+    "PDP-SPLIT-LAST-IN": {"PDP-SPLIT-FIRST-IN"},
+    "PDP-SPLIT-IN-SUM": {"PDP-SPLIT-FIRST-IN"},
+}
+
+
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS}
+COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
+DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode}
+
+
+def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
+    """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
+    regs = layer.values(RegisterMap.for_profile(profile))
+    return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
+
+
+def _pdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    spec = PDP_BREAKERS[rule_id](pdp.random_spec(choose, profile), choose, profile.memory_atomic_size)
+    return None if spec is None else pdp.build(spec, profile, choose.data())
+
+
+def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    legal = sdp.random_layer(choose, profile)
+    fields = illegal_sdp.BREAKERS[rule_id](dict(legal.fields), choose, profile)
+    if fields is None:
+        return None
+    layer = replace_layer(legal, fields=fields, choices=dict(legal.choices))
+    try:  # a change that needs a feature the profile lacks is a profile error, not this rule
+        sdp_validate.check_profile(sdp_decode(layer.values(RegisterMap.for_profile(profile))), profile)
+    except NvdlaVerifError:
+        return None
+    return layer
+
+
+def reachable(rule_id: str, profile: Profile) -> bool:
+    """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
+    unit = rules.REGISTRY[rule_id].unit
+    if unit in ("PDP", "CDP") and not profile.has(unit):  # SDP is in every profile
+        return False
+    return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
+
+
+def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -> Layer:
+    """A layer breaking `rule_id` (and only its declared companions besides)."""
+    if rule_id not in BREAKERS:
+        raise NoIllegalLayer(f"no illegal generator for rule {rule_id}", where=rule_id)
+    if not reachable(rule_id, profile):
+        raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
+    unit = rules.REGISTRY[rule_id].unit
+    allowed = {rule_id} | COMPANIONS.get(rule_id, set())
+    candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
+    for _ in range(attempts):
+        layer = candidate(rule_id, choose, profile)
+        if layer is None:
+            continue
+        broken = broken_rules(layer, profile, unit)
+        if rule_id in broken and broken <= allowed:
+            layer.choices["illegal"] = rule_id
+            return layer
+    raise NoIllegalLayer(f"no legal layer of {attempts} on {profile.name} could be changed to break {rule_id}",
+                         where=rule_id)
+
+
+def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
+    """Run a layer on the golden model, raising what it raises: as a trace when it can launch on its own,
+    else the unit itself (on-the-fly layers wait for a producer; an advisory rule is checked strictly)."""
+    regs = layer.values(RegisterMap.for_profile(profile))
+    rule_id = layer.choices.get("illegal")
+    if rule_id and rules.REGISTRY[rule_id].advisory:
+        sdp_validate.validate(sdp_decode(regs), profile, strict=True)
+        return
+    if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
+        golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))
+        return
+    if layer.family == "sdp" and (layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON"
+                                  or profile.layout != "master"):
+        memory = MemorySystem.for_profile(profile)
+        for image in layer.images:
+            memory.by_name(image.memory).write(image.base, image.data)
+        golden_sdp.run(LayerContext(profile, regs, memory))
+        return
+    Player(load_trace(write_unchecked([layer], folder / name, name, profile)), profile).run()

@@ -1,0 +1,224 @@
+"""Random legal offline SDP layers: every stage on or bypassed, operands from registers or memory.
+
+Choices (programming-guide "SDP programming", in-memory-data-formats Table 30 and the Bias / Batch
+Normalization / Element-Wise Data Formats): input, processing and output precision among the
+profile's feature types and Table 30's valid cases; X1 (BS) and X2 (BN) each bypassed or ALU (MAX, MIN,
+SUM) and/or MUL (or PReLU with the ALU bypassed) then ReLU or not; Y (EW) bypassed or MUL and/or ALU
+with per-operand convertors; every operand from a register or from memory per channel (PER_KERNEL) or
+per element (PER_ELEMENT), one or two bytes, ALU, MUL or BOTH; the output convertor; padded or packed
+strides. Stages the profile lacks (SDP_BS/BN/EW) stay bypassed. Not yet generated: the LUT, EQL,
+on-the-fly input (convolution), output to PDP, multi-batch.
+"""
+
+from __future__ import annotations
+
+from golden.config import Profile
+from golden.formats import auxiliary as aux
+from stimulus import data
+from stimulus.layer import Image, Layer, Region
+
+SLOT = 0x1000000
+BASE = 0x80000000
+#: Offsets inside a layer's slot: source, destination, and the B/N/E operand surfaces.
+OFFSETS = {"src": 0, "dst": 0x400000, "B": 0x800000, "N": 0xA00000, "E": 0xC00000}
+#: Table 30 cases an offline SDP layer may not use (input precision, output precision).
+INVALID = {("int8", "fp16"), ("fp16", "int8")}
+STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
+OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
+
+
+def precisions(profile: Profile) -> list[tuple[str, str]]:
+    """(input = processing, output) pairs the profile can run offline."""
+    types = sorted(profile.feature_types)
+    return [(i, o) for i in types for o in types if (i, o) not in INVALID]
+
+
+def _address(choose, slot: int, what: str, atom: int) -> int:
+    return BASE + slot * SLOT + OFFSETS[what] + atom * choose.size(0, 63)
+
+
+class _Builder:
+    def __init__(self, choose, profile: Profile, slot: int):
+        self.choose, self.profile, self.slot = choose, profile, slot
+        self.atom = profile.memory_atomic_size
+        self.rng = choose.data()
+        self.fields: dict = {}
+        self.images: list[Image] = []
+        self.choices: dict = {}
+
+    def put(self, unit: str, register: str, **values) -> None:
+        for name, value in values.items():
+            self.fields[f"{unit}.{register}.{name}"] = value
+
+
+def _x_stage(b: _Builder, name: str, proc: str, memory: bool = True) -> dict:
+    """Fields of X1/X2; returns which operands come from memory: {"ALU": bool, "MUL": bool}."""
+    c = b.choose
+    cfg = f"D_DP_{name}_CFG"
+    if c.flag(0.2):
+        b.put("SDP", cfg, **{f"{name}_BYPASS": 1})
+        b.choices[name] = "bypass"
+        return {}
+    alu = c.flag(0.7)
+    mul = c.flag(0.7)
+    prelu = mul and not alu and c.flag(0.4)
+    algo = c.choice(("MAX", "MIN", "SUM"))
+    b.put("SDP", cfg, **{f"{name}_BYPASS": 0, f"{name}_ALU_BYPASS": int(not alu), f"{name}_ALU_ALGO": algo,
+                         f"{name}_MUL_BYPASS": int(not mul), f"{name}_MUL_PRELU": int(prelu),
+                         f"{name}_RELU_BYPASS": int(c.flag())})
+    sources = {"ALU": alu and memory and c.flag(0.4), "MUL": mul and memory and c.flag(0.4)}
+    b.put("SDP", f"D_DP_{name}_ALU_CFG", **{f"{name}_ALU_SRC": "MEM" if sources["ALU"] else "REG",
+                                             f"{name}_ALU_SHIFT_VALUE": c.size(0, 63 if proc != "fp16" else 0)})
+    b.put("SDP", f"D_DP_{name}_MUL_CFG", **{f"{name}_MUL_SRC": "MEM" if sources["MUL"] else "REG",
+                                             f"{name}_MUL_SHIFT_VALUE": c.size(0, 255 if proc != "fp16" else 0)})
+    b.put("SDP", f"D_DP_{name}_ALU_SRC_VALUE", **{f"{name}_ALU_OPERAND": _operand(b, proc, 16)})
+    b.put("SDP", f"D_DP_{name}_MUL_SRC_VALUE", **{f"{name}_MUL_OPERAND": _operand(b, proc, 16)})
+    b.choices[name] = {"alu": algo if alu else "bypass", "mul": ("prelu" if prelu else "mul") if mul else "bypass",
+                       "alu_src": "MEM" if sources["ALU"] else "REG", "mul_src": "MEM" if sources["MUL"] else "REG"}
+    return sources
+
+
+def _operand(b: _Builder, proc: str, bits: int) -> int:
+    if proc == "fp16":
+        return int(data.values(b.rng, "fp16", (1,), edges=0.0, scale=2.0).view("<u2")[0])
+    return b.choose.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1) & ((1 << bits) - 1)
+
+
+def _y_stage(b: _Builder, proc: str, memory: bool = True) -> dict:
+    c = b.choose
+    if c.flag(0.25):
+        b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=1, EW_LUT_BYPASS=1)
+        b.choices["EW"] = "bypass"
+        return {}
+    alu, mul = c.flag(0.7), c.flag(0.7)
+    prelu = mul and not alu and c.flag(0.4)
+    algo = c.choice(("MAX", "MIN", "SUM"))
+    b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=0, EW_ALU_BYPASS=int(not alu), EW_ALU_ALGO=algo,
+          EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=1)
+    sources = {"ALU": alu and memory and c.flag(0.5), "MUL": mul and memory and c.flag(0.5)}
+    for which in ("ALU", "MUL"):
+        # FP16 operands from memory go through the operand convertor (programming-guide: Limitation/SDP/General)
+        cvt_bypass = int(c.flag()) if not (proc == "fp16" and sources[which]) else 0
+        b.put("SDP", f"D_DP_EW_{which}_CFG", **{f"EW_{which}_SRC": "MEM" if sources[which] else "REG",
+                                                f"EW_{which}_CVT_BYPASS": cvt_bypass})
+        b.put("SDP", f"D_DP_EW_{which}_SRC_VALUE", **{f"EW_{which}_OPERAND": _operand(b, proc, 32)})
+        b.put("SDP", f"D_DP_EW_{which}_CVT_OFFSET_VALUE", **{f"EW_{which}_CVT_OFFSET": _operand(b, proc, 32)})
+        b.put("SDP", f"D_DP_EW_{which}_CVT_SCALE_VALUE", **{f"EW_{which}_CVT_SCALE": _operand(b, proc, 16)})
+        b.put("SDP", f"D_DP_EW_{which}_CVT_TRUNCATE_VALUE",
+              **{f"EW_{which}_CVT_TRUNCATE": c.size(0, 63 if proc != "fp16" else 0)})
+    b.put("SDP", "D_DP_EW_TRUNCATE_VALUE", EW_TRUNCATE=c.size(0, 1023 if proc != "fp16" else 0))
+    b.choices["EW"] = {"alu": algo if alu else "bypass", "mul": ("prelu" if prelu else "mul") if mul else "bypass",
+                       "alu_src": "MEM" if sources["ALU"] else "REG", "mul_src": "MEM" if sources["MUL"] else "REG"}
+    return sources
+
+
+def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tuple) -> None:
+    cfg = f"D_{letter}RDMA_CFG"
+    if not any(sources.values()):
+        b.put("SDP_RDMA", cfg, **{f"{letter}RDMA_DISABLE": 1})
+        return
+    c = b.choose
+    use = "BOTH" if all(sources.values()) else ("ALU" if sources.get("ALU") else "MUL")
+    size = "TWO_BYTE" if proc == "fp16" else c.choice(("ONE_BYTE", "TWO_BYTE"))
+    mode = c.choice(("PER_KERNEL", "PER_ELEMENT"))
+    channels, height, width = shape
+    atom = aux.bytes_per_atom(proc, use, size, b.atom)
+    line, surface = (None, None)
+    spatial = (channels,)
+    if mode == "PER_ELEMENT":
+        spatial = shape
+        line = width * atom + atom * c.size(0, 2)
+        surface = line * height + atom * c.size(0, 2)
+    components = aux.COMPONENTS_PER_ELEMENT[use]
+    dtype_precision = "fp16" if proc == "fp16" else ("int8" if size == "ONE_BYTE" else "int16")
+    values = data.values(b.rng, dtype_precision, (*spatial, components), scale=2.0)
+    if proc == "fp16":
+        values = values.view("<u2")
+    base = _address(c, b.slot, letter, b.atom)
+    packed = aux.pack_aux(values, proc, use, size, mode, line, surface, b.atom)
+    b.images.append(Image("pri_mem", base, packed.tobytes(), f"{letter.lower()}rdma"))
+    reg = OPERAND_DMA[letter]
+    b.put("SDP_RDMA", cfg, **{f"{letter}RDMA_DISABLE": 0, f"{letter}RDMA_DATA_USE": use,
+                              f"{letter}RDMA_DATA_SIZE": size, f"{letter}RDMA_DATA_MODE": mode,
+                              f"{letter}RDMA_RAM_TYPE": "MC"})
+    b.put("SDP_RDMA", f"D_{reg}_BASE_ADDR_LOW", **{f"{reg}_BASE_ADDR_LOW": base & 0xFFFFFFFF})
+    b.put("SDP_RDMA", f"D_{reg}_BASE_ADDR_HIGH", **{f"{reg}_BASE_ADDR_HIGH": base >> 32})
+    b.put("SDP_RDMA", f"D_{reg}_LINE_STRIDE", **{f"{reg}_LINE_STRIDE": line or 0})
+    b.put("SDP_RDMA", f"D_{reg}_SURFACE_STRIDE", **{f"{reg}_SURFACE_STRIDE": surface or 0})
+    b.choices[f"{letter}RDMA"] = {"use": use, "size": size, "mode": mode}
+
+
+def _convertor(b: _Builder, out: str) -> None:
+    c = b.choose
+    kind = c.choice(("identity", "random", "saturate")) if out != "fp16" else "identity"
+    offset, scale, shift = 0, 1, 0
+    if kind == "random":
+        offset = c.integer(-(1 << 12), 1 << 12)
+        scale = c.size(-(1 << 15), (1 << 15) - 1)
+        shift = c.size(0, 63)
+    elif kind == "saturate":
+        scale, shift = c.choice((-(1 << 15), (1 << 15) - 1)), 0
+    b.put("SDP", "D_CVT_OFFSET", CVT_OFFSET=offset & 0xFFFFFFFF)
+    b.put("SDP", "D_CVT_SCALE", CVT_SCALE=scale & 0xFFFF)
+    b.put("SDP", "D_CVT_SHIFT", CVT_SHIFT=shift)
+    b.choices["cvt"] = kind
+
+
+def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72),
+                 memory_operands: bool = True, shape: tuple | None = None, to_pdp: str | None = None) -> Layer:
+    """One legal offline SDP layer for the profile; `max_size` is (width, height, channels).
+
+    Without `memory_operands` every operand comes from a register (the RTL fixture's subset on nv_small).
+    `shape` (C, H, W) fixes the cube; `to_pdp` (a precision) sends the output on the fly to PDP in that
+    precision, unconverted (Limitation/SDP/DC), and leaves the destination to the PDP layer.
+    """
+    b = _Builder(choose, profile, slot)
+    c, atom = choose, b.atom
+    proc, out = (to_pdp, to_pdp) if to_pdp else c.choice(precisions(profile))
+    shape = shape or (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]),
+                      c.size(1, max_size[0]))
+    channels, height, width = shape
+    b.choices.update(precision=f"{proc}->{out}", shape=shape)
+    for unit in ("SDP", "SDP_RDMA"):
+        b.put(unit, "D_DATA_CUBE_WIDTH", WIDTH=width - 1)
+        b.put(unit, "D_DATA_CUBE_HEIGHT", HEIGHT=height - 1)
+        b.put(unit, "D_DATA_CUBE_CHANNEL", CHANNEL=channels - 1)
+    b.put("SDP_RDMA", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", WINOGRAD="OFF", IN_PRECISION=proc.upper(),
+          PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper(), BATCH_NUMBER=0)
+    b.put("SDP", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", OUTPUT_DST="PDP" if to_pdp else "MEM", WINOGRAD="OFF",
+          NAN_TO_ZERO=int(proc == "fp16" and c.flag(0.3)), BATCH_NUMBER=0)
+    b.put("SDP", "D_DATA_FORMAT", PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper())
+    src_line, src_surface = data.strides(c, shape, atom)
+    dst_line, dst_surface = data.strides(c, shape, atom)
+    src, dst = _address(c, slot, "src", atom), _address(c, slot, "dst", atom)
+    b.put("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", SRC_BASE_ADDR_LOW=src & 0xFFFFFFFF)
+    b.put("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", SRC_BASE_ADDR_HIGH=src >> 32)
+    b.put("SDP_RDMA", "D_SRC_LINE_STRIDE", SRC_LINE_STRIDE=src_line)
+    b.put("SDP_RDMA", "D_SRC_SURFACE_STRIDE", SRC_SURFACE_STRIDE=src_surface)
+    b.put("SDP_RDMA", "D_SRC_DMA_CFG", SRC_RAM_TYPE="MC")
+    b.put("SDP", "D_DST_BASE_ADDR_LOW", DST_BASE_ADDR_LOW=dst & 0xFFFFFFFF)
+    b.put("SDP", "D_DST_BASE_ADDR_HIGH", DST_BASE_ADDR_HIGH=dst >> 32)
+    b.put("SDP", "D_DST_LINE_STRIDE", DST_LINE_STRIDE=dst_line)
+    b.put("SDP", "D_DST_SURFACE_STRIDE", DST_SURFACE_STRIDE=dst_surface)
+    b.put("SDP", "D_DST_DMA_CFG", DST_RAM_TYPE="MC")
+    for name, letter, switch in STAGES:
+        if not profile.has(switch):
+            b.put("SDP", f"D_DP_{name}_CFG", **{f"{name}_BYPASS": 1})
+            if name == "EW":
+                b.put("SDP", "D_DP_EW_CFG", EW_LUT_BYPASS=1)
+            b.choices[name] = "absent"
+            sources = {}
+        else:
+            sources = (_y_stage(b, proc, memory_operands) if name == "EW"
+                       else _x_stage(b, name, proc, memory_operands))
+        _operand_dma(b, letter, sources, proc, shape)
+    _convertor(b, out)
+    cube = data.values(b.rng, proc, shape)
+    b.images.insert(0, Image("pri_mem", src, data.surface_bytes(b.rng, cube, proc, src_line, src_surface, atom),
+                             "src"))
+    if to_pdp:
+        return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices)
+    dst_size = data.span(shape, out, dst_line, dst_surface, atom)
+    b.images.append(Image("pri_mem", dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
+    return Layer("sdp", b.fields, b.images, [Region("pri_mem", dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
+                 b.choices)

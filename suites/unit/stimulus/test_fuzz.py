@@ -1,0 +1,45 @@
+"""The fuzzer reports nothing on the golden model, and reports planted faults for what they are."""
+
+from __future__ import annotations
+
+from ci.cli import main
+from golden import rules
+from golden.config import get_profile
+from stimulus import fuzz
+from stimulus.families import available
+
+
+def test_fuzz_of_the_golden_model_finds_nothing(capsys):
+    assert main(["fuzz", "--profile", "nv_small", "--seed", "3", "-n", "20"]) == 0
+    legal = 20 * len(available(get_profile("nv_small")))
+    assert f"{legal} legal and 20 illegal layers, 0 findings" in capsys.readouterr().out
+
+
+def test_a_rule_the_model_forgets_is_accepted_against_it(monkeypatch):
+    enforce = rules.enforce
+
+    def forgetful(unit, cfg, facts, *args, **kwargs):
+        kept = {key: rule for key, rule in rules.REGISTRY.items() if key != "PDP-OUT-CHANNEL"}
+        monkeypatch.setattr(rules, "REGISTRY", kept)
+        try:
+            enforce(unit, cfg, facts, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(rules, "REGISTRY", everything)
+
+    everything = rules.REGISTRY
+    monkeypatch.setattr(rules, "enforce", forgetful)
+    report = fuzz.fuzz(get_profile("nv_small"), 1, 17, ["pdp"])
+    assert [(f.kind, f.case.split()[1]) for f in report.findings] == [("accepted-against-rule", "PDP-OUT-CHANNEL")]
+
+
+def test_a_crash_and_a_legal_layer_rejected_are_findings(monkeypatch):
+    import golden.units.pdp.pooling as pooling
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr("golden.units.pdp.pool_int", broken)
+    report = fuzz.fuzz(get_profile("nv_small"), 2, 3, ["pdp"])
+    assert pooling.pool_int is not broken
+    assert report.findings and {f.kind for f in report.findings} == {"rejected-without-reason"}
+    assert all("ZeroDivisionError" in f.detail and "planted" in f.detail for f in report.findings)

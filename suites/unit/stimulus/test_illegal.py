@@ -1,0 +1,60 @@
+"""Every rule of the registry has an illegal generator, and the golden model rejects its layers naming the rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from golden import rules
+from golden.config import get_profile
+from golden.errors import ConfigurationError
+from stimulus import illegal
+from stimulus.choose import Seeded
+
+ALL_RULES = rules.all_rules()
+
+
+def test_every_rule_has_an_illegal_generator_and_a_source():
+    assert {r.id for r in ALL_RULES} == set(illegal.BREAKERS)
+    for r in ALL_RULES:
+        assert r.source.split(":")[0] in ("programming-guide", "in-memory-data-formats", "register map"), r.id
+        assert r.fields and all(field.count(".") == 2 for field in r.fields), r.id
+
+
+#: Rules nv_small cannot reach (no fp16, no int16, no EW, LUT or BATCH), written out here.
+NV_SMALL_UNREACHABLE = {"SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-NO-CONVERSION-TO-PDP-OR-EQL",
+                        "SDP-EW-FP16-ALU-CVT", "SDP-EW-FP16-MUL-CVT", "SDP-BATCH-ON-THE-FLY", "SDP-BATCH-ALIGNMENT",
+                        "SDP-EW-PRELU-ALU", "SDP-ERDMA-NEEDED", "SDP-ERDMA-DATA-USE", "SDP-BRDMA-FP16-SIZE",
+                        "SDP-NRDMA-FP16-SIZE", "SDP-ERDMA-FP16-SIZE", "SDP-EQL-ALU-CVT", "SDP-EQL-LUT",
+                        "SDP-EQL-OUTPUT-CVT", "SDP-EQL-NO-WINOGRAD-BATCH"}
+
+
+def test_reachability_by_profile():
+    small, full = get_profile("nv_small"), get_profile("nv_full")
+    assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, small)} == NV_SMALL_UNREACHABLE
+    assert all(illegal.reachable(r.id, full) for r in ALL_RULES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(r.id for r in ALL_RULES))
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_illegal_layer_is_rejected_naming_its_rule(rule_id, profile_name, tmp_path):
+    profile = get_profile(profile_name)
+    if profile_name == "nv_small" and rule_id in NV_SMALL_UNREACHABLE:
+        with pytest.raises(illegal.NoIllegalLayer):
+            illegal.illegal_layer(rule_id, Seeded([7, len(rule_id)]), profile, attempts=60)
+        return
+    layer = illegal.illegal_layer(rule_id, Seeded([7, len(rule_id)]), profile)
+    with pytest.raises(ConfigurationError) as info:
+        illegal.run_on_golden(layer, profile, tmp_path, rule_id)
+    named = [part.strip().removeprefix("also ").split(" ")[0] for part in info.value.rule.split(";")]
+    assert rule_id in named
+    assert set(named) <= {rule_id} | illegal.COMPANIONS.get(rule_id, set())
+    assert set(rules.REGISTRY[rule_id].fields) <= set(info.value.fields)
+
+
+def test_rules_command_lists_every_rule(capsys):
+    from ci.cli import main
+    assert main(["rules", "--fields"]) == 0
+    out = capsys.readouterr().out
+    for r in ALL_RULES:
+        assert f"{r.id} " in out and r.source in out and r.fields[0] in out
+    assert f"{len(ALL_RULES)} rules from " in out
