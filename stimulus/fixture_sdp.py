@@ -86,6 +86,8 @@ def random_layer(rng: np.random.Generator, atom: int = 8, slot: int = 0) -> tupl
     src_surf = src_line * height + atom * int(rng.integers(0, 3))
     dst_line = width * atom + atom * int(rng.integers(0, 3))
     dst_surf = dst_line * height + atom * int(rng.integers(0, 3))
+    if width == height == 1 and channel > atom:  # a 1x1xC cube of several atoms is packed (SDP-*-1X1XC-PACKED)
+        src_line = src_surf = dst_line = dst_surf = atom
     src = SRC_BASE + slot * 0x100000 + atom * int(rng.integers(0, 64))
     dst = DST_BASE + slot * 0x100000 + atom * int(rng.integers(0, 64))
     sdp = {"D_DATA_CUBE_WIDTH": width - 1, "D_DATA_CUBE_HEIGHT": height - 1, "D_DATA_CUBE_CHANNEL": channel - 1,
