@@ -26,7 +26,7 @@ from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.plan import DEFAULT_PLAN, LEVELS, PlanError, load_plan, parse_shard, shard
-from ci.regression.results import collect_records, keep_history
+from ci.regression.results import collect_records, keep_history, record_file
 
 NAME = "regress"
 HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
@@ -56,6 +56,9 @@ def add_arguments(parser) -> None:
                         help="multiply every layer's time budget (derived from its size) by F")
     parser.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
     parser.add_argument("--list", action="store_true", help="print the tests the options select and stop")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a run in OUT that was stopped (same options): keep the tests that have "
+                             "a result, run the rest, report them all")
 
 
 def run(args) -> int:
@@ -83,17 +86,22 @@ def run(args) -> int:
                         timeout_scale=args.timeout_scale,
                         plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
     _check_implementations(settings)
+    if args.resume and args.seed is None:
+        raise PlanError("--resume needs the --seed of the run it continues")
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"}}
-    _prepare(out, manifest)
+    pending = _resume(out, manifest) if args.resume else _prepare(out, manifest)
+    if args.resume:
+        print(f"regress: resuming {out}: {len(items) - len(pending['items'])} tests done before, "
+              f"{len(pending['items'])} to run", flush=True)
     print(f"regress: {len(items)} tests of level {args.level} ({plan.name})"
           + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
           f"-j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
-    code = _pytest(out, args.j, data)
+    code = _pytest(out, args.j, data, pending) if pending["items"] else 0
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
     report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
@@ -115,7 +123,20 @@ def _check_implementations(settings: Settings) -> None:
         registry.create(settings.reference_spec())
 
 
-def _prepare(out: Path, manifest: dict) -> None:
+def _resume(out: Path, manifest: dict) -> dict:
+    """The part of the manifest a stopped run in `out` has not finished (the same run, or a PlanError)."""
+    path = out / "manifest.json"
+    if not path.is_file():
+        raise PlanError(f"{out}: no run to resume (no manifest.json)")
+    earlier = json.loads(path.read_text())
+    if earlier != manifest:
+        differs = sorted(k for k in manifest if earlier.get(k) != manifest[k])
+        raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); "
+                        "resume it with the same ones")
+    return {**manifest, "items": [i for i in manifest["items"] if not record_file(out, i["id"]).is_file()]}
+
+
+def _prepare(out: Path, manifest: dict) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
     for stale in ("results", "allure-results", "work"):
@@ -124,6 +145,7 @@ def _prepare(out: Path, manifest: dict) -> None:
         (out / stale).unlink(missing_ok=True)
     (out / "results").mkdir()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
 
 
 def _allure_options(out: Path) -> list[str]:
@@ -133,13 +155,15 @@ def _allure_options(out: Path) -> list[str]:
     return ["--alluredir", str(out / "allure-results")]
 
 
-def _pytest(out: Path, jobs: int, data: Path) -> int:
+def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
+    """The suite over the manifest's items (a resumed run: the ones without a record; junit.xml covers those)."""
+    (out / "pending.json").write_text(json.dumps(manifest, indent=1) + "\n")
     command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "ci.regression.progress",
                "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / "junit.xml"),
                *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
                "--rootdir", str(REPO), "-o", "junit_family=xunit2", "--tb=short"]
     # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
-    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "manifest.json"), "NVDLA_DATA": str(data.resolve())}
+    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "pending.json"), "NVDLA_DATA": str(data.resolve())}
     with open(out / "pytest.log", "w") as log:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, bufsize=1)

@@ -1,0 +1,56 @@
+"""regress killed with SIGKILL halfway, then resumed, gives the same final report as an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+#: The golden model in a separate process per layer (slow enough to be killed halfway).
+PROGRAM = f"command:{sys.executable} {Path(__file__).with_name('golden_program.py')}"
+
+
+def _regress(nvdla_data, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ci.cli", "regress", "--level", "smoke", "--impl", PROGRAM, "--seed", "3",
+            "--nvdla-data", str(nvdla_data), "--out", str(out), "-j", "1", "--test", "nvidia/*", *extra]
+
+
+def _verdicts(out: Path) -> list[tuple]:
+    report = json.loads((out / "results.json").read_text())
+    return sorted((r["id"], r["status"], r["detail"]) for r in report["tests"])
+
+
+def test_a_killed_regress_resumes_to_the_same_report(nvdla_data, tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=900, check=False)
+    process = subprocess.Popen(_regress(nvdla_data, cut), stdout=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while process.poll() is None and time.monotonic() < deadline:
+        if len(list((cut / "results").glob("*.json"))) >= 5:
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    process.wait()
+    finished = len(list((cut / "results").glob("*.json")))
+    if finished == len(_verdicts(whole)):
+        pytest.fail("the run finished before it could be killed")
+    assert not (cut / "results.json").exists()
+    resumed = subprocess.run(_regress(nvdla_data, cut, "--resume"), capture_output=True, text=True, timeout=900)
+    assert f"{finished} tests done before" in resumed.stdout, resumed.stdout + resumed.stderr
+    assert _verdicts(cut) == _verdicts(whole)
+
+
+def test_resume_with_other_options_is_refused(nvdla_data, tmp_path, capsys):
+    from ci.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"level": "nightly"}))
+    assert main(_regress(nvdla_data, out, "--resume")[3:]) == 2
+    assert "the stopped run had other options" in capsys.readouterr().err
