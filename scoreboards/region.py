@@ -44,7 +44,7 @@ class RegionComparison:
 def compare_region(step: CheckRegion, got, expected, surfaces=()) -> RegionComparison:
     """got/expected: the region's bytes from the implementation and the reference; surfaces: the
     reference's golden.hardware.WrittenSurface list."""
-    got, expected = np.asarray(got, np.uint8).ravel(), np.asarray(expected, np.uint8).ravel()
+    got, expected = _as_bytes(got), _as_bytes(expected)
     comparison = RegionComparison(step)
     if got.size != expected.size:
         comparison.reports.append(SurfaceReport("memory", "region", step.memory, step.base, (expected.size,),
@@ -60,6 +60,12 @@ def compare_region(step: CheckRegion, got, expected, surfaces=()) -> RegionCompa
     if not covered.all():
         comparison.reports.append(_compare_rest(step, got, expected, covered))
     return comparison
+
+
+def _as_bytes(data) -> np.ndarray:
+    if isinstance(data, bytes | bytearray | memoryview):
+        return np.frombuffer(data, np.uint8)
+    return np.asarray(data, np.uint8).ravel()
 
 
 def _compare_surface(step, written, got, expected, covered) -> SurfaceReport | None:

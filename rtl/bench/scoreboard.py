@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 from pyuvm import uvm_component, uvm_tlm_analysis_fifo
 
-from rtl.compare import DEFAULT_COMPARATOR, BitExact
+from golden.hardware import WrittenSurface
+from golden.steps import CheckRegion
+from golden.units.base import Surface
+from scoreboards.region import compare_region
+
+MEMORIES = {"pri": "pri_mem", "sec": "sec_mem"}
 
 
 @dataclass
@@ -34,9 +39,25 @@ class RegisterObservation:
     mask: int
 
 
+def _compare(name: str, obs, expected: bytes):
+    """The region against expected bytes through scoreboards/ (bit-exact; W/H/C where the layout is known)."""
+    step = CheckRegion(obs.where, "check", None, MEMORIES[obs.mem], obs.base, obs.size)
+    surfaces = []
+    if obs.layout:
+        layout = obs.layout
+        surface = Surface(MEMORIES[obs.mem], layout["base"], (layout["channel"], layout["height"], layout["width"]),
+                          "int8", layout["line_stride"], layout["surface_stride"], layout["atom"],
+                          name=layout.get("name", ""))
+        surfaces = [WrittenSurface("SDP", surface, 0)]
+    comparison = compare_region(step, obs.got, expected, surfaces)
+    mismatches = sum(r.mismatches for r in comparison.reports)
+    first = [m for r in comparison.reports for m in r.first]
+    return comparison.ok, mismatches, first, f"{name}: {comparison.summary()}"
+
+
 class LayerScoreboard(uvm_component):
-    #: compares DUT and golden-model memory; bit-exact today, per-module thresholds later
-    comparator = DEFAULT_COMPARATOR
+    """The bench's own view: each region against the trace's CRC or file and the golden model's bytes (the
+    verdict of record is scoreboards/verdict.py, outside the simulator)."""
 
     def build_phase(self):
         self.fifo = uvm_tlm_analysis_fifo("fifo", self)
@@ -65,15 +86,14 @@ class LayerScoreboard(uvm_component):
             reports.append(f"{name}: CRC {result['crc_got']:#010x} " +
                            ("matches the trace" if verdicts[-1] else f"differs from the trace's {obs.crc:#010x}"))
         if obs.trace_file is not None:
-            comparison = BitExact().compare(f"{name} vs {obs.name}", obs.got, obs.trace_file, obs.layout, obs.base)
-            verdicts.append(comparison.ok)
-            reports.append(comparison.report())
+            ok, _, _, report = _compare(f"vs {obs.name}", obs, obs.trace_file)
+            verdicts.append(ok)
+            reports.append(report)
         if obs.golden is not None:
-            comparison = self.comparator.compare(f"{name} vs golden model", obs.got, obs.golden, obs.layout,
-                                                 obs.base)
-            result.update(golden_ok=comparison.ok, mismatches=comparison.mismatches, first=comparison.first)
-            verdicts.append(comparison.ok)
-            reports.append(comparison.report())
+            ok, mismatches, first, report = _compare("vs golden model", obs, obs.golden)
+            result.update(golden_ok=ok, mismatches=mismatches, first=first)
+            verdicts.append(ok)
+            reports.append(report)
         result["ok"] = all(verdicts)
         result["report"] = "; ".join(reports) or f"{name}: nothing to compare"
         return result

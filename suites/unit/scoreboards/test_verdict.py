@@ -12,7 +12,7 @@ from golden.hardware import WrittenSurface
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program
 from golden.units.base import Surface, Tolerance
-from scoreboards import judge
+from scoreboards import compare_region, judge
 
 NV_FULL = get_profile("nv_full")
 BASE = 0x8000_0000
@@ -85,3 +85,18 @@ def test_writes_outside_the_reference_surfaces_fail_even_when_the_checks_pass():
     assert not check.passed and "wrote 8 bytes outside every surface golden's layers write: pri_mem 0x80000100 " \
                                 "(+0x8)" in check.message
     assert next(c for c in result.checks if c.command == "check_crc").passed
+
+
+def test_a_region_report_names_the_unit_cube_and_the_first_mismatches_in_w_h_c():
+    # int8 cube C=20 H=8 W=8 in 8-byte atoms: line stride 0x40, surface stride 0x200 (3 surfaces)
+    surface = Surface("pri_mem", BASE, (20, 8, 8), "int8", 0x40, 0x200, 8, name="SDP output")
+    step = CheckRegion("t.cfg:3", "check_crc", "done", "pri_mem", BASE, 0x600, crc=0)
+    expected = np.zeros(0x600, np.uint8)
+    got = expected.copy()
+    got[[0x48 + 1, 0x200 + 7, 0x5FF]] = 1  # (W=1 H=1 C=1), (W=0 H=0 C=15), the last byte of a padding lane
+    comparison = compare_region(step, got, expected, [WrittenSurface("SDP", surface, 0)])
+    sdp, rest = comparison.reports
+    assert (sdp.unit, sdp.cube_text(), sdp.mismatches, sdp.compared) == ("SDP", "W=8 H=8 C=20 int8", 2, 1280)
+    assert [(m["w"], m["h"], m["c"], m["address"]) for m in sdp.first] == [(1, 1, 1, BASE + 0x49),
+                                                                           (0, 0, 15, BASE + 0x207)]
+    assert rest.unit == "memory" and rest.mismatches == 1 and rest.first[0]["address"] == BASE + 0x5FF
