@@ -33,7 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+from golden import memory_files
 from golden.errors import NvdlaVerifError, TraceError
+from golden.limits import memory_limit
 from golden.memory import read_memory_file
 from golden.regs.regmap import Register, RegisterMap
 from golden.trace import (
@@ -197,17 +199,16 @@ def _step(c: Command, trace: Trace, regmap: RegisterMap) -> Step | None:
     if isinstance(c, CheckCrc):
         return CheckRegion(where, "check_crc", c.sync, c.memory, c.base, c.size, crc=c.crc)
     if isinstance(c, CheckFile):
-        expected = file_image(trace.folder / c.file)
-        if expected.size < c.size:
-            raise TraceError(f"golden file {c.file} has {expected.size:#x} bytes, the check compares "
-                             f"{c.size:#x}", path=c.path, line=c.line)
+        expected = file_image(trace.folder / c.file, c.size, c, SHORT_GOLDEN_FILE)
         verb = "dump_mem" if c.sync is None else "check_file"
-        return CheckRegion(where, verb, c.sync, c.memory, c.base, c.size, expected=expected[:c.size], file=c.file)
+        return CheckRegion(where, verb, c.sync, c.memory, c.base, c.size, expected=expected, file=c.file)
     if isinstance(c, SyncNotify | SyncWait | MemReserve | MemRelease):
         return None
     raise TraceError(f"{c.op} has no step", path=c.path, line=c.line)
 
 
+SHORT_GOLDEN_FILE = "golden file {file} has {end:#x} bytes, the check compares {size:#x}"
+SHORT_LOAD = "load_mem wants {size:#x} bytes but {file} has {end:#x}"
 _SOURCE = re.compile(r"([A-Za-z_]+?)_?([01])")
 
 
@@ -227,11 +228,7 @@ def _load_records(trace: Trace, c: MemLoad) -> tuple[tuple[int, np.ndarray], ...
     path = trace.folder / c.file
     if c.size is None:
         return memory_records(path)
-    data = file_image(path)
-    if data.size < c.size:
-        raise TraceError(f"load_mem wants {c.size:#x} bytes but {c.file} has {data.size:#x}",
-                         path=c.path, line=c.line)
-    return ((0, data[:c.size]),)
+    return ((0, file_image(path, c.size, c, SHORT_LOAD)),)
 
 
 def memory_records(path: Path) -> tuple[tuple[int, np.ndarray], ...]:
@@ -251,11 +248,11 @@ def _records(path: str, mtime_ns: int, size: int) -> tuple[tuple[int, np.ndarray
     return records
 
 
-def file_image(path: Path) -> np.ndarray:
-    """A memory file as one contiguous byte image from offset 0 (gaps as zero)."""
+def file_image(path: Path, size: int, c: MemLoad | CheckFile, short: str) -> np.ndarray:
+    """The first `size` bytes of a memory file (gaps as zero); a file that holds fewer is a TraceError at the
+    command, its message `short` formatted with file, end and size."""
     records = memory_records(path)
     end = max((offset + data.size for offset, data in records), default=0)
-    image = np.zeros(end, np.uint8)
-    for offset, data in records:
-        image[offset:offset + data.size] = data
-    return image
+    if end < size:
+        raise TraceError(short.format(file=c.file, end=end, size=size), path=c.path, line=c.line)
+    return memory_files.file_image(records, size, str(path), memory_limit())

@@ -29,7 +29,9 @@ from golden.steps import (
 from golden.steps import interrupt_bit as program_interrupt_bit
 from golden.trace import Trace, Wait
 
+#: Memory names: the trace's (pri_mem, sec_mem) -> the bench's (pri, sec), and back.
 MEMORIES = {"pri_mem": "pri", "sec_mem": "sec"}
+TRACE_MEMORIES = {kind: name for name, kind in MEMORIES.items()}
 
 
 @dataclass

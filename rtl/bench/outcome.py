@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_subscriber
 
 from rtl.bench.scoreboard import RegionObservation, RegisterObservation
-from rtl.job import Step
-
-MEMORIES = {"pri": "pri_mem", "sec": "sec_mem"}
+from rtl.job import TRACE_MEMORIES, Step
 
 
 @dataclass
@@ -87,7 +85,7 @@ class OutcomeCollector(uvm_component):
                 dump = f"written_{kind}_{number}.bin"
                 (self.job_dir / dump).write_bytes(agent.read(address, size))
                 runs.append([address, size, dump])
-            out[MEMORIES[kind]] = runs
+            out[TRACE_MEMORIES[kind]] = runs
         return out
 
     def summary(self) -> dict:

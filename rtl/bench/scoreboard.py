@@ -11,9 +11,8 @@ from pyuvm import uvm_component, uvm_tlm_analysis_fifo
 from golden.hardware import WrittenSurface
 from golden.steps import CheckRegion
 from golden.units.base import Surface
+from rtl.job import TRACE_MEMORIES
 from scoreboards.region import compare_region
-
-MEMORIES = {"pri": "pri_mem", "sec": "sec_mem"}
 
 
 @dataclass
@@ -41,13 +40,13 @@ class RegisterObservation:
 
 def _compare(name: str, obs, expected: bytes):
     """The region against expected bytes through scoreboards/ (bit-exact; W/H/C where the layout is known)."""
-    step = CheckRegion(obs.where, "check", None, MEMORIES[obs.mem], obs.base, obs.size)
+    step = CheckRegion(obs.where, "check", None, TRACE_MEMORIES[obs.mem], obs.base, obs.size)
     surfaces = []
     if obs.layout:
         layout = obs.layout
-        surface = Surface(MEMORIES[obs.mem], layout["base"], (layout["channel"], layout["height"], layout["width"]),
-                          "int8", layout["line_stride"], layout["surface_stride"], layout["atom"],
-                          name=layout.get("name", ""))
+        shape = (layout["channel"], layout["height"], layout["width"])
+        surface = Surface(TRACE_MEMORIES[obs.mem], layout["base"], shape, "int8", layout["line_stride"],
+                          layout["surface_stride"], layout["atom"], name=layout.get("name", ""))
         surfaces = [WrittenSurface("SDP", surface, 0)]
     comparison = compare_region(step, obs.got, expected, surfaces)
     mismatches = sum(r.mismatches for r in comparison.reports)
