@@ -50,9 +50,15 @@ class Golden:
         interpreter = Interpreter(program, hardware)
         try:
             return interpreter.run()
-        except NotModelledError as exc:
-            return interpreter.outcome.stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
-        except ProfileFeatureError as exc:
-            return interpreter.outcome.stopped("invalid", f"{exc.switch}: {exc.message}")
-        except NvdlaVerifError as exc:  # a trace that would hang, a limitation broken: keep what was observed
-            return interpreter.outcome.stopped("error", str(exc))
+        except NvdlaVerifError as exc:  # keep what was observed until then
+            return ended_by(exc, interpreter.outcome)
+
+
+def ended_by(exc: NvdlaVerifError, outcome: Outcome) -> Outcome:
+    """The outcome of a run a project error stopped: a feature not modelled is `unsupported`, one the profile
+    lacks `invalid`, anything else (a trace that would hang, a limitation broken) `error`."""
+    if isinstance(exc, NotModelledError):
+        return outcome.stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
+    if isinstance(exc, ProfileFeatureError):
+        return outcome.stopped("invalid", f"{exc.switch}: {exc.message}")
+    return outcome.stopped("error", str(exc))

@@ -20,9 +20,9 @@ import warnings
 from pathlib import Path
 
 from golden.config import Profile
-from golden.errors import NotModelledError, NvdlaVerifError, ProfileFeatureError, TraceError
+from golden.errors import NvdlaVerifError, TraceError
 from golden.hardware import Hardware, HardwareLayer, TraceHang, WrittenSurface
-from golden.implementation import Golden, Implementation
+from golden.implementation import Golden, Implementation, ended_by
 from golden.interpreter import Interpreter
 from golden.outcome import Outcome
 from golden.steps import Program, compile_trace
@@ -72,12 +72,8 @@ def observe(implementation: Implementation, program: Program, profile: Profile) 
 def _run(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
     try:
         return implementation.run(program, profile)
-    except NotModelledError as exc:
-        return Outcome(implementation.name).stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
-    except ProfileFeatureError as exc:
-        return Outcome(implementation.name).stopped("invalid", f"{exc.switch}: {exc.message}")
     except NvdlaVerifError as exc:
-        return Outcome(implementation.name).stopped("error", str(exc))
+        return ended_by(exc, Outcome(implementation.name))
     except Exception as exc:  # a bug in an implementation must not stop a regression run
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return Outcome(implementation.name).stopped(

@@ -34,8 +34,9 @@ class Rtl:
         outcome.regions = {index: np.frombuffer(data, np.uint8) for index, data in run.regions.items()}
         outcome.registers = dict(run.registers)
         outcome.written = {memory: [(address, np.frombuffer(data, np.uint8)) for address, data in runs]
-                           for memory, runs in run.written.items()} if run.status in ("pass", "fail") else None
-        if run.status != "pass" and run.status != "fail":
-            where = f" (run folder: {run.run_dir})" if run.run_dir and run.status != "unsupported" else ""
-            outcome.stopped(STATUSES[run.status], f"{run.message}{where}")
+                           for memory, runs in run.written.items()} if STATUSES[run.status] == "completed" else None
+        status = STATUSES[run.status]
+        if status != "completed":
+            where = f" (run folder: {run.run_dir})" if run.run_dir and status != "unsupported" else ""
+            outcome.stopped(status, f"{run.message}{where}")
         return outcome
