@@ -1,11 +1,19 @@
-"""Layers written as an NVIDIA `.cfg` trace whose check_crc lines hold the golden model's CRCs.
+"""Layers written as an NVIDIA trace whose checks hold the golden model's results.
 
-`write_trace(layers, folder, name, profile)` writes `folder/name.cfg` and one `.dat` file per memory
-image, in the layout of NVIDIA's trace_tests (`<profile>/<test>/<test>.cfg` when `folder` is
-`<out>/<profile>/<test>`), so that `nvdla-verif conform` and NVIDIA's trace player can replay it.
-Consecutive layers alternate register groups 0 and 1 (S_POINTER), back to back: every layer is
-programmed and launched before the first completion is awaited, so a layer must not read what an
-earlier one writes (the generators give each layer its own address slot).
+`write_trace(layers, folder, name, profile)` writes the trace in the form NVIDIA uses for the profile's
+register layout, in the folder layout of NVIDIA's tests, so that `nvdla-verif conform` and NVIDIA's trace
+players can replay it:
+
+* master layout (nv_small, nv_large, ...): `folder/name.cfg` (trace_tests) with one `.dat` file per memory
+  image (record syntax) and `check_crc` lines holding the golden model's CRCs;
+* nvdlav1 layout (nv_full): `folder/input.txn` (nvdlav1 traceplayer, ../shared/nvdla/README.md
+  "traceplayer/"): `load_mem`, `write_reg` at the CSB word address with the 0xffff flag bits, one `wait` and
+  interrupt clear per done interrupt, and `dump_mem` against a golden `.dat` file of the golden model's bytes.
+
+Consecutive layers alternate register groups 0 and 1 (S_POINTER), back to back: every layer is programmed
+and launched before the first completion is awaited, so a layer must not read what an earlier one writes
+(the generators give each layer its own address slot). A layer with register checks (`Layer.reads`, e.g.
+SDP's EQL D_STATUS) is awaited right after its launch and its registers read from its own group.
 """
 
 from __future__ import annotations
@@ -16,78 +24,197 @@ import numpy as np
 
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.hardware import INTERRUPTS
+from golden.implementation import Golden
 from golden.memory import format_records
-from golden.player import play
+from golden.memory_files import format_byte_lines
+from golden.player import observe, play, prepare
 from golden.regs.regmap import RegisterMap
-from golden.trace import CheckCrc, Command, IntrNotify, MemLoad, RegWrite, Trace, write_cfg
+from golden.steps import ReadRegister
+from golden.trace import (
+    CheckCrc,
+    CheckFile,
+    CheckNothing,
+    Command,
+    IntrNotify,
+    MemLoad,
+    RegRead,
+    RegWrite,
+    Trace,
+    Wait,
+    write_cfg,
+)
 from stimulus.layer import Layer
+
+TXN = "input.txn"
 
 
 class GenerationError(NvdlaVerifError):
     """A generated layer that cannot be written or that the golden model does not run."""
 
 
-def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap) -> tuple[list, list]:
-    where = {"path": str(folder / f"{name}.cfg"), "line": 0}
+class _Writer:
+    """The commands of a trace of layers in one form ("cfg" or "txn"), checks still without results."""
 
-    def write(unit: str, register: str, value: int) -> RegWrite:
-        return RegWrite(**where, register=regmap.get(unit, register), value=value & 0xFFFFFFFF)
+    def __init__(self, layers: list[Layer], folder: Path, name: str, regmap: RegisterMap, form: str):
+        self.layers, self.folder, self.name, self.regmap, self.form = layers, folder, name, regmap, form
+        self.where = {"path": str(folder / (f"{name}.cfg" if form == "cfg" else TXN)), "line": 0}
+        self.commands: list[Command] = []
 
-    commands: list[Command] = [write("GLB", "S_INTR_MASK", 0)]
-    checks: list[CheckCrc] = []
-    for index, layer in enumerate(layers):
-        group = index % 2
-        for image in layer.images:
-            dat = f"{name}_{index}_{image.label}.dat"
-            (folder / dat).write_text(format_records([(0, np.frombuffer(image.data, np.uint8))]))
-            commands.append(MemLoad(**where, memory=image.memory, base=image.base, file=dat))
-        for unit in layer.units():
-            if any(r.name == "S_POINTER" for r in regmap.registers(unit)):
-                commands.append(write(unit, "S_POINTER", regmap.get(unit, "S_POINTER").encode(PRODUCER=group)))
-        commands += [write(unit, register, value) for unit, register, value in layer.writes]
-        commands += [write(unit, register, value) for unit, register, value in layer.register_writes(regmap)]
-        commands += [write(unit, "D_OP_ENABLE", 1) for unit in layer.enable_order()]
-        sync = f"layer{index}_done"
-        commands.append(IntrNotify(**where, source=f"{layer.interrupt}_{group}", sync=sync))
-        checks += [CheckCrc(**where, sync=sync, memory=region.memory, base=region.base, size=region.size, crc=0)
-                   for region in layer.checks]
-    return commands, checks
+    def write(self, unit: str, register: str, value: int) -> None:
+        self.commands.append(RegWrite(**self.where, register=self.regmap.get(unit, register),
+                                      value=value & 0xFFFFFFFF))
+
+    def _pointer(self, unit: str, group: int) -> None:
+        if any(r.name == "S_POINTER" for r in self.regmap.registers(unit)):
+            self.write(unit, "S_POINTER", self.regmap.get(unit, "S_POINTER").encode(PRODUCER=group))
+
+    def _image(self, index: int, image) -> None:
+        dat = f"{self.name}_{index}_{image.label}.dat"
+        data = np.frombuffer(image.data, np.uint8)
+        if self.form == "txn":
+            # the traceplayer tells the memories apart by address: CV-SRAM at 0x5xxxxxxx
+            if (image.base >> 28 == 0x5) != (image.memory == "sec_mem"):
+                raise GenerationError(f"image {image.label} at {image.base:#x} in {image.memory}: an input.txn "
+                                      "addresses CV-SRAM at 0x5xxxxxxx and DRAM elsewhere")
+            (self.folder / dat).write_text(format_byte_lines(data))
+            self.commands.append(MemLoad(**self.where, memory=image.memory, base=image.base, file=dat,
+                                         size=data.size))
+        else:
+            (self.folder / dat).write_text(format_records([(0, data)]))
+            self.commands.append(MemLoad(**self.where, memory=image.memory, base=image.base, file=dat))
+
+    def _await(self, count: int) -> None:
+        for _ in range(count):
+            self.commands.append(Wait(**self.where))
+            self.write("GLB", "S_INTR_STATUS", 0xFFFFFFFF)
+
+    def build(self) -> list[Command]:
+        """Programming, launches, waits and placeholder checks (CRC 0, read value 0)."""
+        self.write("GLB", "S_INTR_MASK", 0)
+        regions: list[CheckCrc] = []
+        pending = 0
+        for index, layer in enumerate(self.layers):
+            group = index % 2
+            for image in layer.images:
+                self._image(index, image)
+            for unit in layer.units():
+                self._pointer(unit, group)
+            for unit, register, value in layer.writes:
+                self.write(unit, register, value)
+            for unit, register, value in layer.register_writes(self.regmap):
+                self.write(unit, register, value)
+            for unit in layer.enable_order():
+                self.write(unit, "D_OP_ENABLE", 1)
+            sync = f"layer{index}_done"
+            if self.form == "cfg":
+                self.commands.append(IntrNotify(**self.where, source=f"{layer.interrupt}_{group}", sync=sync))
+            else:
+                pending += interrupts(layer)
+            if layer.reads:
+                if self.form == "cfg":
+                    self.commands.append(CheckNothing(**self.where, sync=sync))
+                self._await(pending)
+                pending = 0
+                for unit, register, mask in layer.reads:
+                    self._pointer(unit, group)
+                    self.commands.append(RegRead(**self.where, register=self.regmap.get(unit, register), mask=mask,
+                                                 expected=0, poll=False))
+            regions += [CheckCrc(**self.where, sync=sync if self.form == "cfg" else None, memory=region.memory,
+                                 base=region.base, size=region.size, crc=0) for region in layer.checks]
+        self._await(pending)
+        return self.commands + regions
+
+
+def interrupts(layer: Layer) -> int:
+    """Done interrupts the layer raises (one `wait` each in an input.txn): golden.hardware.INTERRUPTS."""
+    return sum(len(INTERRUPTS.get(unit, ())) for unit in {*layer.enable, layer.interrupt})
+
+
+def _form(profile: Profile) -> str:
+    return "cfg" if profile.layout == "master" else "txn"
 
 
 def write_unchecked(layers: list[Layer], folder: str | Path, name: str, profile: Profile) -> Path:
     """The trace with CRC 0 in its checks and no golden run: for layers the golden model must reject."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    commands, checks = _commands(layers, folder, name, RegisterMap.for_profile(profile))
-    return write_cfg(commands + checks, folder / f"{name}.cfg", header="illegal layers: the CRCs are not computed")
+    commands = _Writer(layers, folder, name, RegisterMap.for_profile(profile), _form(profile)).build()
+    header = "illegal layers: the CRCs are not computed"
+    if _form(profile) == "txn":
+        return _write_txn([c for c in commands if not isinstance(c, CheckCrc)], folder / TXN, header)
+    return write_cfg(commands, folder / f"{name}.cfg", header=header)
 
 
 def play_layers(layers: list[Layer], folder: str | Path, name: str, profile: Profile):
-    """Play the layers on the golden model from an in-memory trace in the profile's own register layout
-    (any profile, nvdlav1's nv_full included); the .dat files are written to `folder`. Returns the TraceResult."""
+    """Play the layers on the golden model from an in-memory trace in the profile's own register layout;
+    the .dat files are written to `folder`. Returns the TraceResult."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    commands, checks = _commands(layers, folder, name, RegisterMap.for_profile(profile))
-    return play(Trace(folder / f"{name}.cfg", "cfg", profile.layout, commands + checks), profile)
+    commands = _Writer(layers, folder, name, RegisterMap.for_profile(profile), _form(profile)).build()
+    return play(Trace(folder / f"{name}.cfg", "cfg", profile.layout, commands), profile)
 
 
 def write_trace(layers: list[Layer], folder: str | Path, name: str, profile: Profile,
                 header: str | None = None) -> Path:
-    """Write the trace and its .dat files; the CRCs are the golden model's (GenerationError if it fails)."""
-    if profile.layout != "master":
-        raise GenerationError(f"profile {profile.name} uses the {profile.layout} register layout; NVIDIA's .cfg "
-                              f"traces address the master layout (use a master-layout profile such as nv_large, "
-                              f"or play the layers in memory: stimulus.export.play_layers)")
+    """Write the trace and its .dat files; the checks hold the golden model's results (GenerationError if the
+    golden model does not run it). Returns the .cfg or input.txn path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    regmap = RegisterMap.for_profile(profile)
-    commands, checks = _commands(layers, folder, name, regmap)
-    cfg = write_cfg(commands + checks, folder / f"{name}.cfg")
-    result = play(cfg, profile)
-    if result.memory is None:
-        raise GenerationError(f"the golden model did not run the generated trace: {result.status} {result.detail}",
-                              where=str(cfg))
-    checks = [CheckCrc(**{"path": c.path, "line": 0}, sync=c.sync, memory=c.memory, base=c.base, size=c.size,
-                       crc=result.memory.by_name(c.memory).crc32(c.base, c.size)) for c in checks]
+    form = _form(profile)
+    commands = _Writer(layers, folder, name, RegisterMap.for_profile(profile), form).build()
+    program = prepare(Trace(folder / f"{name}.cfg", "cfg", profile.layout, commands), profile)
+    outcome = observe(Golden(), program, profile)
+    if outcome.status != "completed" or outcome.memory is None:
+        raise GenerationError(f"the golden model did not run the generated trace: {outcome.status} {outcome.detail}",
+                              where=str(folder))
+    reads = iter(outcome.registers[index] for index, step in enumerate(program.steps)
+                 if isinstance(step, ReadRegister))
+    final, golden = [], 0
+    for c in commands:
+        if isinstance(c, RegRead):
+            c = RegRead(**_at(c), register=c.register, mask=c.mask, expected=next(reads) & c.mask, poll=form == "txn")
+        elif isinstance(c, CheckCrc):
+            memory = outcome.memory.by_name(c.memory)
+            if form == "cfg":
+                c = CheckCrc(**_at(c), sync=c.sync, memory=c.memory, base=c.base, size=c.size,
+                             crc=memory.crc32(c.base, c.size))
+            else:
+                file = f"{name}_golden_{golden}.dat"
+                golden += 1
+                (folder / file).write_text(format_byte_lines(memory.read(c.base, c.size, unwritten="allow")))
+                c = CheckFile(**_at(c), sync=None, memory=c.memory, base=c.base, size=c.size, file=file)
+        final.append(c)
     lines = header or f"{len(layers)} generated layer(s) ({', '.join(sorted({x.family for x in layers}))})"
-    return write_cfg(commands + checks, cfg, header=f"{lines}\nCRCs from the nvdla-verif golden model.")
+    lines += "\nexpected results from the nvdla-verif golden model."
+    if form == "txn":
+        return _write_txn(final, folder / TXN, lines)
+    return write_cfg(final, folder / f"{name}.cfg", header=lines)
+
+
+def _at(command: Command) -> dict:
+    return {"path": command.path, "line": command.line}
+
+
+def _write_txn(commands: list[Command], path: Path, header: str) -> Path:
+    """nvdlav1's input.txn: `# comment`, write_reg/read_reg ADDRESS (CSB word address | 0xffff0000), load_mem /
+    dump_mem BASE SIZE FILE, wait."""
+    regmap = RegisterMap.for_layout("nvdlav1")
+    lines = [f"# {line}" for line in header.splitlines()]
+    for c in commands:
+        if isinstance(c, RegWrite | RegRead):
+            word = 0xFFFF0000 | (regmap.address(c.register) >> 2)
+            if isinstance(c, RegWrite):
+                lines.append(f"write_reg {word:#010x} {c.value:#x} #{c.register.trace_name}")
+            else:
+                lines.append(f"read_reg {word:#010x} {c.mask:#010x} {c.expected:#010x} #{c.register.trace_name}")
+        elif isinstance(c, MemLoad):
+            lines.append(f"load_mem {c.base:#x} {c.size:#x} {c.file}")
+        elif isinstance(c, CheckFile):
+            lines.append(f"dump_mem {c.base:#x} {c.size:#x} {c.file}")
+        elif isinstance(c, Wait):
+            lines.append("wait")
+        else:
+            raise GenerationError(f"{c.op} has no input.txn form")
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -53,6 +53,9 @@ class Layer:
     choices: dict = field(default_factory=dict)
     #: Raw (unit, register, value) writes in order before the fields: a LUT's table contents.
     writes: list = field(default_factory=list)
+    #: (unit, register, mask) read from the layer's own group once it is done, expecting the golden model's
+    #: value (SDP's EQL result in D_STATUS): the layer is awaited before the next one is programmed.
+    reads: list = field(default_factory=list)
 
     def units(self) -> list[str]:
         seen: dict[str, None] = {}
