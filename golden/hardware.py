@@ -70,6 +70,8 @@ class HardwareLayer:
     regs: RegisterValues | None = None
     surfaces: list[Surface] = field(default_factory=list)
     outputs: dict[str, object] = field(default_factory=dict)
+    #: What the stage models reported in status registers: {(unit, register): value} (LUT and saturation counters).
+    status: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -224,6 +226,7 @@ class Hardware:
             layer.surfaces.extend(result.surfaces)
             if result.output is not None:
                 layer.outputs[stage] = result.output
+            layer.status.update(result.status)
             for (unit, reg), value in result.status.items():
                 self.regs.set_hardware(unit, reg, value, groups.get(unit))
         for unit in units:

@@ -94,13 +94,18 @@ class _Writer:
         self.write("GLB", "S_INTR_MASK", 0)
         regions: list[CheckCrc] = []
         pending = 0
+        tables: set[tuple] = set()
         for index, layer in enumerate(self.layers):
             group = index % 2
             for image in layer.images:
                 self._image(index, image)
             for unit in layer.units():
                 self._pointer(unit, group)
-            for unit, register, value in layer.writes:
+            writes = tuple(layer.writes)
+            if writes in tables and all(register.startswith("S_LUT_ACCESS") for _, register, _ in writes):
+                writes = ()  # the trace's LUT contents are written once, not again while a layer may read them
+            tables.add(writes)
+            for unit, register, value in writes:
                 self.write(unit, register, value)
             for unit, register, value in layer.register_writes(self.regmap):
                 self.write(unit, register, value)

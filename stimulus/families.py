@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.config import Profile
-from stimulus import bdma, cdp, conv, pdp, pipeline, sdp
+from stimulus import bdma, cdp, conv, pdp, pipeline, sdp, sdp_lut
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
@@ -28,7 +28,8 @@ def available(profile: Profile) -> list[str]:
 
 
 #: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
-SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}}
+SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
+          "sdp": lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:

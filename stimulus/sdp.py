@@ -45,6 +45,7 @@ class _Builder:
         self.fields: dict = {}
         self.images: list[Image] = []
         self.choices: dict = {}
+        self.lut_writes: list = []
 
     def put(self, unit: str, register: str, **values) -> None:
         for name, value in values.items():
@@ -84,21 +85,27 @@ def _operand(b: _Builder, proc: str, bits: int) -> int:
     return b.choose.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1) & ((1 << bits) - 1)
 
 
-def _y_stage(b: _Builder, proc: str, memory: bool = True) -> dict:
+def _y_stage(b: _Builder, proc: str, memory: bool = True, lut=None, eql: bool = False) -> dict:
+    """Fields of Y; `lut` (stimulus.sdp_lut.SdpLut of this precision) may be switched on, `eql` forces the ALU's
+    compare mode (programming-guide Limitation/SDP/General: the ALU convertor bypassed for integers, nothing
+    after the ALU: LUT bypassed)."""
     c = b.choose
-    if c.flag(0.25):
+    lut_on = lut is not None and not eql and c.flag(0.7)
+    if not lut_on and not eql and c.flag(0.25):
         b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=1, EW_LUT_BYPASS=1)
         b.choices["EW"] = "bypass"
         return {}
-    alu, mul = c.flag(0.7), c.flag(0.7)
+    alu, mul = eql or c.flag(0.7), not eql and c.flag(0.7)
     prelu = mul and not alu and c.flag(0.4)
-    algo = c.choice(("MAX", "MIN", "SUM"))
+    algo = "EQL" if eql else c.choice(("MAX", "MIN", "SUM"))
     b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=0, EW_ALU_BYPASS=int(not alu), EW_ALU_ALGO=algo,
-          EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=1)
-    sources = {"ALU": alu and memory and c.flag(0.5), "MUL": mul and memory and c.flag(0.5)}
+          EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=int(not lut_on))
+    sources = {"ALU": alu and memory and (eql or c.flag(0.5)), "MUL": mul and memory and c.flag(0.5)}
     for which in ("ALU", "MUL"):
         # FP16 operands from memory go through the operand convertor (programming-guide: Limitation/SDP/General)
         cvt_bypass = int(c.flag()) if not (proc == "fp16" and sources[which]) else 0
+        if eql and which == "ALU" and proc != "fp16":
+            cvt_bypass = 1
         b.put("SDP", f"D_DP_EW_{which}_CFG", **{f"EW_{which}_SRC": "MEM" if sources[which] else "REG",
                                                 f"EW_{which}_CVT_BYPASS": cvt_bypass})
         b.put("SDP", f"D_DP_EW_{which}_SRC_VALUE", **{f"EW_{which}_OPERAND": _operand(b, proc, 32)})
@@ -108,11 +115,17 @@ def _y_stage(b: _Builder, proc: str, memory: bool = True) -> dict:
               **{f"EW_{which}_CVT_TRUNCATE": c.size(0, 63 if proc != "fp16" else 0)})
     b.put("SDP", "D_DP_EW_TRUNCATE_VALUE", EW_TRUNCATE=c.size(0, 1023 if proc != "fp16" else 0))
     b.choices["EW"] = {"alu": algo if alu else "bypass", "mul": ("prelu" if prelu else "mul") if mul else "bypass",
-                       "alu_src": "MEM" if sources["ALU"] else "REG", "mul_src": "MEM" if sources["MUL"] else "REG"}
+                       "alu_src": "MEM" if sources["ALU"] else "REG", "mul_src": "MEM" if sources["MUL"] else "REG",
+                       "lut": lut.choices["le_function"] if lut_on else "bypass"}
+    if lut_on:
+        b.fields.update(lut.fields)
+        b.put("SDP", "D_PERF_ENABLE", PERF_LUT_EN=1)
+        b.lut_writes = list(lut.writes)
     return sources
 
 
-def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tuple) -> None:
+def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tuple, same=None) -> None:
+    """The operand DMA of a stage; `same` (the input cube) makes it read exactly the input, element by element."""
     cfg = f"D_{letter}RDMA_CFG"
     if not any(sources.values()):
         b.put("SDP_RDMA", cfg, **{f"{letter}RDMA_DISABLE": 1})
@@ -121,6 +134,8 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
     use = "BOTH" if all(sources.values()) else ("ALU" if sources.get("ALU") else "MUL")
     size = "TWO_BYTE" if proc == "fp16" else c.choice(("ONE_BYTE", "TWO_BYTE"))
     mode = c.choice(("PER_KERNEL", "PER_ELEMENT"))
+    if same is not None:
+        size, mode = "ONE_BYTE" if proc == "int8" else "TWO_BYTE", "PER_ELEMENT"
     channels, height, width = shape
     atom = aux.bytes_per_atom(proc, use, size, b.atom)
     line, surface = (None, None)
@@ -132,6 +147,8 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
     components = aux.COMPONENTS_PER_ELEMENT[use]
     dtype_precision = "fp16" if proc == "fp16" else ("int8" if size == "ONE_BYTE" else "int16")
     values = data.values(b.rng, dtype_precision, (*spatial, components), scale=2.0)
+    if same is not None:
+        values = same.reshape(*spatial, 1)
     if proc == "fp16":
         values = values.view("<u2")
     base = _address(c, b.slot, letter, b.atom)
@@ -148,9 +165,10 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
     b.choices[f"{letter}RDMA"] = {"use": use, "size": size, "mode": mode}
 
 
-def _convertor(b: _Builder, out: str) -> None:
+def _convertor(b: _Builder, out: str, identity: bool = False) -> None:
+    """The output convertor: identity, random or saturating (identity in EQL mode: Limitation/SDP/General)."""
     c = b.choose
-    kind = c.choice(("identity", "random", "saturate")) if out != "fp16" else "identity"
+    kind = c.choice(("identity", "random", "saturate")) if out != "fp16" and not identity else "identity"
     offset, scale, shift = 0, 1, 0
     if kind == "random":
         offset = c.integer(-(1 << 12), 1 << 12)
@@ -165,16 +183,27 @@ def _convertor(b: _Builder, out: str) -> None:
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32, 20, 72),
-                 memory_operands: bool = True, shape: tuple | None = None, to_pdp: str | None = None) -> Layer:
+                 memory_operands: bool = True, shape: tuple | None = None, to_pdp: str | None = None,
+                 lut=None) -> Layer:
     """One legal offline SDP layer for the profile; `max_size` is (width, height, channels).
 
     Without `memory_operands` every operand comes from a register (the RTL fixture's subset on nv_small).
     `shape` (C, H, W) fixes the cube; `to_pdp` (a precision) sends the output on the fly to PDP in that
-    precision, unconverted (Limitation/SDP/DC), and leaves the destination to the PDP layer.
+    precision, unconverted (Limitation/SDP/DC), and leaves the destination to the PDP layer. `lut` (the trace's
+    stimulus.sdp_lut.SdpLut) may be used by a layer of its precision. A layer in EQL (compare) mode writes
+    nothing: its D_STATUS is read back (Layer.reads); in some the operand is the input cube itself (equal).
     """
     b = _Builder(choose, profile, slot)
     c, atom = choose, b.atom
-    proc, out = (to_pdp, to_pdp) if to_pdp else c.choice(precisions(profile))
+    eql = not to_pdp and profile.has("SDP_EW") and c.flag(0.12)
+    pairs = precisions(profile)
+    if eql:  # no precision conversion in EQL mode (Limitation/SDP/DC)
+        pairs = [(i, o) for i, o in pairs if i == o]
+    elif lut is not None and c.flag(0.6):
+        pairs = [(i, o) for i, o in pairs if i == lut.precision]
+    proc, out = (to_pdp, to_pdp) if to_pdp else c.choice(pairs)
+    lut = lut if lut is not None and lut.precision == proc and not to_pdp else None
+    same = eql and memory_operands and c.flag(0.4)
     shape = shape or (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]),
                       c.size(1, max_size[0]))
     channels, height, width = shape
@@ -201,24 +230,32 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
     b.put("SDP", "D_DST_LINE_STRIDE", DST_LINE_STRIDE=dst_line)
     b.put("SDP", "D_DST_SURFACE_STRIDE", DST_SURFACE_STRIDE=dst_surface)
     b.put("SDP", "D_DST_DMA_CFG", DST_RAM_TYPE="MC")
+    cube = data.values(b.rng, proc, shape)
     for name, letter, switch in STAGES:
-        if not profile.has(switch):
+        if not profile.has(switch) or (same and name != "EW"):
             b.put("SDP", f"D_DP_{name}_CFG", **{f"{name}_BYPASS": 1})
             if name == "EW":
                 b.put("SDP", "D_DP_EW_CFG", EW_LUT_BYPASS=1)
-            b.choices[name] = "absent"
+            b.choices[name] = "absent" if not profile.has(switch) else "bypass"
             sources = {}
         else:
-            sources = (_y_stage(b, proc, memory_operands) if name == "EW"
+            sources = (_y_stage(b, proc, memory_operands, lut, eql) if name == "EW"
                        else _x_stage(b, name, proc, memory_operands))
-        _operand_dma(b, letter, sources, proc, shape)
-    _convertor(b, out)
-    cube = data.values(b.rng, proc, shape)
+        _operand_dma(b, letter, sources, proc, shape, cube if same and name == "EW" else None)
+    if same:  # the compared operand passes unchanged: an identity convertor however the pipe treats it
+        b.put("SDP", "D_DP_EW_ALU_CVT_OFFSET_VALUE", EW_ALU_CVT_OFFSET=0)
+        b.put("SDP", "D_DP_EW_ALU_CVT_SCALE_VALUE", EW_ALU_CVT_SCALE=0x3C00 if proc == "fp16" else 1)
+        b.put("SDP", "D_DP_EW_ALU_CVT_TRUNCATE_VALUE", EW_ALU_CVT_TRUNCATE=0)
+    _convertor(b, out, identity=eql)
     b.images.insert(0, Image("pri_mem", src, data.surface_bytes(b.rng, cube, proc, src_line, src_surface, atom),
                              "src"))
     if to_pdp:
         return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices)
+    if eql:
+        b.choices["eql"] = "same operand" if same else "random operand"
+        return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices, writes=b.lut_writes,
+                     reads=[("SDP", "D_STATUS", 1)])
     dst_size = data.span(shape, out, dst_line, dst_surface, atom)
     b.images.append(Image("pri_mem", dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
     return Layer("sdp", b.fields, b.images, [Region("pri_mem", dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
-                 b.choices)
+                 b.choices, writes=b.lut_writes)
