@@ -3,8 +3,11 @@
 The LUT (S_LUT_* registers and the LE/LO tables written through S_LUT_ACCESS_CFG/DATA) is one per unit,
 shared by both register groups, so a trace's CDP layers share one: `random_lut` draws it and every
 `random_layer` of the trace takes it. Bounds follow programming-guide Limitation/LUT: index selects and
-the exponent offset inside their ranges, a linear table's END = START + 2**(select + 6 or 8). Integer
-precisions only (fp16 START/END are fp32 patterns: not generated yet).
+the exponent offset inside their ranges, a linear table's END = START + 2**(select + 6 or 8). FP16 (the
+profiles with fp16 features): START/END are fp32 patterns in the LOW words, table entries and slope scales
+fp16 patterns, ranges placed around, above or below the square sums' magnitude as stimulus/sdp_lut.py places
+SDP's (the same Limitation/LUT bounds); the data convertors are not used in fp16 (precision-preservation
+"CDP") and stay at identity.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 
 from golden.config import Profile
 from golden.units.lut import LE_DEPTH, LO_DEPTH, OFFSET_LIMITS, SELECT_LIMITS
-from stimulus import data
+from stimulus import data, sdp_lut
 from stimulus.layer import Image, Layer, Region
 
 BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
@@ -40,13 +43,49 @@ def _bound(fields: dict, name: str, value: int) -> None:
 
 
 def precisions(profile: Profile) -> list[str]:
-    return sorted(profile.feature_types - {"fp16"})
+    return sorted(profile.feature_types)
+
+
+def _fp_lut(c, precision: str) -> Lut:
+    """An fp16 LUT: bounds as fp32 patterns (LOW words), fp16 entries and slope scales."""
+    (le_sel, lo_sel) = SELECT_LIMITS["CDP", precision]
+    linear = c.flag()
+    k = c.integer(-8, 14)  # square sums of fp16 data of a few units: 2**-8 .. 2**14 mostly
+    placements = [c.choice(sdp_lut.PLACEMENTS) for _ in range(2)]
+    if linear:
+        le_start, le_end, le_select = sdp_lut.fp_range(c, placements[0], k, 6, le_sel)
+        offset = 0
+    else:
+        le_start, le_end, offset = sdp_lut.exponent(c, placements[0], k, precision, "CDP")
+        le_select = 0
+    lo_start, lo_end, lo_select = sdp_lut.fp_range(c, placements[1], k, 8, lo_sel)
+    f = "CDP.S_LUT_"
+    fields = {**sdp_lut.lut_cfg(c, "CDP", linear),
+              f"{f}INFO.LUT_LE_INDEX_OFFSET": _signed(offset, 8), f"{f}INFO.LUT_LE_INDEX_SELECT": _signed(le_select, 8),
+              f"{f}INFO.LUT_LO_INDEX_SELECT": _signed(lo_select, 8)}
+    for name, bits in (("LE_START", le_start), ("LE_END", le_end), ("LO_START", lo_start), ("LO_END", lo_end)):
+        fields[f"{f}{name}_LOW.LUT_{name}_LOW"] = bits
+        fields[f"{f}{name}_HIGH.LUT_{name}_HIGH"] = 0
+    rng = c.data()
+    for table in ("LE", "LO"):
+        for flow in ("UFLOW", "OFLOW"):
+            scale = data.values(rng, "fp16", (1,), edges=0.0, scale=2.0).view(np.uint16)[0]
+            fields[f"{f}{table}_SLOPE_SCALE.LUT_{table}_SLOPE_{flow}_SCALE"] = int(scale)
+            fields[f"{f}{table}_SLOPE_SHIFT.LUT_{table}_SLOPE_{flow}_SHIFT"] = 0
+    writes = []
+    for table_id, depth in ((0, LE_DEPTH), (1, LO_DEPTH)):
+        writes.append(("CDP", "S_LUT_ACCESS_CFG", (1 << 17) | (table_id << 16)))
+        entries = data.values(rng, "fp16", (depth,), edges=0.0, scale=c.choice((1.0, 64.0))).view(np.uint16)
+        writes += [("CDP", "S_LUT_ACCESS_DATA", int(v)) for v in entries]
+    return Lut(precision, fields, tuple(writes))
 
 
 def random_lut(choose, profile: Profile) -> Lut:
     profile.require("CDP", "a CDP layer")
     c = choose
     precision = c.choice(precisions(profile))
+    if precision == "fp16":
+        return _fp_lut(c, precision)
     (le_lo, le_hi), (lo_lo, lo_hi) = SELECT_LIMITS["CDP", precision]
     linear = c.flag()
     fields = {"CDP.S_LUT_CFG.LUT_LE_FUNCTION": "LINEAR" if linear else "EXPONENT",
@@ -90,6 +129,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None
     src = BASE + slot * SLOT + atom * c.size(0, 63)
     dst = BASE + slot * SLOT + DST_OFFSET + atom * c.size(0, 63)
     bits = 8 if precision == "int8" else 16
+    fp = precision == "fp16"
     fields = {
         "CDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": shape[2] - 1, "CDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": shape[1] - 1,
         "CDP_RDMA.D_DATA_CUBE_CHANNEL.CHANNEL": shape[0] - 1,
@@ -104,13 +144,16 @@ def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None
         "CDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE": dst_line, "CDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE": dst_surface,
         "CDP.D_DST_DMA_CFG.DST_RAM_TYPE": "MC", "CDP.D_LRN_CFG.NORMALZ_LEN": LOCAL_SIZES[local],
         "CDP.D_FUNC_BYPASS.SQSUM_BYPASS": int(c.flag(0.15)), "CDP.D_FUNC_BYPASS.MUL_BYPASS": int(c.flag(0.15)),
-        "CDP.D_DATIN_OFFSET.DATIN_OFFSET": _signed(c.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1), 16),
-        "CDP.D_DATIN_SCALE.DATIN_SCALE": _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
-        "CDP.D_DATIN_SHIFTER.DATIN_SHIFTER": c.size(0, 31),
-        "CDP.D_DATOUT_OFFSET.DATOUT_OFFSET": _signed(c.integer(-(1 << 12), 1 << 12), 32),
-        "CDP.D_DATOUT_SCALE.DATOUT_SCALE": _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
-        "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": c.size(0, 63),
+        "CDP.D_DATIN_OFFSET.DATIN_OFFSET": 0 if fp else _signed(c.size(-(1 << (bits - 1)), (1 << (bits - 1)) - 1), 16),
+        "CDP.D_DATIN_SCALE.DATIN_SCALE": 1 if fp else _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
+        "CDP.D_DATIN_SHIFTER.DATIN_SHIFTER": 0 if fp else c.size(0, 31),
+        "CDP.D_DATOUT_OFFSET.DATOUT_OFFSET": 0 if fp else _signed(c.integer(-(1 << 12), 1 << 12), 32),
+        "CDP.D_DATOUT_SCALE.DATOUT_SCALE": 1 if fp else _signed(c.size(-(1 << 15), (1 << 15) - 1), 16),
+        "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": 0 if fp else c.size(0, 63),
     }
+    fields["CDP.D_PERF_ENABLE.LUT_EN"] = "ENABLE"
+    if fp:
+        fields["CDP.D_NAN_FLUSH_TO_ZERO.NAN_TO_ZERO"] = "ENABLE" if c.flag(0.3) else "DISABLE"
     fields.update(lut.fields)
     rng = c.data()
     cube = data.values(rng, precision, shape)

@@ -63,7 +63,7 @@ def _int_end(start: int, bits: int) -> int:
     return min(start + min(1 << max(bits, 0), INT32_MAX), INT32_MAX)
 
 
-def _fp_range(c, placement: str, k: int, extra: int, selects: tuple[int, int]) -> tuple[int, int, int]:
+def fp_range(c, placement: str, k: int, extra: int, selects: tuple[int, int]) -> tuple[int, int, int]:
     """(START bits, END bits, select) of a linear fp16-pipeline table: fp32 bounds, END = START + 2**(select+extra)."""
     select = _clip(k + 1 - extra + c.integer(-2, 2), selects)
     if placement == "around":
@@ -74,9 +74,9 @@ def _fp_range(c, placement: str, k: int, extra: int, selects: tuple[int, int]) -
     return _f32_bits(start), _f32_bits(float(end)), select
 
 
-def _exponent(c, placement: str, k: int, precision: str) -> tuple[int, int, int]:
-    """(START, END, LE_INDEX_OFFSET) of an exponent LE table (int32 values or fp32 bits)."""
-    lo, hi = OFFSET_LIMITS["SDP", precision]
+def exponent(c, placement: str, k: int, precision: str, unit: str = "SDP") -> tuple[int, int, int]:
+    """(START, END, LE_INDEX_OFFSET) of an exponent LE table (int32 values or fp32 bits; CDP: fp16 only)."""
+    lo, hi = OFFSET_LIMITS[unit, precision]
     fp = precision == "fp16"
     if placement == "around":
         offset, start = _clip(k - c.integer(0, 24), (lo, hi)), c.choice((0, -(1 << max(k - 2, 0))) if not fp
@@ -94,6 +94,13 @@ def _exponent(c, placement: str, k: int, precision: str) -> tuple[int, int, int]
     return start, _int_end(start, offset + 64), offset
 
 
+def lut_cfg(c, unit: str, linear: bool) -> dict:
+    """S_LUT_CFG: the LE function and the table each outcome prefers."""
+    cfg = f"{unit}.S_LUT_CFG.LUT_"
+    return {f"{cfg}LE_FUNCTION": "LINEAR" if linear else "EXPONENT",
+            **{f"{cfg}{which}_PRIORITY": c.choice(("LE", "LO")) for which in ("UFLOW", "OFLOW", "HYBRID")}}
+
+
 def random_lut(choose, profile: Profile) -> SdpLut | None:
     """A LUT for the trace's SDP layers, or None when the profile has no SDP LUT (or no Y stage to hold it)."""
     if not (profile.has("SDP_LUT") and profile.has("SDP_EW")):
@@ -106,16 +113,14 @@ def random_lut(choose, profile: Profile) -> SdpLut | None:
     placements = {"LE": c.choice(PLACEMENTS), "LO": c.choice(PLACEMENTS)}
     k = c.integer(-12, 16) if fp else c.size(0, 28)
     if linear:
-        le_start, le_end, le_select = (_fp_range if fp else _int_range)(c, placements["LE"], k, 6, le_sel)
+        le_start, le_end, le_select = (fp_range if fp else _int_range)(c, placements["LE"], k, 6, le_sel)
         offset = 0
     else:
-        le_start, le_end, offset = _exponent(c, placements["LE"], k, precision)
+        le_start, le_end, offset = exponent(c, placements["LE"], k, precision)
         le_select = 0
-    lo_start, lo_end, lo_select = (_fp_range if fp else _int_range)(c, placements["LO"], k, 8, lo_sel)
+    lo_start, lo_end, lo_select = (fp_range if fp else _int_range)(c, placements["LO"], k, 8, lo_sel)
     f = "SDP.S_LUT_"
-    fields = {f"{f}CFG.LUT_LE_FUNCTION": "LINEAR" if linear else "EXPONENT",
-              f"{f}CFG.LUT_UFLOW_PRIORITY": c.choice(("LE", "LO")), f"{f}CFG.LUT_OFLOW_PRIORITY": c.choice(("LE", "LO")),
-              f"{f}CFG.LUT_HYBRID_PRIORITY": c.choice(("LE", "LO")),
+    fields = {**lut_cfg(c, "SDP", linear),
               f"{f}INFO.LUT_LE_INDEX_OFFSET": offset & 0xFF, f"{f}INFO.LUT_LE_INDEX_SELECT": le_select & 0xFF,
               f"{f}INFO.LUT_LO_INDEX_SELECT": lo_select & 0xFF,
               f"{f}LE_START.LUT_LE_START": le_start & 0xFFFFFFFF, f"{f}LE_END.LUT_LE_END": le_end & 0xFFFFFFFF,

@@ -166,7 +166,15 @@ def _fp_table(total, entries, upper: int, start: int, end: int, scales, offset: 
 
 
 def lookup_fp(total, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[str, int]]:
-    """CDP LUT on fp32 square-sum patterns; returns (fp17 patterns, D_PERF_LUT_* counters)."""
+    """CDP LUT on fp32 square-sum patterns; returns (fp17 patterns, D_PERF_LUT_* counters).
+
+    NaN and INF sums (fp16 NaN/INF inputs) widen and scale with numpy's invalid-value flag raised; they are
+    underflows / overflows by the comparisons below, as in the SDP LUT (golden/units/lut.py: lookup)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _lookup_fp(total, params, tables)
+
+
+def _lookup_fp(total, params: LutParams, tables: LutTables):
     exponent = params.le_function == "EXPONENT"
     le_under, le_over, le_y = _fp_table(total, tables.le, LE_DEPTH - 1, params.le_start, params.le_end,
                                         (params.le_uflow_scale, params.le_oflow_scale), params.le_index_offset,
