@@ -22,9 +22,11 @@ from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.units.base import LayerContext
 from golden.units.cdp.config import decode as cdp_decode
 from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
+from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
 
@@ -61,7 +63,9 @@ CHANNEL_CLASSES = ("1", "part-atom", "one-atom", "atoms", "atoms+part")
 class Coverage:
     """The covergroups of one profile; `prefix` names them in cocotb-coverage's global database."""
 
-    def __init__(self, profile: Profile, prefix: str | None = None):
+    def __init__(self, profile: Profile, prefix: str | None = None, outcomes: bool = False):
+        """`outcomes`: also the groups sampled from what a run reported (LUT hit/underflow/overflow, EQL result),
+        which only `sample` with a layer's status fills (run layers, traces)."""
         self.lib = _library()
         self.profile = profile
         self.prefix = prefix or profile.name
@@ -71,6 +75,10 @@ class Coverage:
         self._sample_pdp = self._pdp_group() if profile.pdp else None
         self._sample_conv = self._conv_group()
         self._sample_cdp = self._cdp_group() if profile.cdp else None
+        self._sample_rubik = self._rubik_group() if profile.rubik else None
+        lut = profile.has("SDP_LUT") and profile.has("SDP_EW")
+        self._sample_sdp_run = self._sdp_run_group() if outcomes and lut else None
+        self._sample_cdp_run = self._lut_outcomes("cdp_run", "CDP", ()) if outcomes and profile.cdp else None
 
     # -- building ---------------------------------------------------------------------------------
     def _point(self, group: str, item: str, xf, bins) -> object:
@@ -109,10 +117,17 @@ class Coverage:
             if name != "EW":
                 decorators.append(self._point(g, f"{name}.relu", lambda c, a=attr: _relu(getattr(c, a)),
                                               ("on", "off")))
+            if name == "EW" and p.has("SDP_LUT"):
+                decorators.append(self._point(g, "EW.lut", lambda c: c.lut.le_function if c.y.lut_active else "bypass",
+                                              ("bypass", "LINEAR", "EXPONENT")))
+                decorators.append(self._cross(g, "precision_x_EW.lut", ["precision", "EW.lut"]))
             letter = {"BS": "B", "BN": "N", "EW": "E"}[name]
             decorators.append(self._point(g, f"{letter}RDMA.mode", lambda c, x=letter: _dma_mode(c.dmas[x]),
                                           ("off", "PER_KERNEL", "PER_ELEMENT")))
-            decorators.append(self._cross(g, f"precision_x_{name}.alu", ["precision", f"{name}.alu"]))
+            # EQL with a precision conversion is an invalid cell (Limitation/SDP/DC): an illegal bin
+            eql_conversions = [(f"{i}->{o}", "EQL") for i, o in sdp_stimulus.precisions(p) if i != o]
+            decorators.append(self._cross(g, f"precision_x_{name}.alu", ["precision", f"{name}.alu"],
+                                          eql_conversions if name == "EW" else ()))
         if len(present) >= 2:
             decorators.append(self._cross(g, "BS.alu_x_BN.alu", ["BS.alu", "BN.alu"]))
         return _stack(decorators)
@@ -181,22 +196,74 @@ class Coverage:
         ]
         return _stack(decorators)
 
+    def _rubik_group(self):
+        g, p = "rubik", self.profile
+        modes = (("CONTRACT",) if p.rubik_contract else ()) + (("SPLIT", "MERGE") if p.rubik_reshape else ())
+        memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
+        four = (1, 2, 3, 4)
+        decorators = [
+            self._point(g, "mode", lambda r: r.mode, modes),
+            self._point(g, "precision", lambda r: r.precision, sorted(p.feature_types)),
+            self._point(g, "stride_x", lambda r: r.stride_x if r.mode == "CONTRACT" else None, four),
+            self._point(g, "stride_y", lambda r: r.stride_y if r.mode == "CONTRACT" else None, four),
+            self._point(g, "width", lambda r: size_class(r.width), SIZE_CLASSES[:3]),
+            self._point(g, "height", lambda r: size_class(r.height), SIZE_CLASSES[:3]),
+            self._point(g, "channels", _rubik_channels, CHANNEL_CLASSES),
+            self._point(g, "planes", lambda r: None if r.mode != "SPLIT" else
+                        "all" if r.out_channels == r.in_channels else "fewer", ("all", "fewer")),
+            self._point(g, "memories", lambda r: ("sec_mem" if r.in_cvsram else "pri_mem",
+                                                  "sec_mem" if r.out_cvsram else "pri_mem"),
+                        [(i, o) for i in memories for o in memories]),
+            self._cross(g, "mode_x_precision", ["mode", "precision"]),
+            self._cross(g, "stride_x_x_stride_y", ["stride_x", "stride_y"]),
+            self._cross(g, "mode_x_memories", ["mode", "memories"]),
+        ]
+        return _stack(decorators)
+
+    def _lut_outcomes(self, g: str, unit: str, extra: list):
+        """Cover points of a LUT's outcome counters in one run: none or some elements of each kind."""
+        decorators = list(extra)
+        for kind in ("UFLOW", "OFLOW", "HYBRID", "LE_HIT", "LO_HIT"):
+            decorators.append(self._point(g, f"lut.{kind.lower()}", lambda run, k=kind: _count(run, unit, k),
+                                          ("none", "some")))
+        decorators.append(self._point(g, "le_function", lambda run: run[0].lut.le_function if run[1] else None,
+                                      ("LINEAR", "EXPONENT")))
+        decorators.append(self._point(g, "precision", lambda run: _precision(run[0]) if run[1] else None,
+                                      sorted(self.profile.feature_types)))
+        for kind in ("uflow", "oflow", "le_hit", "lo_hit"):
+            decorators.append(self._cross(g, f"le_function_x_{kind}", ["le_function", f"lut.{kind}"]))
+            decorators.append(self._cross(g, f"precision_x_{kind}", ["precision", f"lut.{kind}"]))
+        return _stack(decorators)
+
+    def _sdp_run_group(self):
+        eql = self._point("sdp_run", "eql", lambda run: None if not run[0].y.eql or ("SDP", "D_STATUS") not in run[2]
+                          else "unequal" if run[2]["SDP", "D_STATUS"] else "equal", ("equal", "unequal"))
+        return self._lut_outcomes("sdp_run", "SDP", [eql])
+
     # -- sampling ---------------------------------------------------------------------------------
-    def sample(self, stages, regs: RegisterValues) -> None:
-        """Sample one hardware layer from its stages and register values (offline SDP and PDP so far)."""
+    def sample(self, stages, regs: RegisterValues, status: dict | None = None) -> None:
+        """Sample one hardware layer from its stages and register values, and with `status` (what the run
+        reported, golden.hardware.HardwareLayer.status) its outcome groups."""
         if "SDP" in stages:
             cfg = sdp_decode(regs)
             if not cfg.flying:
                 self._sample_sdp(cfg)
+            if status is not None and self._sample_sdp_run is not None:
+                self._sample_sdp_run((cfg, cfg.y.lut_active, status))
         if "CDMA" in stages or "CONV" in stages:
             self._sample_conv(conv_decode(regs))
         if "CDP" in stages and self._sample_cdp is not None:
-            self._sample_cdp(cdp_decode(regs))
+            cfg = cdp_decode(regs)
+            self._sample_cdp(cfg)
+            if status is not None and self._sample_cdp_run is not None:
+                self._sample_cdp_run((cfg, True, status))
+        if ("RUBIK" in stages or "RBK" in stages) and self._sample_rubik is not None:
+            self._sample_rubik(RubikLayer.from_registers(LayerContext(self.profile, regs, None)))
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
 
     def sample_layer(self, layer) -> None:
-        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA")]
+        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA", "RBK")]
         self.sample(stages, layer.values(self.regmap))
 
     # -- reporting --------------------------------------------------------------------------------
@@ -263,6 +330,22 @@ def _src(stage, which: str) -> str | None:
 
 def _relu(stage) -> str | None:
     return None if stage.bypass else ("off" if stage.relu_bypass else "on")
+
+
+def _rubik_channels(r) -> str:
+    """The feature cube's channels (contract: the output cube's) against the 32-byte atom."""
+    return channel_class(r.out_channels if r.mode == "CONTRACT" else r.in_channels, r.per_atom)
+
+
+def _count(run, unit: str, kind: str) -> str | None:
+    """none / some elements of a LUT outcome in a run that used the LUT (D_PERF_LUT_<kind>)."""
+    cfg, used, status = run
+    value = status.get((unit, f"D_PERF_LUT_{kind}"))
+    return None if not used or value is None else "some" if value else "none"
+
+
+def _precision(cfg) -> str:
+    return getattr(cfg, "proc_precision", None) or cfg.precision
 
 
 def _dma_mode(dma) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.config import Profile
-from stimulus import bdma, cdp, conv, pdp, pipeline, sdp, sdp_lut
+from stimulus import bdma, cdp, conv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
@@ -17,9 +17,10 @@ def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
 
 
 GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer,
-              "sdp_reg": _sdp_register_operands, "sdp_pdp": pipeline.sdp_pdp_layer, "bdma": bdma.random_layer}
+              "sdp_reg": _sdp_register_operands, "sdp_pdp": pipeline.sdp_pdp_layer, "bdma": bdma.random_layer,
+              "rubik": rubik.random_layer}
 #: The feature switch a family needs (families not listed: every profile).
-NEEDS = {"pdp": "PDP", "sdp_pdp": "PDP", "cdp": "CDP", "bdma": "BDMA"}
+NEEDS = {"pdp": "PDP", "sdp_pdp": "PDP", "cdp": "CDP", "bdma": "BDMA", "rubik": "RUBIK"}
 
 
 def available(profile: Profile) -> list[str]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import tempfile
+
+from ci.commands.generate import GROUPS
 from golden.config import get_profile
 from golden.player import play
 from golden.trace import find_traces
 from stimulus.coverage import Coverage, merge
+from stimulus.export import play_layers
 from stimulus.families import GENERATORS, available, layers
 
 NAME = "coverage"
@@ -19,6 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--unit", action="append", choices=sorted(GENERATORS), help="unit family (repeatable)")
     parser.add_argument("--traces", nargs="*", default=[], metavar="PATH",
                         help="also sample every layer the golden model runs from these traces")
+    parser.add_argument("--run", action="store_true",
+                        help="also run each generated layer on the golden model and sample what it reported (LUT "
+                             "hit/underflow/overflow, EQL result: the *_run groups)")
     parser.add_argument("--export", metavar="FILE", help="write the coverage database (YAML, mergeable)")
     parser.add_argument("--merge", nargs="+", metavar="FILE", help="merge these exports into --export and stop")
 
@@ -32,21 +39,35 @@ def run(args) -> int:
         print(f"merged {len(args.merge)} files into {args.export}")
         return 0
     profile = get_profile(args.profile)
-    coverage = Coverage(profile)
-    for family in args.unit or [f for f in available(profile) if f != "bdma"]:
-        for index in range(args.n):
-            for layer in layers(family, profile, args.seed, index):
-                coverage.sample_layer(layer)
+    coverage = Coverage(profile, outcomes=args.run or bool(args.traces))
+    with tempfile.TemporaryDirectory() as scratch:
+        for family in args.unit or [f for f in available(profile) if f != "bdma"]:
+            for index in range(args.n):
+                generated = layers(family, profile, args.seed, index)
+                if not args.run:
+                    for layer in generated:
+                        coverage.sample_layer(layer)
+                    continue
+                result = play_layers(generated, scratch, "layer", profile)
+                if result.status not in ("passed", "failed"):  # failed: the unchecked CRCs (0) only
+                    print(f"{family} seed {args.seed} index {index}: {result.status} {result.detail}")
+                    return 1
+                for run in result.layers:
+                    coverage.sample(run.stages, run.regs, run.status)
     sampled = 0
     for path in find_traces(*args.traces):
         result = play(path, profile)
         for layer in result.layers:
             if layer.regs is not None:
-                coverage.sample(layer.stages, layer.regs)
+                coverage.sample(layer.stages, layer.regs, layer.status)
                 sampled += 1
     if args.traces:
         print(f"sampled {sampled} layers from {len(find_traces(*args.traces))} traces")
-    print(coverage.report())
+    groups = None
+    if args.unit:  # the covergroups of the families asked for, and their run outcomes
+        groups = [g for g in coverage.groups if g in {GROUPS.get(f, f) for f in args.unit}
+                  or g.removesuffix("_run") in {GROUPS.get(f, f) for f in args.unit}]
+    print(coverage.report(groups))
     if args.export:
         coverage.export(args.export)
     return 0

@@ -8,7 +8,8 @@ from stimulus.families import GENERATORS, layers, write_generated
 NAME = "generate"
 HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
 #: The covergroup of each family (stimulus/coverage.py).
-GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv"}
+GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv",
+          "rubik": "rubik"}
 
 
 def add_arguments(parser) -> None:
