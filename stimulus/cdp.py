@@ -95,7 +95,9 @@ def random_lut(choose, profile: Profile) -> Lut:
     # the sum of squares of int8 inputs is at most 9 * 128**2 (2**17.2): aim most tables at that range
     le_select = c.size(le_lo, min(le_hi, 14))
     lo_select = c.size(lo_lo, min(lo_hi, 12))
-    offset = c.size(max(OFFSET_LIMITS["CDP", precision][0], -8), min(OFFSET_LIMITS["CDP", precision][1], 12))
+    low, high = OFFSET_LIMITS["CDP", precision]
+    # mostly offsets that index the square sums; sometimes one so low that the sums overflow the exponent table
+    offset = c.size(max(low, -8), min(high, 12)) if c.flag(0.8) else c.integer(low, low + 12)
     le_start = c.choice((0, c.integer(-(1 << 12), 1 << 12)))
     lo_start = c.choice((0, c.integer(-(1 << 12), 1 << 12)))
     fields["CDP.S_LUT_INFO.LUT_LE_INDEX_OFFSET"] = _signed(0 if linear else offset, 8)

@@ -41,6 +41,11 @@ def _planar(c, height: int, row: int) -> tuple[int, int]:
     return line, height * line + 64 * c.size(0, 2)
 
 
+def _channels(c, per_atom: int, atoms: int) -> int:
+    """1 .. atoms whole atoms of channels, exactly whole atoms on purpose a third of the time."""
+    return per_atom * c.integer(1, atoms) if c.flag(1 / 3) else c.size(1, atoms * per_atom)
+
+
 def _span(surfaces: int, surface: int, lines: int, line: int, last: int) -> int:
     return (surfaces - 1) * surface + (lines - 1) * line + last
 
@@ -60,7 +65,7 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
     reg: dict[str, int] = {}  # byte values of the 32-byte-unit registers, by register name
     stride_x = stride_y = 1
     if mode == "CONTRACT":
-        out_channels = c.size(1, 2 * per_atom + per_atom // 2)
+        out_channels = _channels(c, per_atom, 2)
         stride_x, stride_y = c.size(1, 4), c.size(1, 4)
         in_channels = out_channels * stride_x * stride_y
         surfaces = -(-out_channels // per_atom)
@@ -73,7 +78,7 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
                                                                           width * ATOM)
         dst_size = _span(surfaces, out_surf, height * stride_y, out_line, width * stride_x * ATOM)
     elif mode == "SPLIT":
-        in_channels = c.size(1, 3 * per_atom)
+        in_channels = _channels(c, per_atom, 3)
         surfaces = -(-in_channels // per_atom)
         out_channels = c.integer((surfaces - 1) * per_atom + 1, in_channels)  # planes from every surface
         in_line, in_surf = data.strides(c, (in_channels, height, width), ATOM)
@@ -84,7 +89,7 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
         src_size = _span(surfaces, in_surf, height, in_line, width * ATOM)
         dst_size = _span(out_channels, planar, height, out_line, row)
     else:  # MERGE
-        in_channels = out_channels = c.size(1, 3 * per_atom)
+        in_channels = out_channels = _channels(c, per_atom, 3)
         surfaces = -(-in_channels // per_atom)
         row = _round(width * bpe, ATOM)
         in_line, planar = _planar(c, height, row)

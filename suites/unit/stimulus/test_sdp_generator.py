@@ -90,10 +90,10 @@ from stimulus import sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 from stimulus.families import available, write_generated
-profile = get_profile("nv_large")
 seed, folder = int(sys.argv[1]), Path(sys.argv[2])
 digest = hashlib.sha256()
-for family in available(profile):
+for profile, family in [(get_profile("nv_large"), f) for f in available(get_profile("nv_large"))] + [
+        (get_profile("nv_full"), f) for f in ("sdp", "cdp", "rubik")]:
     cfg = write_generated(family, profile, seed, 0, folder, count=2)
     for path in sorted(cfg.parent.iterdir()):
         digest.update(path.name.encode() + path.read_bytes())
