@@ -1,9 +1,10 @@
 """Stimulus: hardware layers as register fields and memory images, random legal and illegal ones, coverage.
 
 layer.py     Layer: "UNIT.REGISTER.FIELD" values (numbers or enum names), memory images, checked regions
-export.py    write_trace (.cfg + .dat, CRCs from the golden model), play_layers (in memory, any layout)
+export.py    write_trace (master: .cfg + .dat with CRCs; nvdlav1: input.txn + golden .dat), play_layers (in memory)
 choose.py    Seeded (same seed, same bytes) and Drawn (hypothesis) sources of every decision
-sdp.py, pdp.py, cdp.py, conv.py, bdma.py, pipeline.py    random legal layers per unit family
+sdp.py, pdp.py, cdp.py, conv.py, bdma.py, rubik.py, pipeline.py    random legal layers per unit family
+sdp_lut.py   the SDP Y stage's random LUT (shared by a trace's SDP layers)
 families.py  the families, their availability per profile, traces named as NVIDIA names its tests
 illegal.py, illegal_sdp.py    one breaker per rule of golden/rules.py's registry
 coverage.py  covergroups (cocotb-coverage) sampled from decoded configurations

@@ -4,10 +4,13 @@ Choices (programming-guide "SDP programming", in-memory-data-formats Table 30 an
 Normalization / Element-Wise Data Formats): input, processing and output precision among the
 profile's feature types and Table 30's valid cases; X1 (BS) and X2 (BN) each bypassed or ALU (MAX, MIN,
 SUM) and/or MUL (or PReLU with the ALU bypassed) then ReLU or not; Y (EW) bypassed or MUL and/or ALU
-with per-operand convertors; every operand from a register or from memory per channel (PER_KERNEL) or
+with per-operand convertors, then the LUT (the trace's stimulus/sdp_lut.py LUT, on profiles with SDP_LUT, for
+layers of its precision), or EQL compare mode (no conversion, ALU convertor bypassed for integers, LUT
+bypassed, identity output convertor: Limitation/SDP/General and DC; nothing written, D_STATUS read back);
+every operand from a register or from memory per channel (PER_KERNEL) or
 per element (PER_ELEMENT), one or two bytes, ALU, MUL or BOTH; the output convertor; padded or packed
-strides. Stages the profile lacks (SDP_BS/BN/EW) stay bypassed. Not yet generated: the LUT, EQL,
-on-the-fly input (convolution), output to PDP, multi-batch.
+strides. Stages the profile lacks (SDP_BS/BN/EW/LUT) stay bypassed. Generated elsewhere: on-the-fly input
+(stimulus/conv.py), output to PDP (stimulus/pipeline.py); not generated: multi-batch.
 """
 
 from __future__ import annotations
