@@ -8,6 +8,8 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from golden.config import PROFILES, get_profile
 from golden.errors import ProfileFeatureError
@@ -67,15 +69,26 @@ def test_eql_of_the_input_with_itself_reads_equal_and_random_operands_unequal(tm
     assert 1 in found["random operand"]
 
 
-def test_an_exported_eql_layer_checks_its_status_register(tmp_path, capsys):
+@pytest.mark.parametrize("profile_name", ["nv_full", "nv_large"])
+def test_an_exported_eql_layer_checks_its_status_register(profile_name, tmp_path, capsys):
+    """nv_full: read_reg in the input.txn; nv_large: poll_field_equal in the .cfg (after check_nothing)."""
     from ci.cli import main
-    layer = next(x for i in range(300) for x in families.layers("sdp", FULL, 5, i) if "eql" in x.choices)
-    txn = write_trace([layer], tmp_path / "nv_full" / "eql", "eql", FULL)
-    reads = [line for line in txn.read_text().splitlines() if line.startswith("read_reg")]
-    assert len(reads) == 1 and reads[0].endswith("#NVDLA_SDP.D_STATUS_0")
+    profile = get_profile(profile_name)
+    layer = next(x for i in range(300) for x in families.layers("sdp", profile, 5, i) if "eql" in x.choices)
+    trace = write_trace([layer], tmp_path / profile_name / "eql", "eql", profile)
+    text = trace.read_text()
+    if profile_name == "nv_full":
+        reads = [line for line in text.splitlines() if line.startswith("read_reg")]
+        assert len(reads) == 1 and reads[0].endswith("#NVDLA_SDP.D_STATUS_0")
+        word, mask, expected = reads[0].split()[1:4]
+        broken = f"read_reg {word} {mask} {int(expected, 16) ^ 1:#010x}"
+    else:
+        reads = [line for line in text.splitlines() if line.startswith("poll_field_equal")]
+        assert len(reads) == 1 and reads[0].startswith("poll_field_equal(NVDLA_SDP.D_STATUS_0.STATUS_UNEQUAL, ")
+        assert "check_nothing(layer0_done);" in text
+        broken = reads[0].replace("0x0)", "0x2)").replace("0x1)", "0x0)").replace("0x2)", "0x1)")
     assert main(["conform", str(tmp_path)]) == 0
-    word, mask, expected = reads[0].split()[1:4]
-    txn.write_text(txn.read_text().replace(reads[0], f"read_reg {word} {mask} {int(expected, 16) ^ 1:#010x}"))
+    trace.write_text(text.replace(reads[0], broken))
     capsys.readouterr()
     assert main(["conform", str(tmp_path)]) == 1 and " FAILED " in capsys.readouterr().out
 
@@ -203,3 +216,17 @@ def test_nv_full_traces_are_traceplayer_input_txn_that_conform_replays(tmp_path,
     text = golden.read_text()
     golden.write_text(("0x00" if not text.startswith("0x00") else "0x01") + text[4:])
     assert main(["conform", str(golden.parent)]) == 1
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hypothesis_drawn_lut_cdp_and_rubik_layers_run(drawn):
+    """Every decision drawn by hypothesis (so a failure shrinks): still legal layers the golden model runs."""
+    import tempfile
+
+    from stimulus.strategies import layers
+    family = drawn.draw(st.sampled_from(["sdp", "cdp", "rubik"]))
+    pair = drawn.draw(layers(family, FULL, count=2))
+    with tempfile.TemporaryDirectory() as folder:
+        result = play_layers(pair, folder, "drawn", FULL)
+    assert result.status in ("passed", "failed"), result.detail  # failed: the unchecked CRC 0 only
