@@ -18,6 +18,8 @@ priorities, channels, width, and local size x LE function / precision.
 
 from __future__ import annotations
 
+import itertools
+
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.regs.regmap import RegisterMap
@@ -121,6 +123,8 @@ class Coverage:
                 decorators.append(self._point(g, "EW.lut", lambda c: c.lut.le_function if c.y.lut_active else "bypass",
                                               ("bypass", "LINEAR", "EXPONENT")))
                 decorators.append(self._cross(g, "precision_x_EW.lut", ["precision", "EW.lut"]))
+                decorators.append(self._point(g, "EW.lut_priorities", _lut_priorities,
+                                              list(itertools.product(("LE", "LO"), repeat=3))))
             letter = {"BS": "B", "BN": "N", "EW": "E"}[name]
             decorators.append(self._point(g, f"{letter}RDMA.mode", lambda c, x=letter: _dma_mode(c.dmas[x]),
                                           ("off", "PER_KERNEL", "PER_ELEMENT")))
@@ -330,6 +334,11 @@ def _src(stage, which: str) -> str | None:
 
 def _relu(stage) -> str | None:
     return None if stage.bypass else ("off" if stage.relu_bypass else "on")
+
+
+def _lut_priorities(c) -> tuple | None:
+    """(underflow, overflow, hybrid) priority of an SDP layer that uses its LUT."""
+    return (c.lut.uflow_priority, c.lut.oflow_priority, c.lut.hybrid_priority) if c.y.lut_active else None
 
 
 def _rubik_channels(r) -> str:
