@@ -230,3 +230,17 @@ def test_hypothesis_drawn_lut_cdp_and_rubik_layers_run(drawn):
     with tempfile.TemporaryDirectory() as folder:
         result = play_layers(pair, folder, "drawn", FULL)
     assert result.status in ("passed", "failed"), result.detail  # failed: the unchecked CRC 0 only
+
+
+@pytest.mark.parametrize("family, profile_name", [("cdp", "nv_small"), ("sdp", "nv_large")])
+def test_a_traces_shared_lut_is_written_once(family, profile_name, tmp_path):
+    """The LUT RAM is one per unit: its LE and LO tables are written before the first layer, not again."""
+    profile = get_profile(profile_name)
+    pair = next(p for i in range(200) for p in [families.layers(family, profile, 17, i, count=2)]
+                if all(layer.writes for layer in p))
+    assert pair[0].writes == pair[1].writes
+    trace = write_trace(pair, tmp_path / "lut", "lut", profile)
+    lines = trace.read_text().splitlines()
+    assert sum("S_LUT_ACCESS_CFG" in line for line in lines) == 2  # LE then LO, once
+    first_enable = next(i for i, line in enumerate(lines) if "D_OP_ENABLE" in line)
+    assert max(i for i, line in enumerate(lines) if "S_LUT_ACCESS_DATA" in line) < first_enable
