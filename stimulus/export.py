@@ -91,6 +91,7 @@ class _Writer:
 
     def build(self) -> list[Command]:
         """Programming, launches, waits and placeholder checks (CRC 0, read value 0)."""
+        apart(self.layers)
         self.write("GLB", "S_INTR_MASK", 0)
         regions: list[CheckCrc] = []
         pending = 0
@@ -129,6 +130,22 @@ class _Writer:
                                  base=region.base, size=region.size, crc=0) for region in layer.checks]
         self._await(pending)
         return self.commands + regions
+
+
+def apart(layers: list[Layer]) -> None:
+    """GenerationError unless the layers' memory (input images and checked outputs) is disjoint: they run back
+    to back, so one layer's image overwritten by the next one's load would run a layer other than the one drawn."""
+    spans = sorted((area.memory, area.base, area.base + size, index, area.label)
+                   for index, layer in enumerate(layers)
+                   for area, size in [*((i, len(i.data)) for i in layer.images), *((r, r.size) for r in layer.checks)])
+    reach: dict[tuple[str, int], tuple[int, str]] = {}  # (memory, layer) -> the furthest end so far and its area
+    for memory, base, end, index, label in spans:
+        for (other_memory, other), (other_end, other_label) in reach.items():
+            if other_memory == memory and other != index and base < other_end:
+                raise GenerationError(f"layer {other}'s {other_label} and layer {index}'s {label} overlap at "
+                                      f"{memory} {base:#x}: layers of one trace need their own address slots")
+        if end > reach.get((memory, index), (0, ""))[0]:
+            reach[memory, index] = (end, label)
 
 
 def interrupts(layer: Layer) -> int:
