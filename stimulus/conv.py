@@ -1,11 +1,12 @@
-"""Random direct-convolution layers on the fly into SDP, built with golden/units/conv/program.py.
+"""Random convolution layers on the fly into SDP: direct, multi-batch, Winograd and image input.
 
-The convolution registers and memory images are program.direct_layer's (cube and weights laid out, every
-CDMA/CSC/CMAC/CACC field derived as the programming guide's formulas give it, weights optionally
-compressed); this module draws the layer (sizes against the profile's atoms and CBUF, kernel, stride,
-dilation, padding, batches, CACC clip), moves it into its address slot, and adds the SDP that writes the
-result (on the fly, X1/X2/Y bypassed, output convertor with or without a shift). Not yet: multi-batch, Winograd,
-image input, deconvolution, reuse, SDP operands from memory, PDP after SDP.
+The convolution registers and memory images come from golden/units/conv/program.py's builders, drawn by
+stimulus/conv_modes.py (sizes against the profile's atoms and CBUF, kernel, stride, dilation, padding,
+batches, pixel format and CDMA convertor, CACC clip); this module moves the layer into its address slot
+and adds the SDP that writes the result (on the fly, X1/X2/Y bypassed, output convertor with or without a
+shift, WINOGRAD and BATCH_NUMBER as the convolution has them). A mode the profile lacks is never drawn;
+asking for it (`mode=`) raises ProfileFeatureError. Not yet: deconvolution, data/weight reuse, SDP operands
+from memory, PDP after SDP.
 """
 
 from __future__ import annotations
@@ -13,18 +14,23 @@ from __future__ import annotations
 import numpy as np
 
 from golden.config import Profile
-from golden.errors import ConfigurationError
-from golden.memory import MemorySystem
+from golden.errors import ConfigurationError, ProfileFeatureError
+from golden.formats.feature import feature_span
 from golden.units.conv import program
-from stimulus import data
+from stimulus import conv_modes
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
 DST_OFFSET = 0xC00000
-#: Address fields program.direct_layer sets from its fixed bases, moved by the slot offset.
+#: Address fields the program builders set from their fixed bases, moved by the slot offset.
 ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADDR_LOW.WEIGHT_ADDR_LOW",
                   "CDMA.D_WMB_ADDR_LOW.WMB_ADDR_LOW", "CDMA.D_WGS_ADDR_LOW.WGS_ADDR_LOW",
                   "CDMA.D_DAIN_ADDR_LOW_1.DATAIN_ADDR_LOW_1")
+#: Multi-batch and Winograd SDP writes 64-byte aligned addresses and strides (programming-guide:
+#: Limitation/SDP/Winograd/Batch).
+WIDE_ALIGN = 64
+
+modes = conv_modes.modes
 
 
 def _fields(ctx) -> dict:
@@ -37,82 +43,68 @@ def _fields(ctx) -> dict:
     return fields
 
 
-def _sdp_fields(choose, precision: str, shape: tuple, dst: int, line: int, surface: int) -> dict:
+def _sdp_fields(choose, drawn: conv_modes.ConvDraw, shape: tuple, dst: tuple) -> dict:
     channels, height, width = shape
-    mode = precision.upper()
+    mode = drawn.precision.upper()
     cvt = choose.choice(("identity", "shift"))
+    base, line, surface, batch_stride = dst
     fields = {
         "SDP.D_DATA_CUBE_WIDTH.WIDTH": width - 1, "SDP.D_DATA_CUBE_HEIGHT.HEIGHT": height - 1,
         "SDP.D_DATA_CUBE_CHANNEL.CHANNEL": channels - 1,
         "SDP.D_FEATURE_MODE_CFG.FLYING_MODE": "ON", "SDP.D_FEATURE_MODE_CFG.OUTPUT_DST": "MEM",
-        "SDP.D_FEATURE_MODE_CFG.WINOGRAD": "OFF", "SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER": 0,
+        "SDP.D_FEATURE_MODE_CFG.WINOGRAD": "ON" if drawn.winograd else "OFF",
+        "SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER": drawn.batches - 1,
         "SDP.D_DATA_FORMAT.PROC_PRECISION": mode, "SDP.D_DATA_FORMAT.OUT_PRECISION": mode,
-        "SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": dst & 0xFFFFFFFF,
-        "SDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": dst >> 32,
+        "SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": base & 0xFFFFFFFF,
+        "SDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": base >> 32,
         "SDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE": line, "SDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE": surface,
         "SDP.D_DST_DMA_CFG.DST_RAM_TYPE": "MC",
         "SDP.D_DP_BS_CFG.BS_BYPASS": 1, "SDP.D_DP_BN_CFG.BN_BYPASS": 1,
         "SDP.D_DP_EW_CFG.EW_BYPASS": 1, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS": 1,
         "SDP.D_CVT_OFFSET.CVT_OFFSET": 0, "SDP.D_CVT_SCALE.CVT_SCALE": 1,
-        "SDP.D_CVT_SHIFT.CVT_SHIFT": choose.size(1, 20) if cvt == "shift" and precision != "fp16" else 0,
+        "SDP.D_CVT_SHIFT.CVT_SHIFT": choose.size(1, 20) if cvt == "shift" and drawn.precision != "fp16" else 0,
     }
+    if drawn.batches > 1:
+        fields["SDP.D_DST_BATCH_STRIDE.DST_BATCH_STRIDE"] = batch_stride
     return fields
 
 
-def _values(rng: np.random.Generator, precision: str, shape: tuple) -> np.ndarray:
-    if precision == "fp16":
-        return rng.normal(0.0, 1.0, shape).astype(np.float16)
-    return data.values(rng, precision, shape)
+def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, base: int) -> tuple:
+    """(base, line, surface, batch stride) of the SDP output: packed or a few atoms of gap, 64-byte aligned
+    for Winograd and multi-batch."""
+    channels, height, width = shape
+    align = WIDE_ALIGN if drawn.winograd or drawn.batches > 1 else atom
+    if width == 1 and height == 1 and align == atom:
+        line = surface = atom  # a 1x1xC cube is packed (programming-guide: Limitation/Data Format)
+    else:
+        line = -(-(width * atom + atom * choose.size(0, 2)) // align) * align
+        surface = -(-(line * height + atom * choose.size(0, 2)) // align) * align
+    span = feature_span(shape, drawn.precision, line, surface, atom)
+    batch_stride = -(-(span + atom * choose.size(0, 2)) // WIDE_ALIGN) * WIDE_ALIGN if drawn.batches > 1 else 0
+    return base + align * choose.size(0, 15), line, surface, batch_stride
 
 
-def _axis(choose, kernel: int, dilation: int, stride: int, max_out: int = 6) -> tuple[int, int, int]:
-    """(input size, padding before, output size) of one axis."""
-    span = (kernel - 1) * dilation + 1
-    out = choose.size(1, max_out)
-    before, after = choose.size(0, min(span - 1, 7)), choose.size(0, min(span - 1, 7))
-    size = (out - 1) * stride + span - before - after
-    if size < 1:
-        before, after = 0, 0
-        size = (out - 1) * stride + span
-    return size, before, out
-
-
-def random_layer(choose, profile: Profile, slot: int = 0, attempts: int = 20) -> Layer:
-    """One legal direct convolution (one batch) into SDP."""
+def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, attempts: int = 20) -> Layer:
+    """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes."""
+    if mode is not None and mode not in modes(profile):
+        if mode in conv_modes.NEEDS:
+            profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
+        raise ValueError(f"unknown convolution mode {mode!r}; known: {', '.join(conv_modes.DRAWS)}")
+    mode = mode or choose.choice(modes(profile))
     precisions = sorted(profile.feature_types & profile.weight_types)
     for _ in range(attempts):
         try:
-            return _draw(choose, profile, slot, choose.choice(precisions))
+            return _layer(choose, profile, slot, conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions)))
+        except ProfileFeatureError:
+            raise
         except ConfigurationError:
-            continue  # a draw the CBUF cannot hold: draw again (program.direct_layer names why)
-    raise ConfigurationError(f"no convolution of {attempts} drawn fits profile {profile.name}'s CBUF",
+            continue  # a draw the CBUF cannot hold: draw again (the builder names why)
+    raise ConfigurationError(f"no {mode} convolution of {attempts} drawn fits profile {profile.name}'s CBUF",
                              fields=("CDMA.D_BANK.DATA_BANK",), rule="programming-guide: CBUF allocation")
 
 
-def _draw(choose, profile: Profile, slot: int, precision: str) -> Layer:
-    atom_c, atom_k = profile.mac_atomic_c, profile.mac_atomic_k
-    c = choose
-    channels = c.size(1, 2 * atom_c + atom_c // 2)
-    kernels = c.size(1, 2 * atom_k + atom_k // 2)
-    rows, cols = c.size(1, 5), c.size(1, 5)
-    dilation = (c.size(1, 3) if rows > 1 else 1, c.size(1, 3) if cols > 1 else 1)
-    stride = (c.size(1, 4), c.size(1, 4))
-    # the output size first, then the input that gives it with padding below the dilated kernel on both
-    # sides (programming-guide: Limitation/Convolution/General)
-    (height, top, out_h), (width, left, out_w) = (_axis(c, rows, dilation[0], stride[0]),
-                                                  _axis(c, cols, dilation[1], stride[1]))
-    pad = (top, left)
-    batches = 1
-    compressed = profile.weight_compression and c.flag(0.3)
-    rng = c.data()
-    shape = (batches, channels, height, width) if batches > 1 else (channels, height, width)
-    cube = _values(rng, precision, shape)
-    weights = _values(rng, precision, (kernels, channels, rows, cols))
-    spec = program.DirectLayer(precision=precision, stride=stride, dilation=dilation, pad=pad,
-                               pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
-                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
-                               out_hw=(out_h, out_w))
-    ctx = program.direct_layer(profile, cube, weights, spec, MemorySystem.for_profile(profile))
+def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw) -> Layer:
+    ctx = drawn.ctx
     offset = slot * SLOT
     fields = _fields(ctx)
     for key in ADDRESS_FIELDS:
@@ -122,14 +114,13 @@ def _draw(choose, profile: Profile, slot: int, precision: str) -> Layer:
               for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]
     out_w = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] + 1
     out_h = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1
-    out_shape = (kernels, out_h, out_w)
+    out_shape = (fields["CACC.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"] + 1, out_h, out_w)
     atom = profile.memory_atomic_size
-    line, surface = data.strides(c, out_shape, atom)
-    dst = program.DATA_BASE + offset + DST_OFFSET + atom * c.size(0, 15)
-    fields.update(_sdp_fields(c, precision, out_shape, dst, line, surface))
-    size = data.span(out_shape, precision, line, surface, atom)
-    images.append(Image("pri_mem", dst, rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
-    choices = {"precision": precision, "kernel": (rows, cols), "stride": stride, "dilation": dilation, "pad": pad,
-               "shape": (channels, height, width), "kernels": kernels, "compressed": compressed}
-    return Layer("conv", fields, images, [Region("pri_mem", dst, size, "dst")], "SDP",
-                 ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"), choices)
+    dst = _destination(choose, drawn, out_shape, atom, program.DATA_BASE + offset + DST_OFFSET)
+    fields.update(_sdp_fields(choose, drawn, out_shape, dst))
+    size = feature_span(((drawn.batches, *out_shape) if drawn.batches > 1 else out_shape), drawn.precision,
+                        dst[1], dst[2], atom, dst[3] or None)
+    rng = np.random.default_rng(choose.integer(0, (1 << 32) - 1))
+    images.append(Image("pri_mem", dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
+    return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP",
+                 ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"), drawn.choices)
