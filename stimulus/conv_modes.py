@@ -6,6 +6,7 @@ draw keeps, by source:
 
 * direct: the output size first, padding below the dilated kernel on both sides (programming-guide:
   Limitation/Convolution/General).
+* full CBUF: now and then a direct layer's input takes every bank but the one its 1x1 weights need.
 * multi-batch: 2..MAX_BATCH_SIZE cubes BATCH_STRIDE apart (Limitation/Convolution/Multi-batch), dilation
   allowed, never with image input, post-extension or Winograd (feature crossing table); fewer and smaller
   lines as the batch count grows, so that N x lines fit the data banks. The output is never 1x1: SDP's
@@ -33,7 +34,12 @@ from golden.formats import feature, pixel
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext
 from golden.units.conv import program
+from golden.units.conv.limits import dc_entries_per_slice, entry_bytes
 from stimulus import data
+
+
+#: Chance that a direct layer is one whose input fills the CBUF (`full`).
+FULL_CBUF = 0.08
 
 
 @dataclass
@@ -71,6 +77,8 @@ def _memory(profile: Profile) -> MemorySystem:
 def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDraw:
     atom_c, atom_k = profile.mac_atomic_c, profile.mac_atomic_k
     c = choose
+    if batches == 1 and c.flag(FULL_CBUF):
+        return full(choose, profile, precision)
     channels = c.size(1, 2 * atom_c + atom_c // 2)
     kernels = c.size(1, 2 * atom_k + atom_k // 2)
     rows, cols = c.size(1, 5), c.size(1, 5)
@@ -93,6 +101,31 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
                "stride": stride, "dilation": dilation, "pad": (top, left), "shape": (channels, height, width),
                "kernels": kernels, "batches": batches, "compressed": compressed}
     return ConvDraw(ctx, precision, batches, False, choices)
+
+
+def full(choose, profile: Profile, precision: str) -> ConvDraw:
+    """A direct layer whose input fills every CBUF bank but the one its 1x1 weights need: the largest input
+    the buffer holds (programming-guide: Convolution pipeline programming/Features, banks_for_data)."""
+    c = choose
+    channels, width, stride = c.size(1, 2 * profile.mac_atomic_c), c.size(1, 64), c.size(1, 4)
+    compressed = profile.weight_compression and c.flag(0.3)
+    entries = dc_entries_per_slice(profile, width, channels, precision)
+    banks = profile.cbuf_bank_number - 1 - int(compressed)
+    # at most 4096 lines: CSC.D_RELEASE.RLS_SLICES (12 bits) releases them all
+    lines = min(banks * (profile.cbuf_bank_bytes // entry_bytes(profile)) // entries, 4096)
+    out_h = (lines - 1) // stride + 1
+    height = (out_h - 1) * stride + 1
+    out_w = (width - 1) // stride + 1
+    width = (out_w - 1) * stride + 1
+    kernels = c.size(1, profile.mac_atomic_k)
+    rng = c.data()
+    spec = program.DirectLayer(precision=precision, stride=(stride, stride), compressed=compressed,
+                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0)
+    ctx = program.direct_layer(profile, values(rng, precision, (channels, height, width)),
+                               values(rng, precision, (kernels, channels, 1, 1)), spec, _memory(profile))
+    choices = {"mode": "direct", "precision": precision, "kernel": (1, 1), "stride": (stride, stride),
+               "shape": (channels, height, width), "kernels": kernels, "compressed": compressed, "full": True}
+    return ConvDraw(ctx, precision, 1, False, choices)
 
 
 def batch(choose, profile: Profile, precision: str) -> ConvDraw:
