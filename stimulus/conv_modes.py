@@ -37,7 +37,6 @@ from golden.units.conv import program
 from golden.units.conv.limits import dc_entries_per_slice, entry_bytes
 from stimulus import data
 
-
 #: Chance that a direct layer is one whose input fills the CBUF (`full`).
 FULL_CBUF = 0.08
 

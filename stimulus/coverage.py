@@ -11,11 +11,12 @@ Cover points per unit: SDP precision pair, each stage's ALU algorithm / MUL mode
 operand DMA mode and size, convertor class, size classes (width, height, channels against the atom);
 PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
 mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression,
-CBUF data banks (one, several, all but the weights' bank), batch class (up to MAX_BATCH_SIZE), and for image input the pixel format (Table 33, fp16 ones only where
-the profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean).
+CBUF data banks (one, several, all but the weights' bank), batch class (up to MAX_BATCH_SIZE), and for image
+input the pixel format (Table 33, fp16 ones only where the profile has fp16), channel post-extension and
+CDMA convertor (off / offset / per-channel mean).
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
-convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size, LE function, bypasses, LUT
-priorities, channels, width, and local size x LE function / precision.
+convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size,
+LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision.
 """
 
 from __future__ import annotations

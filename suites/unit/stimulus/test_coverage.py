@@ -18,9 +18,8 @@ from stimulus.coverage import Coverage, merge  # noqa: E402
 from stimulus.families import layers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-#: Bins no generator reaches yet (EQL and image input are not generated): listed, so that a new hole fails the test.
-KNOWN_GAPS = {"sdp.EW.alu": {"EQL"}, "sdp.precision_x_EW.alu": {("int8->int8", "EQL")}, "conv.mode": {"image"},
-              "conv.precision_x_mode": {("int8", "image")}}
+#: Bins no generator reaches yet (EQL is not generated): listed, so that a new hole fails the test.
+KNOWN_GAPS = {"sdp.EW.alu": {"EQL"}, "sdp.precision_x_EW.alu": {("int8->int8", "EQL")}}
 
 
 def _hits(coverage, item):
@@ -108,3 +107,18 @@ def test_coverage_directed_generation_writes_only_traces_that_close_holes(tmp_pa
     holes = [line.split()[0] for line in out.splitlines() if "holes:" in line]
     assert holes == ["input", "method_x_input"]
     assert main(["conform", str(tmp_path)]) == 0
+
+
+@pytest.mark.parametrize("profile_name", ["nv_full", "nv_small"])
+def test_conv_modes_close_the_conv_group(profile_name):
+    """Winograd, image input (every pixel format the profile reads), batch classes and full CBUF all hit."""
+    profile = get_profile(profile_name)
+    coverage = Coverage(profile, prefix=f"conv_{profile_name}")
+    for index in range(1000):
+        coverage.sample_layer(layers("conv", profile, 99, index)[0])
+    names = {name.split(".", 2)[2]: holes for name, _, holes in coverage.items("conv")}
+    assert {"pixel_format", "batches", "post_extension", "image_cvt", "data_banks"} <= set(names)
+    assert not any(names.values()), {k: v for k, v in names.items() if v}
+    mode_bins = _hits(coverage, "conv.mode")
+    assert set(mode_bins) == ({"direct", "winograd", "image"} if profile.winograd else {"direct", "image"})
+    assert len(_hits(coverage, "conv.pixel_format")) == (36 if "fp16" in profile.feature_types else 33)
