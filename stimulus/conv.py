@@ -5,8 +5,12 @@ stimulus/conv_modes.py (sizes against the profile's atoms and CBUF, kernel, stri
 batches, pixel format and CDMA convertor, CACC clip); this module moves the layer into its address slot
 and adds the SDP that writes the result (on the fly, X1/X2/Y bypassed, output convertor with or without a
 shift, WINOGRAD and BATCH_NUMBER as the convolution has them). A mode the profile lacks is never drawn;
-asking for it (`mode=`) raises ProfileFeatureError. Not yet: deconvolution, data/weight reuse, SDP operands
-from memory, PDP after SDP.
+asking for it (`mode=`) raises ProfileFeatureError. On a profile with PDP, a share of the single-batch layers
+send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision conversion: programming-guide
+Limitation/SDP/DC), pooling drawn for the convolution's output size (Limitation/PDP: kernel up to 8,
+padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split width on the fly: "PDP
+programming", On-the-fly processing); only PDP writes memory then. Not yet: deconvolution, data/weight
+reuse, SDP operands from memory.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from golden.config import Profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.formats.feature import feature_span
 from golden.units.conv import program
-from stimulus import conv_modes
+from stimulus import conv_modes, data, pdp
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
@@ -29,6 +33,10 @@ ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADD
 #: Multi-batch and Winograd SDP writes 64-byte aligned addresses and strides (programming-guide:
 #: Limitation/SDP/Winograd/Batch).
 WIDE_ALIGN = 64
+#: Chance that a trace's layers pool their SDP output on the fly in PDP (profiles with PDP).
+TO_PDP = 0.25
+#: PDP's destination inside the slot, clear of SDP's.
+PDP_DST_OFFSET = 0xE00000
 
 modes = conv_modes.modes
 
@@ -84,17 +92,22 @@ def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, ba
     return base + align * choose.size(0, 15), line, surface, batch_stride
 
 
-def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, attempts: int = 20) -> Layer:
-    """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes."""
+def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
+                 attempts: int = 20) -> Layer:
+    """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes;
+    `to_pdp` True/False pools (where the layer allows) or never does, None draws it."""
     if mode is not None and mode not in modes(profile):
         if mode in conv_modes.NEEDS:
             profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
         raise ValueError(f"unknown convolution mode {mode!r}; known: {', '.join(conv_modes.DRAWS)}")
-    mode = mode or choose.choice(modes(profile))
+    if to_pdp and mode == "batch":
+        raise ValueError("multi-batch layers are not pooled on the fly: ask for to_pdp=False")
+    mode = mode or choose.choice([m for m in modes(profile) if not (to_pdp and m == "batch")])
     precisions = sorted(profile.feature_types & profile.weight_types)
     for _ in range(attempts):
         try:
-            return _layer(choose, profile, slot, conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions)))
+            drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
+            return _layer(choose, profile, slot, drawn, to_pdp)
         except ProfileFeatureError:
             raise
         except ConfigurationError:
@@ -103,7 +116,13 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
                              fields=("CDMA.D_BANK.DATA_BANK",), rule="programming-guide: CBUF allocation")
 
 
-def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw) -> Layer:
+def shared(choose, profile: Profile) -> dict:
+    """What every layer of one trace shares: whether they pool in PDP. The export alternates register groups
+    per layer, and a unit's first layer must be in group 0, so PDP runs in every layer of a trace or in none."""
+    return {"to_pdp": profile.pdp and choose.flag(TO_PDP)}  # multi-batch layers are then not drawn
+
+
+def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None) -> Layer:
     ctx = drawn.ctx
     offset = slot * SLOT
     fields = _fields(ctx)
@@ -121,6 +140,43 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw) -> L
     size = feature_span(((drawn.batches, *out_shape) if drawn.batches > 1 else out_shape), drawn.precision,
                         dst[1], dst[2], atom, dst[3] or None)
     rng = np.random.default_rng(choose.integer(0, (1 << 32) - 1))
+    units = ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA")
+    if to_pdp is None:
+        to_pdp = profile.pdp and drawn.batches == 1 and choose.flag(TO_PDP)
+    if to_pdp:
+        spec = _pool(choose, profile, drawn.precision, out_shape, program.DATA_BASE + offset + PDP_DST_OFFSET)
+        fields.update({k: v for k, v in pdp.fields(spec).items() if not k.startswith("PDP_RDMA.")})
+        fields["PDP.D_OPERATION_MODE_CFG.FLYING_MODE"] = "ON_FLYING"
+        fields["SDP.D_FEATURE_MODE_CFG.OUTPUT_DST"] = "PDP"
+        pooled = (spec.shape[0], *spec.out_hw)
+        size = data.span(pooled, spec.precision, spec.dst[1], spec.dst[2], atom)
+        images.append(Image("pri_mem", spec.dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
+        choices = {**drawn.choices, "pdp": {"method": spec.method, "kernel": spec.kernel, "stride": spec.stride}}
+        return Layer("conv", fields, images, [Region("pri_mem", spec.dst[0], size, "dst")], "PDP",
+                     ("PDP", *units), choices)
     images.append(Image("pri_mem", dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
-    return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP",
-                 ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"), drawn.choices)
+    return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP", units, drawn.choices)
+
+
+def _pool_axis(choose, size: int) -> tuple[int, int, int, int, int]:
+    """(kernel, stride, pad before, pad after, output) pooling an axis of `size` legally (see module)."""
+    for _ in range(8):
+        kernel, stride = choose.size(1, 8), choose.size(1, 8)
+        before = choose.size(0, kernel - 1)
+        for after in range(kernel):
+            total = before + size + after
+            if total >= kernel and (total - kernel) % stride == 0:
+                return kernel, stride, before, after, (total - kernel) // stride + 1
+    return 1, 1, 0, 0, size
+
+
+def _pool(choose, profile: Profile, precision: str, shape: tuple, base: int) -> pdp.PdpSpec:
+    channels, height, width = shape
+    kw, sw, pl, pr, ow = _pool_axis(choose, width)
+    kh, sh, pt, pb, oh = _pool_axis(choose, height)
+    atom = profile.memory_atomic_size
+    line, surface = data.strides(choose, (channels, oh, ow), atom)
+    low, high = data.INT_RANGES.get(precision, (0, 0))
+    return pdp.PdpSpec(precision, choose.choice(sorted(pdp.METHODS)), shape, (oh, ow), (kw, kh), (sw, sh),
+                       (pl, pt, pr, pb), pad_value=choose.size(low, high) if precision != "fp16" else 0,
+                       dst=(base + atom * choose.size(0, 15), line, surface))

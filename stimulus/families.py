@@ -28,7 +28,7 @@ def available(profile: Profile) -> list[str]:
 
 
 #: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
-SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}}
+SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}, "conv": conv.shared}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:

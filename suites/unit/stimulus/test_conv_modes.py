@@ -112,3 +112,21 @@ def test_distributions_reach_the_corners():
     assert len(formats) >= 30 and {1, 2, profile.max_batch_size} <= batches
     assert {1, 4} <= strides and 1 in outs
     assert profile.cbuf_bank_number - 1 in banks or profile.cbuf_bank_number - 2 in banks
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_pooled_on_the_fly_layers_run_and_replay(profile_name, tmp_path):
+    profile = get_profile(profile_name)
+    layers = [conv.random_layer(Seeded([5, seed]), profile, seed % 2, to_pdp=True) for seed in range(4)]
+    regmap = RegisterMap.for_profile(profile)
+    for layer in layers:
+        values = layer.values(regmap)
+        assert layer.interrupt == "PDP" and values.enum("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST") == "PDP"
+        assert values.enum("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE") == "ON_FLYING"
+    assert play_layers(layers[:2], tmp_path / "run", "t", profile).memory is not None
+    if profile.layout == "master":
+        cfg = write_trace(layers[2:], tmp_path / profile.name / "pooled", "pooled", profile)
+        assert play(cfg, profile).status == "passed"
+    if profile.batch:
+        with pytest.raises(ValueError, match="to_pdp"):
+            conv.random_layer(Seeded(1), profile, mode="batch", to_pdp=True)
