@@ -3,14 +3,15 @@
 The convolution registers and memory images come from golden/units/conv/program.py's builders, drawn by
 stimulus/conv_modes.py (sizes against the profile's atoms and CBUF, kernel, stride, dilation, padding,
 batches, pixel format and CDMA convertor, CACC clip); this module moves the layer into its address slot
-and adds the SDP that writes the result (on the fly, X1/X2/Y bypassed, output convertor with or without a
-shift, WINOGRAD and BATCH_NUMBER as the convolution has them). A mode the profile lacks is never drawn;
-asking for it (`mode=`) raises ProfileFeatureError. On a profile with PDP, a share of the single-batch layers
-send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision conversion: programming-guide
-Limitation/SDP/DC), pooling drawn for the convolution's output size (Limitation/PDP: kernel up to 8,
-padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split width on the fly: "PDP
-programming", On-the-fly processing); only PDP writes memory then. Not yet: deconvolution, data/weight
-reuse, SDP operands from memory.
+and adds the SDP that writes the result: on the fly, WINOGRAD and BATCH_NUMBER as the convolution has
+them, X1/X2/Y bypassed with an output convertor with or without a shift, or (in half of the traces,
+direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor as stimulus/sdp.py draws them.
+A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileFeatureError. On a profile
+with PDP, a share of the traces send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
+conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
+(Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
+width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Not yet:
+deconvolution, data/weight reuse.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from golden.config import Profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.formats.feature import feature_span
 from golden.units.conv import program
-from stimulus import conv_modes, data, pdp
+from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
-DST_OFFSET = 0xC00000
+#: SDP's destination inside the slot, clear of stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF).
+DST_OFFSET = 0x400000
 #: Address fields the program builders set from their fixed bases, moved by the slot offset.
 ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADDR_LOW.WEIGHT_ADDR_LOW",
                   "CDMA.D_WMB_ADDR_LOW.WMB_ADDR_LOW", "CDMA.D_WGS_ADDR_LOW.WGS_ADDR_LOW",
@@ -37,6 +39,9 @@ WIDE_ALIGN = 64
 TO_PDP = 0.25
 #: PDP's destination inside the slot, clear of SDP's.
 PDP_DST_OFFSET = 0xE00000
+#: Chance that SDP's stages are drawn (stimulus/sdp.py's X1/X2/Y with operands from registers or memory)
+#: instead of all bypassed; never for Winograd or multi-batch (operand order and batch strides not drawn).
+STAGES = 0.5
 
 modes = conv_modes.modes
 
@@ -93,21 +98,25 @@ def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, ba
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
-                 attempts: int = 20) -> Layer:
+                 operands: bool | None = None, attempts: int = 20) -> Layer:
     """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes;
-    `to_pdp` True/False pools (where the layer allows) or never does, None draws it."""
+    `to_pdp` True/False pools on the fly in PDP or never does, `operands` True/False draws SDP's stages with
+    at least one operand from memory (SDP_RDMA) or keeps them bypassed; None draws either."""
     if mode is not None and mode not in modes(profile):
         if mode in conv_modes.NEEDS:
             profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
         raise ValueError(f"unknown convolution mode {mode!r}; known: {', '.join(conv_modes.DRAWS)}")
     if to_pdp and mode == "batch":
         raise ValueError("multi-batch layers are not pooled on the fly: ask for to_pdp=False")
-    mode = mode or choose.choice([m for m in modes(profile) if not (to_pdp and m == "batch")])
+    if operands and mode in ("batch", "winograd"):
+        raise ValueError(f"{mode} layers do not read SDP operands from memory here: ask for operands=False")
+    excluded = ({"batch"} if to_pdp else set()) | ({"batch", "winograd"} if operands else set())
+    mode = mode or choose.choice([m for m in modes(profile) if m not in excluded])
     precisions = sorted(profile.feature_types & profile.weight_types)
     for _ in range(attempts):
         try:
             drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
-            return _layer(choose, profile, slot, drawn, to_pdp)
+            return _layer(choose, profile, slot, drawn, to_pdp, operands)
         except ProfileFeatureError:
             raise
         except ConfigurationError:
@@ -117,12 +126,15 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
 
 
 def shared(choose, profile: Profile) -> dict:
-    """What every layer of one trace shares: whether they pool in PDP. The export alternates register groups
-    per layer, and a unit's first layer must be in group 0, so PDP runs in every layer of a trace or in none."""
-    return {"to_pdp": profile.pdp and choose.flag(TO_PDP)}  # multi-batch layers are then not drawn
+    """What every layer of one trace shares: whether they pool in PDP and read SDP operands. The export
+    alternates register groups per layer, and a unit's first layer must be in group 0, so PDP and SDP_RDMA
+    run in every layer of a trace or in none (the modes that cannot are then not drawn)."""
+    return {"to_pdp": profile.pdp and choose.flag(TO_PDP),
+            "operands": has_stages(profile) and choose.flag(STAGES)}
 
 
-def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None) -> Layer:
+def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
+           operands: bool | None) -> Layer:
     ctx = drawn.ctx
     offset = slot * SLOT
     fields = _fields(ctx)
@@ -137,10 +149,17 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
     atom = profile.memory_atomic_size
     dst = _destination(choose, drawn, out_shape, atom, program.DATA_BASE + offset + DST_OFFSET)
     fields.update(_sdp_fields(choose, drawn, out_shape, dst))
+    units = ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA")
+    if operands is None:
+        operands = has_stages(profile) and drawn.batches == 1 and not drawn.winograd and choose.flag(STAGES)
+    if operands:
+        stage_fields, operand_images = _sdp_stages(choose, profile, slot, drawn.precision, out_shape)
+        fields.update(stage_fields)
+        images += operand_images
+        units = ("SDP", "SDP_RDMA", *units[1:])
     size = feature_span(((drawn.batches, *out_shape) if drawn.batches > 1 else out_shape), drawn.precision,
                         dst[1], dst[2], atom, dst[3] or None)
     rng = np.random.default_rng(choose.integer(0, (1 << 32) - 1))
-    units = ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA")
     if to_pdp is None:
         to_pdp = profile.pdp and drawn.batches == 1 and choose.flag(TO_PDP)
     if to_pdp:
@@ -156,6 +175,35 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
                      ("PDP", *units), choices)
     images.append(Image("pri_mem", dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
     return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP", units, drawn.choices)
+
+
+def has_stages(profile: Profile) -> bool:
+    return any(profile.has(switch) for _, _, switch in sdp.STAGES)
+
+
+def _sdp_stages(choose, profile: Profile, slot: int, precision: str, shape: tuple,
+                attempts: int = 12) -> tuple[dict, list]:
+    """SDP's X1/X2/Y stages and output convertor as stimulus/sdp.py draws them for this cube, without its
+    offline source, drawn until at least one operand comes from memory (per channel or per element): the
+    fields of the stages, their operand DMAs and the convertor, and the operand images."""
+    for _ in range(attempts):
+        drawn = sdp.random_layer(choose, profile, slot, shape=shape, to_pdp=precision)
+        keep = ("SDP.D_DP_", "SDP.D_CVT_", "SDP_RDMA.D_BRDMA", "SDP_RDMA.D_NRDMA", "SDP_RDMA.D_ERDMA",
+                "SDP_RDMA.D_BS_", "SDP_RDMA.D_BN_", "SDP_RDMA.D_EW_")
+        fields = {key: value for key, value in drawn.fields.items() if key.startswith(keep)}
+        if any(key.endswith("RDMA_DISABLE") and not fields[key] for key in fields):
+            break
+    else:
+        raise ConfigurationError(f"no SDP stages of {attempts} drawn read an operand from memory",
+                                 fields=("SDP_RDMA.D_BRDMA_CFG.BRDMA_DISABLE",), rule="stimulus: SDP operands")
+    mode = precision.upper()
+    channels, height, width = shape
+    fields.update({"SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE": "ON", "SDP_RDMA.D_FEATURE_MODE_CFG.WINOGRAD": "OFF",
+                   "SDP_RDMA.D_FEATURE_MODE_CFG.IN_PRECISION": mode, "SDP_RDMA.D_FEATURE_MODE_CFG.PROC_PRECISION": mode,
+                   "SDP_RDMA.D_FEATURE_MODE_CFG.OUT_PRECISION": mode, "SDP_RDMA.D_FEATURE_MODE_CFG.BATCH_NUMBER": 0,
+                   "SDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": width - 1, "SDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": height - 1,
+                   "SDP_RDMA.D_DATA_CUBE_CHANNEL.CHANNEL": channels - 1})
+    return fields, [image for image in drawn.images if image.label.endswith("rdma")]
 
 
 def _pool_axis(choose, size: int) -> tuple[int, int, int, int, int]:

@@ -115,14 +115,20 @@ def test_distributions_reach_the_corners():
 
 
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
-def test_pooled_on_the_fly_layers_run_and_replay(profile_name, tmp_path):
+@pytest.mark.parametrize("operands", [False, True])
+def test_pooled_and_operand_layers_run_and_replay(profile_name, operands, tmp_path):
+    """PDP on the fly after SDP, with SDP's stages bypassed or reading operands from memory."""
     profile = get_profile(profile_name)
-    layers = [conv.random_layer(Seeded([5, seed]), profile, seed % 2, to_pdp=True) for seed in range(4)]
+    layers = [conv.random_layer(Seeded([5, seed]), profile, seed % 2, to_pdp=True, operands=operands)
+              for seed in range(4)]
     regmap = RegisterMap.for_profile(profile)
     for layer in layers:
         values = layer.values(regmap)
         assert layer.interrupt == "PDP" and values.enum("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST") == "PDP"
         assert values.enum("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE") == "ON_FLYING"
+        reads = [dma for dma in ("BRDMA", "NRDMA", "ERDMA") if not values.field("SDP_RDMA", f"D_{dma}_CFG",
+                                                                                  f"{dma}_DISABLE")]
+        assert bool(reads) == operands and ("SDP_RDMA" in layer.enable) == operands
     assert play_layers(layers[:2], tmp_path / "run", "t", profile).memory is not None
     if profile.layout == "master":
         cfg = write_trace(layers[2:], tmp_path / profile.name / "pooled", "pooled", profile)
@@ -130,3 +136,5 @@ def test_pooled_on_the_fly_layers_run_and_replay(profile_name, tmp_path):
     if profile.batch:
         with pytest.raises(ValueError, match="to_pdp"):
             conv.random_layer(Seeded(1), profile, mode="batch", to_pdp=True)
+        with pytest.raises(ValueError, match="operands"):
+            conv.random_layer(Seeded(1), profile, mode="winograd", operands=True)
