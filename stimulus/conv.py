@@ -10,17 +10,23 @@ A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileF
 with PDP, a share of the traces send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
 conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
 (Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
-width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Not yet:
-deconvolution, data/weight reuse.
+width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
+one trace, a direct layer may skip releasing its data and/or weights (SKIP_DATA_RLS / SKIP_WEIGHT_RLS) and
+the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Not yet:
+deconvolution.
 """
 
 from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
 
 import numpy as np
 
 from golden.config import Profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.formats.feature import feature_span
+from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
@@ -42,6 +48,8 @@ PDP_DST_OFFSET = 0xE00000
 #: Chance that SDP's stages are drawn (stimulus/sdp.py's X1/X2/Y with operands from registers or memory)
 #: instead of all bypassed; never for Winograd or multi-batch (operand order and batch strides not drawn).
 STAGES = 0.5
+#: Chance that a direct layer of a trace skips its release, so that the next one reuses its data or weights.
+KEEP = 0.3
 
 modes = conv_modes.modes
 
@@ -97,11 +105,18 @@ def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, ba
     return base + align * choose.size(0, 15), line, surface, batch_stride
 
 
+@dataclass
+class Chain:
+    """The layers of one trace so far: what the last one left in the CBUF (its draw and what it kept)."""
+    kept: tuple | None = None  # (ConvDraw, "data" | "weight" | "both")
+
+
 def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
-                 operands: bool | None = None, attempts: int = 20) -> Layer:
+                 operands: bool | None = None, chain: Chain | None = None, attempts: int = 20) -> Layer:
     """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes;
     `to_pdp` True/False pools on the fly in PDP or never does, `operands` True/False draws SDP's stages with
-    at least one operand from memory (SDP_RDMA) or keeps them bypassed; None draws either."""
+    at least one operand from memory (SDP_RDMA) or keeps them bypassed; None draws either. With a `chain`
+    (one per trace), a direct layer may skip its release and the next one reuse its data and/or weights."""
     if mode is not None and mode not in modes(profile):
         if mode in conv_modes.NEEDS:
             profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
@@ -111,12 +126,24 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
     if operands and mode in ("batch", "winograd"):
         raise ValueError(f"{mode} layers do not read SDP operands from memory here: ask for operands=False")
     excluded = ({"batch"} if to_pdp else set()) | ({"batch", "winograd"} if operands else set())
-    mode = mode or choose.choice([m for m in modes(profile) if m not in excluded])
+    # a layer that skipped its release is always followed by one that reuses what it kept (the CBUF's
+    # entries stay taken otherwise)
+    kept = chain.kept if chain is not None and mode in (None, "direct") else None
+    if chain is not None:
+        chain.kept = None
+    mode = "direct" if kept else mode or choose.choice([m for m in modes(profile) if m not in excluded])
     precisions = sorted(profile.feature_types & profile.weight_types)
     for _ in range(attempts):
         try:
-            drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
-            return _layer(choose, profile, slot, drawn, to_pdp, operands)
+            if kept is not None:
+                previous, what = kept
+                drawn = conv_modes.reuse(choose, profile, previous, what != "weight", what != "data")
+            else:
+                drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
+            layer = _complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
+            if chain is not None and drawn.arrays is not None and choose.flag(KEEP):
+                chain.kept = (drawn, _keep(layer, choose.choice(("data", "weight", "both"))))
+            return layer
         except ProfileFeatureError:
             raise
         except ConfigurationError:
@@ -125,19 +152,47 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
                              fields=("CDMA.D_BANK.DATA_BANK",), rule="programming-guide: CBUF allocation")
 
 
+def _keep(layer: Layer, what: str) -> str:
+    """Mark the layer to skip releasing its data and/or weights (CDMA and CSC D_MISC_CFG)."""
+    for unit in ("CDMA", "CSC"):
+        layer.fields[f"{unit}.D_MISC_CFG.SKIP_DATA_RLS"] = int(what != "weight")
+        layer.fields[f"{unit}.D_MISC_CFG.SKIP_WEIGHT_RLS"] = int(what != "data")
+    layer.choices["keep"] = what
+    return what
+
+
+@functools.cache
+def _reset_fields(regmap: RegisterMap, units: tuple[str, ...]) -> dict:
+    """Every writable field of the units' D_ registers (D_OP_ENABLE aside) at its reset value."""
+    return {f"{unit}.{reg.name}.{fld.name}": fld.reset for unit in units for reg in regmap.registers(unit)
+            if reg.name.startswith("D_") and reg.name != "D_OP_ENABLE" for fld in reg.fields if "w" in fld.sw}
+
+
+def _complete(layer: Layer, profile: Profile) -> Layer:
+    """The layer writing every field of its units' register group: a field it leaves out would keep what an
+    earlier layer of the trace wrote into the same group (e.g. a direct layer's dilation under an image one)."""
+    units = tuple(unit for unit in layer.enable)
+    layer.fields = _reset_fields(RegisterMap.for_profile(profile), units) | layer.fields
+    return layer
+
+
+def _reuse_fields(reused: tuple) -> dict:
+    return {f"{unit}.D_MISC_CFG.{kind.upper()}_REUSE": 1 for unit in ("CDMA", "CSC") for kind in reused}
+
+
 def shared(choose, profile: Profile) -> dict:
     """What every layer of one trace shares: whether they pool in PDP and read SDP operands. The export
     alternates register groups per layer, and a unit's first layer must be in group 0, so PDP and SDP_RDMA
     run in every layer of a trace or in none (the modes that cannot are then not drawn)."""
     return {"to_pdp": profile.pdp and choose.flag(TO_PDP),
-            "operands": has_stages(profile) and choose.flag(STAGES)}
+            "operands": has_stages(profile) and choose.flag(STAGES), "chain": Chain()}
 
 
 def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
            operands: bool | None) -> Layer:
     ctx = drawn.ctx
     offset = slot * SLOT
-    fields = _fields(ctx)
+    fields = _fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
     for key in ADDRESS_FIELDS:
         if key in fields:
             fields[key] += offset

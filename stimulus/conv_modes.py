@@ -7,6 +7,8 @@ draw keeps, by source:
 * direct: the output size first, padding below the dilated kernel on both sides (programming-guide:
   Limitation/Convolution/General).
 * full CBUF: now and then a direct layer's input takes every bank but the one its 1x1 weights need.
+* reuse: a single-batch direct layer of a trace may skip its data and/or weight release, and the next
+  layer reuse what stayed in the CBUF (`reuse`).
 * multi-batch: 2..MAX_BATCH_SIZE cubes BATCH_STRIDE apart (Limitation/Convolution/Multi-batch), dilation
   allowed, never with image input, post-extension or Winograd (feature crossing table); fewer and smaller
   lines as the batch count grows, so that N x lines fit the data banks. The output is never 1x1: SDP's
@@ -48,6 +50,8 @@ class ConvDraw:
     batches: int = 1
     winograd: bool = False
     choices: dict = field(default_factory=dict)
+    #: (cube, weights, spec) of a single-batch direct layer: what a following layer may reuse.
+    arrays: tuple | None = None
 
 
 def values(rng: np.random.Generator, precision: str, shape: tuple) -> np.ndarray:
@@ -94,12 +98,49 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
                                pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
                                out_hw=(out_h, out_w))
-    ctx = program.direct_layer(profile, values(rng, precision, shape),
-                               values(rng, precision, (kernels, channels, rows, cols)), spec, _memory(profile))
+    cube, weights = values(rng, precision, shape), values(rng, precision, (kernels, channels, rows, cols))
+    ctx = program.direct_layer(profile, cube, weights, spec, _memory(profile))
     choices = {"mode": "batch" if batches > 1 else "direct", "precision": precision, "kernel": (rows, cols),
                "stride": stride, "dilation": dilation, "pad": (top, left), "shape": (channels, height, width),
                "kernels": kernels, "batches": batches, "compressed": compressed}
-    return ConvDraw(ctx, precision, batches, False, choices)
+    return ConvDraw(ctx, precision, batches, False, choices, (cube, weights, spec) if batches == 1 else None)
+
+
+def reuse(choose, profile: Profile, kept: ConvDraw, data_reuse: bool, weight_reuse: bool) -> ConvDraw:
+    """A direct layer after `kept` (which skipped its release) that takes its input cube (DATA_REUSE: same
+    conv mode, precision, C, W and DATA_BANK, programming-guide: Limitation/Convolution/General) and/or its
+    weights (WEIGHT_REUSE: same kernels) from the CBUF; the rest (kernel, stride, padding, output) is drawn
+    anew. Its own memory holds the same cube and weights, so the bytes are right whether or not CDMA fetches."""
+    c = choose
+    cube, weights, first = kept.arrays
+    precision = kept.precision
+    channels, height, width = cube.shape
+    rng = c.data()
+    if weight_reuse:
+        kernels, _, rows, cols = weights.shape
+    else:
+        kernels = c.size(1, 2 * profile.mac_atomic_k + profile.mac_atomic_k // 2)
+        rows = c.size(1, min(5, height)) if data_reuse else c.size(1, 5)
+        cols = c.size(1, min(5, width)) if data_reuse else c.size(1, 5)
+        weights = values(rng, precision, (kernels, channels, rows, cols))
+    if data_reuse:
+        # the input is fixed: padding below the kernel, a stride no larger than it, so that the right/bottom
+        # padding the output-size rule derives stays below the kernel as well
+        stride = (c.size(1, min(4, rows)), c.size(1, min(4, cols)))
+        pad, out_hw = (c.size(0, rows - 1), c.size(0, cols - 1)), None
+    else:
+        stride = (c.size(1, 4), c.size(1, 4))
+        (height, top, out_h), (width, left, out_w) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
+        cube = values(rng, precision, (channels, height, width))
+        pad, out_hw = (top, left), (out_h, out_w)
+    spec = program.DirectLayer(precision=precision, stride=stride, pad=pad, out_hw=out_hw,
+                               pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
+                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=first.compressed)
+    ctx = program.direct_layer(profile, cube, weights, spec, _memory(profile))
+    reused = ("data",) * data_reuse + ("weight",) * weight_reuse
+    choices = {"mode": "direct", "precision": precision, "kernel": (rows, cols), "stride": stride, "pad": pad,
+               "shape": cube.shape, "kernels": kernels, "compressed": first.compressed, "reuse": reused}
+    return ConvDraw(ctx, precision, 1, False, choices, (cube, weights, spec))
 
 
 def full(choose, profile: Profile, precision: str) -> ConvDraw:

@@ -11,9 +11,9 @@ Cover points per unit: SDP precision pair, each stage's ALU algorithm / MUL mode
 operand DMA mode and size, convertor class, size classes (width, height, channels against the atom);
 PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
 mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression,
-CBUF data banks (one, several, all but the weights' bank), batch class (up to MAX_BATCH_SIZE), and for image
-input the pixel format (Table 33, fp16 ones only where the profile has fp16), channel post-extension and
-CDMA convertor (off / offset / per-channel mean).
+CBUF data banks (one, several, all but the weights' bank), data/weight reuse (traces of 2+ layers), batch
+class (up to MAX_BATCH_SIZE), and for image input the pixel format (Table 33, fp16 ones only where the
+profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean).
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
 convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size,
 LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision.
@@ -173,6 +173,7 @@ class Coverage:
             self._point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
             self._point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
                         if p.weight_compression else ("uncompressed",)),
+            self._point(g, "reuse", _reuse, ("none", "data", "weight", "both")),
             self._point(g, "data_banks", lambda c: _bank_class(c, p), ("1", "2+", "all-but-one")),
             self._point(g, "batches", lambda c: batch_class(c.batches, p.max_batch_size), BATCH_CLASSES
                         if p.batch else ("1",)),
@@ -268,6 +269,12 @@ def _stack(decorators):
     for decorator in reversed(decorators):
         sample = decorator(sample)
     return sample
+
+
+def _reuse(cfg) -> str:
+    """What a convolution takes from the CBUF the previous layer left (needs traces of 2+ layers)."""
+    return {(False, False): "none", (True, False): "data", (False, True): "weight",
+            (True, True): "both"}[cfg.data_reuse, cfg.weight_reuse]
 
 
 def _bank_class(cfg, profile: Profile) -> str:

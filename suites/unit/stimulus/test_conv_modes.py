@@ -17,7 +17,7 @@ from golden.formats import pixel
 from golden.player import play
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.config import read_config
-from stimulus import conv, conv_modes
+from stimulus import conv, conv_modes, families
 from stimulus.choose import Seeded
 from stimulus.export import play_layers, write_trace
 
@@ -138,3 +138,28 @@ def test_pooled_and_operand_layers_run_and_replay(profile_name, operands, tmp_pa
             conv.random_layer(Seeded(1), profile, mode="batch", to_pdp=True)
         with pytest.raises(ValueError, match="operands"):
             conv.random_layer(Seeded(1), profile, mode="winograd", operands=True)
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_reuse_layers_compute_what_fetching_computes(profile_name, tmp_path, monkeypatch):
+    """A layer that reuses the CBUF's data/weights writes the same bytes as the same layer fetching them
+    (its own memory holds the same cube and weights); the one before it skipped its release."""
+    monkeypatch.setattr(conv, "KEEP", 1.0)
+    profile = get_profile(profile_name)
+    seen = set()
+    for index in range(60):
+        first, second = families.layers("conv", profile, 21, index, 2)
+        if "reuse" not in second.choices or second.choices["reuse"] in seen:
+            continue
+        seen.add(second.choices["reuse"])
+        assert first.choices["keep"] == {("data",): "data", ("weight",): "weight"}.get(second.choices["reuse"], "both")
+        fetched = dataclasses.replace(second, fields={k: (0 if k.endswith("_REUSE") else v)
+                                                      for k, v in second.fields.items()})
+        crcs = []
+        for name, pair in (("reuse", [first, second]), ("fetch", [first, fetched])):
+            result = play_layers(pair, tmp_path / f"{name}{index}", "t", profile)
+            assert result.memory is not None, (result.status, result.detail)
+            region = second.checks[0]
+            crcs.append(result.memory.by_name(region.memory).crc32(region.base, region.size))
+        assert crcs[0] == crcs[1]
+    assert seen == {("data",), ("weight",), ("data", "weight")}
