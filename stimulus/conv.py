@@ -12,14 +12,14 @@ conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolut
 (Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
 width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
 one trace, a direct layer may skip releasing its data and/or weights (SKIP_DATA_RLS / SKIP_WEIGHT_RLS) and
-the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Not yet:
-deconvolution.
+the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Deconvolution is a
+sequence of layers: stimulus/deconv.py.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -109,6 +109,7 @@ def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, ba
 class Chain:
     """The layers of one trace so far: what the last one left in the CBUF (its draw and what it kept)."""
     kept: tuple | None = None  # (ConvDraw, "data" | "weight" | "both")
+    queue: list = field(default_factory=list)  # the rest of a multi-layer sequence (stimulus/deconv.py)
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
@@ -140,7 +141,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
                 drawn = conv_modes.reuse(choose, profile, previous, what != "weight", what != "data")
             else:
                 drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
-            layer = _complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
+            layer = complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
             if chain is not None and drawn.arrays is not None and choose.flag(KEEP):
                 chain.kept = (drawn, _keep(layer, choose.choice(("data", "weight", "both"))))
             return layer
@@ -168,7 +169,7 @@ def _reset_fields(regmap: RegisterMap, units: tuple[str, ...]) -> dict:
             if reg.name.startswith("D_") and reg.name != "D_OP_ENABLE" for fld in reg.fields if "w" in fld.sw}
 
 
-def _complete(layer: Layer, profile: Profile) -> Layer:
+def complete(layer: Layer, profile: Profile) -> Layer:
     """The layer writing every field of its units' register group: a field it leaves out would keep what an
     earlier layer of the trace wrote into the same group (e.g. a direct layer's dilation under an image one)."""
     units = tuple(unit for unit in layer.enable)

@@ -3,9 +3,11 @@
 `write_trace(layers, folder, name, profile)` writes `folder/name.cfg` and one `.dat` file per memory
 image, in the layout of NVIDIA's trace_tests (`<profile>/<test>/<test>.cfg` when `folder` is
 `<out>/<profile>/<test>`), so that `nvdla-verif conform` and NVIDIA's trace player can replay it.
-Consecutive layers alternate register groups 0 and 1 (S_POINTER), back to back: every layer is
+Each unit alternates register groups 0 and 1 (S_POINTER) over the layers that use it, starting at 0
+(its consumer pointer starts there), back to back: every layer is
 programmed and launched before the first completion is awaited, so a layer must not read what an
-earlier one writes (the generators give each layer its own address slot).
+earlier one writes (the generators give each layer its own address slot), unless it `waits`: then
+check_nothing lines wait for the earlier layers' done interrupts first.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from golden.errors import NvdlaVerifError
 from golden.memory import format_records
 from golden.player import play
 from golden.regs.regmap import RegisterMap
-from golden.trace import CheckCrc, Command, IntrNotify, MemLoad, RegWrite, Trace, write_cfg
+from golden.trace import CheckCrc, CheckNothing, Command, IntrNotify, MemLoad, RegWrite, Trace, write_cfg
 from stimulus.layer import Layer
+
+#: Done-interrupt source -> the unit whose register group it reports.
+INTERRUPT_UNITS = {"RUBIK": "RBK"}
 
 
 class GenerationError(NvdlaVerifError):
@@ -35,20 +40,29 @@ def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap)
 
     commands: list[Command] = [write("GLB", "S_INTR_MASK", 0)]
     checks: list[CheckCrc] = []
+    pending: list[str] = []
+    launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
     for index, layer in enumerate(layers):
-        group = index % 2
+        done_unit = INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)
+        if layer.waits:
+            commands += [CheckNothing(**where, sync=sync) for sync in pending]
+            pending.clear()
         for image in layer.images:
             dat = f"{name}_{index}_{image.label}.dat"
             (folder / dat).write_text(format_records([(0, np.frombuffer(image.data, np.uint8))]))
             commands.append(MemLoad(**where, memory=image.memory, base=image.base, file=dat))
         for unit in layer.units():
             if any(r.name == "S_POINTER" for r in regmap.registers(unit)):
+                group = launches.get(unit, 0) % 2
                 commands.append(write(unit, "S_POINTER", regmap.get(unit, "S_POINTER").encode(PRODUCER=group)))
         commands += [write(unit, register, value) for unit, register, value in layer.writes]
         commands += [write(unit, register, value) for unit, register, value in layer.register_writes(regmap)]
         commands += [write(unit, "D_OP_ENABLE", 1) for unit in layer.enable_order()]
         sync = f"layer{index}_done"
-        commands.append(IntrNotify(**where, source=f"{layer.interrupt}_{group}", sync=sync))
+        commands.append(IntrNotify(**where, source=f"{layer.interrupt}_{launches.get(done_unit, 0) % 2}", sync=sync))
+        pending.append(sync)
+        for unit in {*layer.enable, done_unit}:
+            launches[unit] = launches.get(unit, 0) + 1
         checks += [CheckCrc(**where, sync=sync, memory=region.memory, base=region.base, size=region.size, crc=0)
                    for region in layer.checks]
     return commands, checks

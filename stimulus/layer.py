@@ -53,6 +53,9 @@ class Layer:
     choices: dict = field(default_factory=dict)
     #: Raw (unit, register, value) writes in order before the fields: a LUT's table contents.
     writes: list = field(default_factory=list)
+    #: The layer reads what earlier layers of its trace write (a deconvolution's phases): the trace waits for
+    #: their done interrupts before loading and programming it.
+    waits: bool = False
 
     def units(self) -> list[str]:
         seen: dict[str, None] = {}
