@@ -7,7 +7,7 @@ and adds the SDP that writes the result: on the fly, WINOGRAD and BATCH_NUMBER a
 them, X1/X2/Y bypassed with an output convertor with or without a shift, or (in half of the traces,
 direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor as stimulus/sdp.py draws them.
 A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileFeatureError. On a profile
-with PDP, a share of the traces send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
+with PDP, a share of the single-batch layers send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
 conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
 (Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
 width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
@@ -32,6 +32,10 @@ from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
+#: Where the builders' regions (program.DATA_BASE ...) go inside a layer's 16 MiB slot, clear of the SDP
+#: destination (0x400000), stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF) and PDP's (0xE00000).
+REGIONS = ((program.WGS_BASE, 0xF80000), (program.WMB_BASE, 0xF00000), (program.WEIGHT_BASE, 0x600000),
+           (program.DATA_BASE, 0))
 #: SDP's destination inside the slot, clear of stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF).
 DST_OFFSET = 0x400000
 #: Address fields the program builders set from their fixed bases, moved by the slot offset.
@@ -41,7 +45,7 @@ ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADD
 #: Multi-batch and Winograd SDP writes 64-byte aligned addresses and strides (programming-guide:
 #: Limitation/SDP/Winograd/Batch).
 WIDE_ALIGN = 64
-#: Chance that a trace's layers pool their SDP output on the fly in PDP (profiles with PDP).
+#: Chance that a single-batch layer pools its SDP output on the fly in PDP (profiles with PDP).
 TO_PDP = 0.25
 #: PDP's destination inside the slot, clear of SDP's.
 PDP_DST_OFFSET = 0xE00000
@@ -52,6 +56,14 @@ STAGES = 0.5
 KEEP = 0.3
 
 modes = conv_modes.modes
+
+
+def place(address: int, slot: int) -> int:
+    """A builder address moved into the slot: regions keep their offsets inside (REGIONS)."""
+    for base, inside in REGIONS:
+        if address >= base:
+            return program.DATA_BASE + slot * SLOT + inside + address - base
+    raise ValueError(f"{address:#x} is below the builders' regions")
 
 
 def _fields(ctx) -> dict:
@@ -182,11 +194,11 @@ def _reuse_fields(reused: tuple) -> dict:
 
 
 def shared(choose, profile: Profile) -> dict:
-    """What every layer of one trace shares: whether they pool in PDP and read SDP operands. The export
-    alternates register groups per layer, and a unit's first layer must be in group 0, so PDP and SDP_RDMA
-    run in every layer of a trace or in none (the modes that cannot are then not drawn)."""
-    return {"to_pdp": profile.pdp and choose.flag(TO_PDP),
-            "operands": has_stages(profile) and choose.flag(STAGES), "chain": Chain()}
+    """What the layers of one trace share: the chain along which a layer may reuse the previous one's CBUF,
+    and whether SDP reads operands: in every layer or in none, because the golden model reads SDP_RDMA's
+    consumer group to learn whether a layer's SDP reads memory, and with layers launched back to back a later
+    layer's SDP_RDMA values may already sit in that group (multi-batch and Winograd are then not drawn)."""
+    return {"chain": Chain(), "operands": has_stages(profile) and choose.flag(STAGES)}
 
 
 def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
@@ -196,8 +208,8 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
     fields = _fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
     for key in ADDRESS_FIELDS:
         if key in fields:
-            fields[key] += offset
-    images = [Image("pri_mem", address + offset, bytes(chunk), f"conv{n}")
+            fields[key] = place(fields[key], slot)
+    images = [Image("pri_mem", place(address, slot), bytes(chunk), f"conv{n}")
               for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]
     out_w = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] + 1
     out_h = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1

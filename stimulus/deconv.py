@@ -78,10 +78,10 @@ def build(choose, profile: Profile, cube: np.ndarray, weights: np.ndarray, strid
         fields = conv._fields(ctx)
         for key in conv.ADDRESS_FIELDS:
             if key in fields:
-                fields[key] += offset
+                fields[key] = conv.place(fields[key], slot)
         fields.update(conv._sdp_fields(c, drawn, (kernels, out_h, out_w),
                                        (phase_base + index * contract0, in_line, in_surf, 0)))
-        images = [Image("pri_mem", address + offset, bytes(chunk), f"phase{index}_{n}")
+        images = [Image("pri_mem", conv.place(address, slot), bytes(chunk), f"phase{index}_{n}")
                   for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]
         layers.append(Layer("conv", fields, images, [], "SDP", ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"),
                             drawn.choices, waits=True))

@@ -26,6 +26,8 @@ from stimulus.layer import Layer
 
 #: Done-interrupt source -> the unit whose register group it reports.
 INTERRUPT_UNITS = {"RUBIK": "RBK"}
+#: Units whose done interrupt a layer may end on.
+WATCHED = ("SDP", "PDP", "CDP")
 
 
 class GenerationError(NvdlaVerifError):
@@ -39,8 +41,9 @@ def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap)
         return RegWrite(**where, register=regmap.get(unit, register), value=value & 0xFFFFFFFF)
 
     commands: list[Command] = [write("GLB", "S_INTR_MASK", 0)]
-    checks: list[CheckCrc] = []
+    checks: list[Command] = []
     pending: list[str] = []
+    waits_for: list[CheckNothing] = []
     launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
     for index, layer in enumerate(layers):
         done_unit = INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)
@@ -61,11 +64,17 @@ def _commands(layers: list[Layer], folder: Path, name: str, regmap: RegisterMap)
         sync = f"layer{index}_done"
         commands.append(IntrNotify(**where, source=f"{layer.interrupt}_{launches.get(done_unit, 0) % 2}", sync=sync))
         pending.append(sync)
+        # the other done interrupts a later layer watches (SDP's, when PDP ends the layer): consumed here, as
+        # NVIDIA's sdp_pdp traces do, or a later layer's watch would fire on this one's bit
+        for unit in (u for u in WATCHED if u in layer.enable and u != done_unit):
+            extra = f"layer{index}_{unit.lower()}"
+            commands.append(IntrNotify(**where, source=f"{unit}_{launches.get(unit, 0) % 2}", sync=extra))
+            waits_for.append(CheckNothing(**where, sync=extra))
         for unit in {*layer.enable, done_unit}:
             launches[unit] = launches.get(unit, 0) + 1
         checks += [CheckCrc(**where, sync=sync, memory=region.memory, base=region.base, size=region.size, crc=0)
                    for region in layer.checks]
-    return commands, checks
+    return commands, checks + waits_for
 
 
 def write_unchecked(layers: list[Layer], folder: str | Path, name: str, profile: Profile) -> Path:
@@ -102,6 +111,7 @@ def write_trace(layers: list[Layer], folder: str | Path, name: str, profile: Pro
         raise GenerationError(f"the golden model did not run the generated trace: {result.status} {result.detail}",
                               where=str(cfg))
     checks = [CheckCrc(**{"path": c.path, "line": 0}, sync=c.sync, memory=c.memory, base=c.base, size=c.size,
-                       crc=result.memory.by_name(c.memory).crc32(c.base, c.size)) for c in checks]
+                       crc=result.memory.by_name(c.memory).crc32(c.base, c.size)) if isinstance(c, CheckCrc) else c
+              for c in checks]
     lines = header or f"{len(layers)} generated layer(s) ({', '.join(sorted({x.family for x in layers}))})"
     return write_cfg(commands + checks, cfg, header=f"{lines}\nCRCs from the nvdla-verif golden model.")

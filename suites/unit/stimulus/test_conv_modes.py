@@ -163,3 +163,19 @@ def test_reuse_layers_compute_what_fetching_computes(profile_name, tmp_path, mon
             crcs.append(result.memory.by_name(region.memory).crc32(region.base, region.size))
         assert crcs[0] == crcs[1]
     assert seen == {("data",), ("weight",), ("data", "weight")}
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_layers_of_a_trace_stay_in_their_slots(profile_name):
+    """Back-to-back layers are loaded before earlier ones run: each layer's bytes stay in its own slot."""
+    profile = get_profile(profile_name)
+    for index in range(40):
+        spans = []
+        for slot, layer in enumerate(families.layers("conv", profile, 13, index, 4)):
+            low = conv.program.DATA_BASE + slot * conv.SLOT
+            parts = [(i.base, i.base + len(i.data)) for i in layer.images]
+            parts += [(r.base, r.base + r.size) for r in layer.checks if r.label != "dst"]
+            assert all(low <= a and b <= low + conv.SLOT for a, b in parts), (slot, [hex(a) for a, _ in parts])
+            spans += parts
+        spans.sort()
+        assert all(b <= a2 for (_, b), (a2, _) in zip(spans, spans[1:], strict=False)), index
