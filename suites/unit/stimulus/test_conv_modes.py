@@ -73,6 +73,7 @@ import hashlib, sys
 from golden.config import get_profile
 from stimulus import conv
 from stimulus.choose import Seeded
+from stimulus.families import layers
 digest = hashlib.sha256()
 for name in ("nv_full", "nv_small"):
     profile = get_profile(name)
@@ -82,6 +83,12 @@ for name in ("nv_full", "nv_small"):
             digest.update(repr(sorted(layer.fields.items())).encode())
             for image in layer.images:
                 digest.update(f"{image.memory}{image.base}".encode() + image.data)
+# traces with reuse chains, pooling and operands, and a deconvolution's sequence
+for family, name in (("conv", "nv_full"), ("conv", "nv_small"), ("deconv", "nv_full")):
+    for layer in layers(family, get_profile(name), int(sys.argv[1]), 0, 4):
+        digest.update(repr(sorted(layer.fields.items())).encode() + repr(layer.waits).encode())
+        for image in layer.images:
+            digest.update(f"{image.memory}{image.base}".encode() + image.data)
 print(digest.hexdigest())
 """
 
