@@ -32,6 +32,7 @@ from golden.regs.regfile import RegisterFile
 from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext, Surface, Tolerance
+from golden.units.conv.cbuf import ConvBuffer
 from golden.units.lut import LutRam
 
 CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
@@ -93,6 +94,8 @@ class Hardware:
         self.irq_queue: list[int] = []
         #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
         self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
+        #: What the convolution buffer keeps between layers (data/weight reuse, golden/units/conv/cbuf.py).
+        self.cbuf = ConvBuffer()
         self.layers: list[HardwareLayer] = []
         self.written: list[WrittenSurface] = []
 
@@ -242,7 +245,8 @@ class Hardware:
                                                tolerance if fits else None))
 
     def _run_stage(self, stage: str, regs: RegisterValues, upstream=None):
-        return golden.units.load(stage).run(LayerContext(self.profile, regs, self.memory, luts=self.luts), upstream)
+        ctx = LayerContext(self.profile, regs, self.memory, luts=self.luts, cbuf=self.cbuf if stage == "CONV" else None)
+        return golden.units.load(stage).run(ctx, upstream)
 
     def _run_bdma(self, group: int, ops: list) -> None:
         operations = [self.regs.bdma_values(op) for op in ops]

@@ -1,30 +1,69 @@
-"""Random direct-convolution layers on the fly into SDP, built with golden/units/conv/program.py.
+"""Random convolution layers on the fly into SDP: direct, multi-batch, Winograd and image input.
 
-The convolution registers and memory images are program.direct_layer's (cube and weights laid out, every
-CDMA/CSC/CMAC/CACC field derived as the programming guide's formulas give it, weights optionally
-compressed); this module draws the layer (sizes against the profile's atoms and CBUF, kernel, stride,
-dilation, padding, batches, CACC clip), moves it into its address slot, and adds the SDP that writes the
-result (on the fly, X1/X2/Y bypassed, output convertor with or without a shift). Not yet: multi-batch, Winograd,
-image input, deconvolution, reuse, SDP operands from memory, PDP after SDP.
+The convolution registers and memory images come from golden/units/conv/program.py's builders, drawn by
+stimulus/conv_modes.py (sizes against the profile's atoms and CBUF, kernel, stride, dilation, padding,
+batches, pixel format and CDMA convertor, CACC clip); this module moves the layer into its address slot
+and adds the SDP that writes the result: on the fly, WINOGRAD and BATCH_NUMBER as the convolution has
+them, X1/X2/Y bypassed with an output convertor with or without a shift, or (in half of the traces,
+direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor as stimulus/sdp.py draws them.
+A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileFeatureError. On a profile
+with PDP, a share of the single-batch layers send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
+conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
+(Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
+width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
+one trace, a direct layer may skip releasing its data and/or weights (SKIP_DATA_RLS / SKIP_WEIGHT_RLS) and
+the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Deconvolution is a
+sequence of layers: stimulus/deconv.py.
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from golden.config import Profile
-from golden.errors import ConfigurationError
-from golden.memory import MemorySystem
+from golden.errors import ConfigurationError, ProfileFeatureError
+from golden.formats.feature import feature_span
+from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
-from stimulus import data
+from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
-DST_OFFSET = 0xC00000
-#: Address fields program.direct_layer sets from its fixed bases, moved by the slot offset.
+#: Where the builders' regions (program.DATA_BASE ...) go inside a layer's 16 MiB slot, clear of the SDP
+#: destination (0x400000), stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF) and PDP's (0xE00000).
+REGIONS = ((program.WGS_BASE, 0xF80000), (program.WMB_BASE, 0xF00000), (program.WEIGHT_BASE, 0x600000),
+           (program.DATA_BASE, 0))
+#: SDP's destination inside the slot, clear of stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF).
+DST_OFFSET = 0x400000
+#: Address fields the program builders set from their fixed bases, moved by the slot offset.
 ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADDR_LOW.WEIGHT_ADDR_LOW",
                   "CDMA.D_WMB_ADDR_LOW.WMB_ADDR_LOW", "CDMA.D_WGS_ADDR_LOW.WGS_ADDR_LOW",
                   "CDMA.D_DAIN_ADDR_LOW_1.DATAIN_ADDR_LOW_1")
+#: Multi-batch and Winograd SDP writes 64-byte aligned addresses and strides (programming-guide:
+#: Limitation/SDP/Winograd/Batch).
+WIDE_ALIGN = 64
+#: Chance that a single-batch layer pools its SDP output on the fly in PDP (profiles with PDP).
+TO_PDP = 0.25
+#: PDP's destination inside the slot, clear of SDP's.
+PDP_DST_OFFSET = 0xE00000
+#: Chance that SDP's stages are drawn (stimulus/sdp.py's X1/X2/Y with operands from registers or memory)
+#: instead of all bypassed; never for Winograd or multi-batch (operand order and batch strides not drawn).
+STAGES = 0.5
+#: Chance that a direct layer of a trace skips its release, so that the next one reuses its data or weights.
+KEEP = 0.3
+
+modes = conv_modes.modes
+
+
+def place(address: int, slot: int) -> int:
+    """A builder address moved into the slot: regions keep their offsets inside (REGIONS)."""
+    for base, inside in REGIONS:
+        if address >= base:
+            return program.DATA_BASE + slot * SLOT + inside + address - base
+    raise ValueError(f"{address:#x} is below the builders' regions")
 
 
 def _fields(ctx) -> dict:
@@ -37,99 +76,223 @@ def _fields(ctx) -> dict:
     return fields
 
 
-def _sdp_fields(choose, precision: str, shape: tuple, dst: int, line: int, surface: int) -> dict:
+def _sdp_fields(choose, drawn: conv_modes.ConvDraw, shape: tuple, dst: tuple) -> dict:
     channels, height, width = shape
-    mode = precision.upper()
+    mode = drawn.precision.upper()
     cvt = choose.choice(("identity", "shift"))
+    base, line, surface, batch_stride = dst
     fields = {
         "SDP.D_DATA_CUBE_WIDTH.WIDTH": width - 1, "SDP.D_DATA_CUBE_HEIGHT.HEIGHT": height - 1,
         "SDP.D_DATA_CUBE_CHANNEL.CHANNEL": channels - 1,
         "SDP.D_FEATURE_MODE_CFG.FLYING_MODE": "ON", "SDP.D_FEATURE_MODE_CFG.OUTPUT_DST": "MEM",
-        "SDP.D_FEATURE_MODE_CFG.WINOGRAD": "OFF", "SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER": 0,
+        "SDP.D_FEATURE_MODE_CFG.WINOGRAD": "ON" if drawn.winograd else "OFF",
+        "SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER": drawn.batches - 1,
         "SDP.D_DATA_FORMAT.PROC_PRECISION": mode, "SDP.D_DATA_FORMAT.OUT_PRECISION": mode,
-        "SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": dst & 0xFFFFFFFF,
-        "SDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": dst >> 32,
+        "SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": base & 0xFFFFFFFF,
+        "SDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": base >> 32,
         "SDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE": line, "SDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE": surface,
         "SDP.D_DST_DMA_CFG.DST_RAM_TYPE": "MC",
         "SDP.D_DP_BS_CFG.BS_BYPASS": 1, "SDP.D_DP_BN_CFG.BN_BYPASS": 1,
         "SDP.D_DP_EW_CFG.EW_BYPASS": 1, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS": 1,
         "SDP.D_CVT_OFFSET.CVT_OFFSET": 0, "SDP.D_CVT_SCALE.CVT_SCALE": 1,
-        "SDP.D_CVT_SHIFT.CVT_SHIFT": choose.size(1, 20) if cvt == "shift" and precision != "fp16" else 0,
+        "SDP.D_CVT_SHIFT.CVT_SHIFT": choose.size(1, 20) if cvt == "shift" and drawn.precision != "fp16" else 0,
     }
+    if drawn.batches > 1:
+        fields["SDP.D_DST_BATCH_STRIDE.DST_BATCH_STRIDE"] = batch_stride
     return fields
 
 
-def _values(rng: np.random.Generator, precision: str, shape: tuple) -> np.ndarray:
-    if precision == "fp16":
-        return rng.normal(0.0, 1.0, shape).astype(np.float16)
-    return data.values(rng, precision, shape)
+def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, base: int) -> tuple:
+    """(base, line, surface, batch stride) of the SDP output: packed or a few atoms of gap, 64-byte aligned
+    for Winograd and multi-batch."""
+    channels, height, width = shape
+    align = WIDE_ALIGN if drawn.winograd or drawn.batches > 1 else atom
+    if width == 1 and height == 1 and align == atom:
+        line = surface = atom  # a 1x1xC cube is packed (programming-guide: Limitation/Data Format)
+    else:
+        line = -(-(width * atom + atom * choose.size(0, 2)) // align) * align
+        surface = -(-(line * height + atom * choose.size(0, 2)) // align) * align
+    span = feature_span(shape, drawn.precision, line, surface, atom)
+    batch_stride = -(-(span + atom * choose.size(0, 2)) // WIDE_ALIGN) * WIDE_ALIGN if drawn.batches > 1 else 0
+    return base + align * choose.size(0, 15), line, surface, batch_stride
 
 
-def _axis(choose, kernel: int, dilation: int, stride: int, max_out: int = 6) -> tuple[int, int, int]:
-    """(input size, padding before, output size) of one axis."""
-    span = (kernel - 1) * dilation + 1
-    out = choose.size(1, max_out)
-    before, after = choose.size(0, min(span - 1, 7)), choose.size(0, min(span - 1, 7))
-    size = (out - 1) * stride + span - before - after
-    if size < 1:
-        before, after = 0, 0
-        size = (out - 1) * stride + span
-    return size, before, out
+@dataclass
+class Chain:
+    """The layers of one trace so far: what the last one left in the CBUF (its draw and what it kept)."""
+    kept: tuple | None = None  # (ConvDraw, "data" | "weight" | "both")
+    queue: list = field(default_factory=list)  # the rest of a multi-layer sequence (stimulus/deconv.py)
 
 
-def random_layer(choose, profile: Profile, slot: int = 0, attempts: int = 20) -> Layer:
-    """One legal direct convolution (one batch) into SDP."""
+def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
+                 operands: bool | None = None, chain: Chain | None = None, attempts: int = 20) -> Layer:
+    """One legal convolution into SDP: `mode` one of conv_modes.DRAWS, or drawn among the profile's modes;
+    `to_pdp` True/False pools on the fly in PDP or never does, `operands` True/False draws SDP's stages with
+    at least one operand from memory (SDP_RDMA) or keeps them bypassed; None draws either. With a `chain`
+    (one per trace), a direct layer may skip its release and the next one reuse its data and/or weights."""
+    if mode is not None and mode not in modes(profile):
+        if mode in conv_modes.NEEDS:
+            profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
+        raise ValueError(f"unknown convolution mode {mode!r}; known: {', '.join(conv_modes.DRAWS)}")
+    if to_pdp and mode == "batch":
+        raise ValueError("multi-batch layers are not pooled on the fly: ask for to_pdp=False")
+    if operands and mode in ("batch", "winograd"):
+        raise ValueError(f"{mode} layers do not read SDP operands from memory here: ask for operands=False")
+    excluded = ({"batch"} if to_pdp else set()) | ({"batch", "winograd"} if operands else set())
+    # a layer that skipped its release is always followed by one that reuses what it kept (the CBUF's
+    # entries stay taken otherwise)
+    kept = chain.kept if chain is not None and mode in (None, "direct") else None
+    if chain is not None:
+        chain.kept = None
+    mode = "direct" if kept else mode or choose.choice([m for m in modes(profile) if m not in excluded])
     precisions = sorted(profile.feature_types & profile.weight_types)
     for _ in range(attempts):
         try:
-            return _draw(choose, profile, slot, choose.choice(precisions))
+            if kept is not None:
+                previous, what = kept
+                drawn = conv_modes.reuse(choose, profile, previous, what != "weight", what != "data")
+            else:
+                drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
+            layer = complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
+            if chain is not None and drawn.arrays is not None and choose.flag(KEEP):
+                chain.kept = (drawn, _keep(layer, choose.choice(("data", "weight", "both"))))
+            return layer
+        except ProfileFeatureError:
+            raise
         except ConfigurationError:
-            continue  # a draw the CBUF cannot hold: draw again (program.direct_layer names why)
-    raise ConfigurationError(f"no convolution of {attempts} drawn fits profile {profile.name}'s CBUF",
+            continue  # a draw the CBUF cannot hold: draw again (the builder names why)
+    raise ConfigurationError(f"no {mode} convolution of {attempts} drawn fits profile {profile.name}'s CBUF",
                              fields=("CDMA.D_BANK.DATA_BANK",), rule="programming-guide: CBUF allocation")
 
 
-def _draw(choose, profile: Profile, slot: int, precision: str) -> Layer:
-    atom_c, atom_k = profile.mac_atomic_c, profile.mac_atomic_k
-    c = choose
-    channels = c.size(1, 2 * atom_c + atom_c // 2)
-    kernels = c.size(1, 2 * atom_k + atom_k // 2)
-    rows, cols = c.size(1, 5), c.size(1, 5)
-    dilation = (c.size(1, 3) if rows > 1 else 1, c.size(1, 3) if cols > 1 else 1)
-    stride = (c.size(1, 4), c.size(1, 4))
-    # the output size first, then the input that gives it with padding below the dilated kernel on both
-    # sides (programming-guide: Limitation/Convolution/General)
-    (height, top, out_h), (width, left, out_w) = (_axis(c, rows, dilation[0], stride[0]),
-                                                  _axis(c, cols, dilation[1], stride[1]))
-    pad = (top, left)
-    batches = 1
-    compressed = profile.weight_compression and c.flag(0.3)
-    rng = c.data()
-    shape = (batches, channels, height, width) if batches > 1 else (channels, height, width)
-    cube = _values(rng, precision, shape)
-    weights = _values(rng, precision, (kernels, channels, rows, cols))
-    spec = program.DirectLayer(precision=precision, stride=stride, dilation=dilation, pad=pad,
-                               pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
-                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
-                               out_hw=(out_h, out_w))
-    ctx = program.direct_layer(profile, cube, weights, spec, MemorySystem.for_profile(profile))
+def _keep(layer: Layer, what: str) -> str:
+    """Mark the layer to skip releasing its data and/or weights (CDMA and CSC D_MISC_CFG)."""
+    for unit in ("CDMA", "CSC"):
+        layer.fields[f"{unit}.D_MISC_CFG.SKIP_DATA_RLS"] = int(what != "weight")
+        layer.fields[f"{unit}.D_MISC_CFG.SKIP_WEIGHT_RLS"] = int(what != "data")
+    layer.choices["keep"] = what
+    return what
+
+
+@functools.cache
+def _reset_fields(regmap: RegisterMap, units: tuple[str, ...]) -> dict:
+    """Every writable field of the units' D_ registers (D_OP_ENABLE aside) at its reset value."""
+    return {f"{unit}.{reg.name}.{fld.name}": fld.reset for unit in units for reg in regmap.registers(unit)
+            if reg.name.startswith("D_") and reg.name != "D_OP_ENABLE" for fld in reg.fields if "w" in fld.sw}
+
+
+def complete(layer: Layer, profile: Profile) -> Layer:
+    """The layer writing every field of its units' register group: a field it leaves out would keep what an
+    earlier layer of the trace wrote into the same group (e.g. a direct layer's dilation under an image one)."""
+    units = tuple(unit for unit in layer.enable)
+    layer.fields = _reset_fields(RegisterMap.for_profile(profile), units) | layer.fields
+    return layer
+
+
+def _reuse_fields(reused: tuple) -> dict:
+    return {f"{unit}.D_MISC_CFG.{kind.upper()}_REUSE": 1 for unit in ("CDMA", "CSC") for kind in reused}
+
+
+def shared(choose, profile: Profile) -> dict:
+    """What the layers of one trace share: the chain along which a layer may reuse the previous one's CBUF,
+    and whether SDP reads operands: in every layer or in none, because the golden model reads SDP_RDMA's
+    consumer group to learn whether a layer's SDP reads memory, and with layers launched back to back a later
+    layer's SDP_RDMA values may already sit in that group (multi-batch and Winograd are then not drawn)."""
+    return {"chain": Chain(), "operands": has_stages(profile) and choose.flag(STAGES)}
+
+
+def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
+           operands: bool | None) -> Layer:
+    ctx = drawn.ctx
     offset = slot * SLOT
-    fields = _fields(ctx)
+    fields = _fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
     for key in ADDRESS_FIELDS:
         if key in fields:
-            fields[key] += offset
-    images = [Image("pri_mem", address + offset, bytes(chunk), f"conv{n}")
+            fields[key] = place(fields[key], slot)
+    images = [Image("pri_mem", place(address, slot), bytes(chunk), f"conv{n}")
               for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]
     out_w = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] + 1
     out_h = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1
-    out_shape = (kernels, out_h, out_w)
+    out_shape = (fields["CACC.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"] + 1, out_h, out_w)
     atom = profile.memory_atomic_size
-    line, surface = data.strides(c, out_shape, atom)
-    dst = program.DATA_BASE + offset + DST_OFFSET + atom * c.size(0, 15)
-    fields.update(_sdp_fields(c, precision, out_shape, dst, line, surface))
-    size = data.span(out_shape, precision, line, surface, atom)
-    images.append(Image("pri_mem", dst, rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
-    choices = {"precision": precision, "kernel": (rows, cols), "stride": stride, "dilation": dilation, "pad": pad,
-               "shape": (channels, height, width), "kernels": kernels, "compressed": compressed}
-    return Layer("conv", fields, images, [Region("pri_mem", dst, size, "dst")], "SDP",
-                 ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"), choices)
+    dst = _destination(choose, drawn, out_shape, atom, program.DATA_BASE + offset + DST_OFFSET)
+    fields.update(_sdp_fields(choose, drawn, out_shape, dst))
+    units = ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA")
+    if operands is None:
+        operands = has_stages(profile) and drawn.batches == 1 and not drawn.winograd and choose.flag(STAGES)
+    if operands:
+        stage_fields, operand_images = _sdp_stages(choose, profile, slot, drawn.precision, out_shape)
+        fields.update(stage_fields)
+        images += operand_images
+        units = ("SDP", "SDP_RDMA", *units[1:])
+    size = feature_span(((drawn.batches, *out_shape) if drawn.batches > 1 else out_shape), drawn.precision,
+                        dst[1], dst[2], atom, dst[3] or None)
+    rng = np.random.default_rng(choose.integer(0, (1 << 32) - 1))
+    if to_pdp is None:
+        to_pdp = profile.pdp and drawn.batches == 1 and choose.flag(TO_PDP)
+    if to_pdp:
+        spec = _pool(choose, profile, drawn.precision, out_shape, program.DATA_BASE + offset + PDP_DST_OFFSET)
+        fields.update({k: v for k, v in pdp.fields(spec).items() if not k.startswith("PDP_RDMA.")})
+        fields["PDP.D_OPERATION_MODE_CFG.FLYING_MODE"] = "ON_FLYING"
+        fields["SDP.D_FEATURE_MODE_CFG.OUTPUT_DST"] = "PDP"
+        pooled = (spec.shape[0], *spec.out_hw)
+        size = data.span(pooled, spec.precision, spec.dst[1], spec.dst[2], atom)
+        images.append(Image("pri_mem", spec.dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
+        choices = {**drawn.choices, "pdp": {"method": spec.method, "kernel": spec.kernel, "stride": spec.stride}}
+        return Layer("conv", fields, images, [Region("pri_mem", spec.dst[0], size, "dst")], "PDP",
+                     ("PDP", *units), choices)
+    images.append(Image("pri_mem", dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
+    return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP", units, drawn.choices)
+
+
+def has_stages(profile: Profile) -> bool:
+    return any(profile.has(switch) for _, _, switch in sdp.STAGES)
+
+
+def _sdp_stages(choose, profile: Profile, slot: int, precision: str, shape: tuple,
+                attempts: int = 12) -> tuple[dict, list]:
+    """SDP's X1/X2/Y stages and output convertor as stimulus/sdp.py draws them for this cube, without its
+    offline source, drawn until at least one operand comes from memory (per channel or per element): the
+    fields of the stages, their operand DMAs and the convertor, and the operand images."""
+    for _ in range(attempts):
+        drawn = sdp.random_layer(choose, profile, slot, shape=shape, to_pdp=precision)
+        keep = ("SDP.D_DP_", "SDP.D_CVT_", "SDP_RDMA.D_BRDMA", "SDP_RDMA.D_NRDMA", "SDP_RDMA.D_ERDMA",
+                "SDP_RDMA.D_BS_", "SDP_RDMA.D_BN_", "SDP_RDMA.D_EW_")
+        fields = {key: value for key, value in drawn.fields.items() if key.startswith(keep)}
+        if any(key.endswith("RDMA_DISABLE") and not fields[key] for key in fields):
+            break
+    else:
+        raise ConfigurationError(f"no SDP stages of {attempts} drawn read an operand from memory",
+                                 fields=("SDP_RDMA.D_BRDMA_CFG.BRDMA_DISABLE",), rule="stimulus: SDP operands")
+    mode = precision.upper()
+    channels, height, width = shape
+    fields.update({"SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE": "ON", "SDP_RDMA.D_FEATURE_MODE_CFG.WINOGRAD": "OFF",
+                   "SDP_RDMA.D_FEATURE_MODE_CFG.IN_PRECISION": mode, "SDP_RDMA.D_FEATURE_MODE_CFG.PROC_PRECISION": mode,
+                   "SDP_RDMA.D_FEATURE_MODE_CFG.OUT_PRECISION": mode, "SDP_RDMA.D_FEATURE_MODE_CFG.BATCH_NUMBER": 0,
+                   "SDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": width - 1, "SDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": height - 1,
+                   "SDP_RDMA.D_DATA_CUBE_CHANNEL.CHANNEL": channels - 1})
+    return fields, [image for image in drawn.images if image.label.endswith("rdma")]
+
+
+def _pool_axis(choose, size: int) -> tuple[int, int, int, int, int]:
+    """(kernel, stride, pad before, pad after, output) pooling an axis of `size` legally (see module)."""
+    for _ in range(8):
+        kernel, stride = choose.size(1, 8), choose.size(1, 8)
+        before = choose.size(0, kernel - 1)
+        for after in range(kernel):
+            total = before + size + after
+            if total >= kernel and (total - kernel) % stride == 0:
+                return kernel, stride, before, after, (total - kernel) // stride + 1
+    return 1, 1, 0, 0, size
+
+
+def _pool(choose, profile: Profile, precision: str, shape: tuple, base: int) -> pdp.PdpSpec:
+    channels, height, width = shape
+    kw, sw, pl, pr, ow = _pool_axis(choose, width)
+    kh, sh, pt, pb, oh = _pool_axis(choose, height)
+    atom = profile.memory_atomic_size
+    line, surface = data.strides(choose, (channels, oh, ow), atom)
+    low, high = data.INT_RANGES.get(precision, (0, 0))
+    return pdp.PdpSpec(precision, choose.choice(sorted(pdp.METHODS)), shape, (oh, ow), (kw, kh), (sw, sh),
+                       (pl, pt, pr, pb), pad_value=choose.size(low, high) if precision != "fp16" else 0,
+                       dst=(base + atom * choose.size(0, 15), line, surface))

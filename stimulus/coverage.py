@@ -10,10 +10,13 @@ cocotb-coverage's YAML, and `merge(files, out)` merges those of several processe
 Cover points per unit: SDP precision pair, each stage's ALU algorithm / MUL mode / operand sources / ReLU,
 operand DMA mode and size, convertor class, size classes (width, height, channels against the atom);
 PDP precision, method, kernel and stride per axis, padding, split count, size classes; convolution precision,
-mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression.
+mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression,
+CBUF data banks (one, several, all but the weights' bank), data/weight reuse (traces of 2+ layers), batch
+class (up to MAX_BATCH_SIZE), and for image input the pixel format (Table 33, fp16 ones only where the
+profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean).
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
-convolution kernel x stride and precision x mode; CDP precision, local size, LE function, bypasses, LUT
-priorities, channels, width, and local size x LE function / precision.
+convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size,
+LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from golden.units.pdp.config import decode as pdp_decode
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
+from stimulus.conv_modes import image_formats
 
 SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
 
@@ -60,6 +64,16 @@ def channel_class(channels: int, per_atom: int) -> str:
 
 
 CHANNEL_CLASSES = ("1", "part-atom", "one-atom", "atoms", "atoms+part")
+BATCH_CLASSES = ("1", "2-4", "5+", "max")
+
+
+def batch_class(batches: int, largest: int | None) -> str:
+    """1, a few, more, or exactly the profile's MAX_BATCH_SIZE."""
+    if batches == 1:
+        return "1"
+    if batches == largest:
+        return "max"
+    return "2-4" if batches <= 4 else "5+"
 
 
 class Coverage:
@@ -178,9 +192,18 @@ class Coverage:
             self._point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
             self._point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
                         if p.weight_compression else ("uncompressed",)),
+            self._point(g, "reuse", _reuse, ("none", "data", "weight", "both")),
+            self._point(g, "data_banks", lambda c: _bank_class(c, p), ("1", "2+", "all-but-one")),
+            self._point(g, "batches", lambda c: batch_class(c.batches, p.max_batch_size), BATCH_CLASSES
+                        if p.batch else ("1",)),
+            self._point(g, "pixel_format", lambda c: c.pixel_format if c.image else None, image_formats(p)),
+            self._point(g, "post_extension", lambda c: c.post_y_extension if c.image else None, (1, 2, 4)),
+            self._point(g, "image_cvt", lambda c: _image_cvt(c) if c.image else None, ("off", "offset", "mean")),
             self._cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
             self._cross(g, "precision_x_mode", ["precision", "mode"]),
         ]
+        if p.batch:
+            decorators.append(self._cross(g, "precision_x_batches", ["precision", "batches"]))
         return _stack(decorators)
 
     def _cdp_group(self):
@@ -317,6 +340,22 @@ def _stack(decorators):
     for decorator in reversed(decorators):
         sample = decorator(sample)
     return sample
+
+
+def _reuse(cfg) -> str:
+    """What a convolution takes from the CBUF the previous layer left (needs traces of 2+ layers)."""
+    return {(False, False): "none", (True, False): "data", (False, True): "weight",
+            (True, True): "both"}[cfg.data_reuse, cfg.weight_reuse]
+
+
+def _bank_class(cfg, profile: Profile) -> str:
+    """CBUF banks the input takes: one, several, or all but the weights' one (and the WMB's)."""
+    largest = profile.cbuf_bank_number - 1 - (cfg.weight_format == "compressed")
+    return "all-but-one" if cfg.data_bank >= largest else "1" if cfg.data_bank == 1 else "2+"
+
+
+def _image_cvt(cfg) -> str:
+    return "off" if not cfg.cvt_en else "mean" if cfg.mean_format else "offset"
 
 
 def _alu(stage) -> str:

@@ -10,10 +10,12 @@ players can replay it:
   "traceplayer/"): `load_mem`, `write_reg` at the CSB word address with the 0xffff flag bits, one `wait` and
   interrupt clear per done interrupt, and `dump_mem` against a golden `.dat` file of the golden model's bytes.
 
-Consecutive layers alternate register groups 0 and 1 (S_POINTER), back to back: every layer is programmed
-and launched before the first completion is awaited, so a layer must not read what an earlier one writes
-(the generators give each layer its own address slot). A layer with register checks (`Layer.reads`, e.g.
-SDP's EQL D_STATUS) is awaited right after its launch and its registers read from its own group.
+Each unit alternates register groups 0 and 1 (S_POINTER) over the layers that use it, starting at 0 (its
+consumer pointer starts there), back to back: every layer is programmed and launched before the first
+completion is awaited, so a layer must not read what an earlier one writes (the generators give each layer its
+own address slot, `apart` checks it), unless it `waits`: then the trace first waits for the earlier layers'
+done interrupts. A layer with register checks (`Layer.reads`, e.g. SDP's EQL D_STATUS) is awaited right after
+its launch and its registers read from its own group.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ from golden.trace import (
 from stimulus.layer import Layer
 
 TXN = "input.txn"
+#: Done-interrupt source -> the unit whose register group it reports.
+INTERRUPT_UNITS = {"RUBIK": "RBK"}
+#: Units whose done interrupt a layer may end on.
+WATCHED = ("SDP", "PDP", "CDP")
 
 
 class GenerationError(NvdlaVerifError):
@@ -93,15 +99,22 @@ class _Writer:
         """Programming, launches, waits and placeholder checks (CRC 0, read value 0)."""
         apart(self.layers)
         self.write("GLB", "S_INTR_MASK", 0)
-        regions: list[CheckCrc] = []
-        pending = 0
+        regions: list[Command] = []
+        later: list[CheckNothing] = []
+        syncs: list[str] = []  # cfg: the done interrupts not yet waited for
+        pending = 0  # txn: the same, counted
         tables: set[tuple] = set()
+        launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
         for index, layer in enumerate(self.layers):
-            group = index % 2
+            if layer.waits:
+                self.commands += [CheckNothing(**self.where, sync=sync) for sync in syncs]
+                syncs.clear()
+                self._await(pending)
+                pending = 0
             for image in layer.images:
                 self._image(index, image)
             for unit in layer.units():
-                self._pointer(unit, group)
+                self._pointer(unit, launches.get(unit, 0) % 2)
             writes = tuple(layer.writes)
             if writes in tables and all(register.startswith("S_LUT_ACCESS") for _, register, _ in writes):
                 writes = ()  # the trace's LUT contents are written once, not again while a layer may read them
@@ -112,40 +125,57 @@ class _Writer:
                 self.write(unit, register, value)
             for unit in layer.enable_order():
                 self.write(unit, "D_OP_ENABLE", 1)
+            done_unit = INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)
             sync = f"layer{index}_done"
             if self.form == "cfg":
+                group = launches.get(done_unit, 0) % 2
                 self.commands.append(IntrNotify(**self.where, source=f"{layer.interrupt}_{group}", sync=sync))
+                syncs.append(sync)
+                # the other done interrupts a later layer watches (SDP's, when PDP ends the layer): consumed here,
+                # as NVIDIA's sdp_pdp traces do, or a later layer's watch would fire on this one's bit
+                for unit in (u for u in WATCHED if u in layer.enable and u != done_unit):
+                    extra = f"layer{index}_{unit.lower()}"
+                    self.commands.append(IntrNotify(**self.where, source=f"{unit}_{launches.get(unit, 0) % 2}",
+                                                    sync=extra))
+                    later.append(CheckNothing(**self.where, sync=extra))
             else:
                 pending += interrupts(layer)
             if layer.reads:
                 if self.form == "cfg":
                     self.commands.append(CheckNothing(**self.where, sync=sync))
+                    syncs.remove(sync)
                 self._await(pending)
                 pending = 0
                 for unit, register, mask in layer.reads:
-                    self._pointer(unit, group)
+                    self._pointer(unit, launches.get(unit, 0) % 2)
                     self.commands.append(RegRead(**self.where, register=self.regmap.get(unit, register), mask=mask,
                                                  expected=0, poll=False))
+            for unit in {*layer.enable, done_unit}:
+                launches[unit] = launches.get(unit, 0) + 1
             regions += [CheckCrc(**self.where, sync=sync if self.form == "cfg" else None, memory=region.memory,
                                  base=region.base, size=region.size, crc=0) for region in layer.checks]
         self._await(pending)
-        return self.commands + regions
+        return self.commands + regions + later
 
 
 def apart(layers: list[Layer]) -> None:
-    """GenerationError unless the layers' memory (input images and checked outputs) is disjoint: they run back
-    to back, so one layer's image overwritten by the next one's load would run a layer other than the one drawn."""
-    spans = sorted((area.memory, area.base, area.base + size, index, area.label)
-                   for index, layer in enumerate(layers)
-                   for area, size in [*((i, len(i.data)) for i in layer.images), *((r, r.size) for r in layer.checks)])
-    reach: dict[tuple[str, int], tuple[int, str]] = {}  # (memory, layer) -> the furthest end so far and its area
-    for memory, base, end, index, label in spans:
-        for (other_memory, other), (other_end, other_label) in reach.items():
-            if other_memory == memory and other != index and base < other_end:
-                raise GenerationError(f"layer {other}'s {other_label} and layer {index}'s {label} overlap at "
-                                      f"{memory} {base:#x}: layers of one trace need their own address slots")
-        if end > reach.get((memory, index), (0, ""))[0]:
-            reach[memory, index] = (end, label)
+    """GenerationError unless the layers' memory areas (input images, checked outputs) keep apart: the layers run
+    back to back, so a layer's image loaded over another layer's area would run or check something other than what
+    was drawn. One exception: a layer that `waits` starts after the earlier layers are done, so it may reuse the
+    memory of their input images (a deconvolution's phases load their weights at one address)."""
+    areas = [(area.memory, area.base, area.base + size, index, area.label, kind)
+             for index, layer in enumerate(layers)
+             for area, size, kind in [*((i, len(i.data), "image") for i in layer.images),
+                                      *((r, r.size, "check") for r in layer.checks)]]
+    for first in areas:
+        for second in areas:
+            memory, base, end, index, label, kind = first
+            other_memory, other_base, other_end, other, other_label, _ = second
+            if (index < other and memory == other_memory and base < other_end and other_base < end
+                    and not (layers[other].waits and kind == "image")):
+                raise GenerationError(f"layer {index}'s {label} and layer {other}'s {other_label} overlap at "
+                                      f"{memory} {max(base, other_base):#x}: layers of one trace need their own "
+                                      f"address slots")
 
 
 def interrupts(layer: Layer) -> int:

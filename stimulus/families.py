@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from golden.config import Profile
-from stimulus import bdma, cdp, conv, pdp, pipeline, rubik, sdp, sdp_lut
+from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
@@ -18,9 +18,9 @@ def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
 
 GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer,
               "sdp_reg": _sdp_register_operands, "sdp_pdp": pipeline.sdp_pdp_layer, "bdma": bdma.random_layer,
-              "rubik": rubik.random_layer}
+              "rubik": rubik.random_layer, "deconv": deconv.random_layer}
 #: The feature switch a family needs (families not listed: every profile).
-NEEDS = {"pdp": "PDP", "sdp_pdp": "PDP", "cdp": "CDP", "bdma": "BDMA", "rubik": "RUBIK"}
+NEEDS = {"pdp": "PDP", "sdp_pdp": "PDP", "cdp": "CDP", "bdma": "BDMA", "rubik": "RUBIK", "deconv": "RUBIK"}
 
 
 def available(profile: Profile) -> list[str]:
@@ -30,7 +30,8 @@ def available(profile: Profile) -> list[str]:
 
 #: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
 SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
-          "sdp": lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}}
+          "sdp": lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}, "conv": conv.shared,
+          "deconv": deconv.shared}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:

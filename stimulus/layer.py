@@ -56,6 +56,9 @@ class Layer:
     #: (unit, register, mask) read from the layer's own group once it is done, expecting the golden model's
     #: value (SDP's EQL result in D_STATUS): the layer is awaited before the next one is programmed.
     reads: list = field(default_factory=list)
+    #: The layer reads what earlier layers of its trace write (a deconvolution's phases): the trace waits for
+    #: their done interrupts before loading and programming it.
+    waits: bool = False
 
     def units(self) -> list[str]:
         seen: dict[str, None] = {}

@@ -19,7 +19,9 @@ HELP = "sample the configuration coverage of N generated layers per unit family 
 def add_arguments(parser) -> None:
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("-n", type=int, default=200, help="generated layers per unit family (0: none)")
+    parser.add_argument("-n", type=int, default=200, help="generated traces per unit family (0: none)")
+    parser.add_argument("--layers", type=int, default=1,
+                        help="back-to-back layers per generated trace (2+: conv data/weight reuse)")
     parser.add_argument("--unit", action="append", choices=sorted(GENERATORS), help="unit family (repeatable)")
     parser.add_argument("--traces", nargs="*", default=[], metavar="PATH",
                         help="also sample every layer the golden model runs from these traces")
@@ -43,7 +45,7 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         for family in args.unit or [f for f in available(profile) if f != "bdma"]:
             for index in range(args.n):
-                generated = layers(family, profile, args.seed, index)
+                generated = layers(family, profile, args.seed, index, args.layers)
                 if not args.run:
                     for layer in generated:
                         coverage.sample_layer(layer)

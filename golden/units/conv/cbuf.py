@@ -11,7 +11,8 @@ SKIP_RLS in the previous layer, while its own RLS_SLICES example reuses the slic
 left; the model accepts both.
 
 The state lives in a ConvBuffer the driver keeps for a sequence of layers and hands over as ctx.cbuf
-(the trace player does not carry one yet: a reuse layer without it is reported as not modelled).
+(golden/hardware.py keeps one per device, so a trace's layers reuse in launch order; a layer run alone
+without one is reported as not modelled when it asks for reuse).
 """
 
 from __future__ import annotations

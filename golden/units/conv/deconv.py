@@ -53,7 +53,9 @@ def _sdp_passthrough(ctx: LayerContext, shape, precision: str, base: int, line: 
     return ctx.regs.with_values(extra.written())
 
 
-def _rubik_registers(regmap: RegisterMap, precision: str, phase_shape, stride, strides) -> RegisterValues:
+def rubik_registers(regmap: RegisterMap, precision: str, phase_shape, stride, strides,
+                    bases: tuple[int, int] = (PHASE_BASE, OUT_BASE)) -> RegisterValues:
+    """Phase II's Rubik contract: the phase cubes at bases[0] (CONTRACT_STRIDE_0 apart) into bases[1]."""
     kernels, height, width = phase_shape
     sy, sx = stride
     in_line, in_surf, contract0, out_line, out_surf = strides
@@ -66,7 +68,7 @@ def _rubik_registers(regmap: RegisterMap, precision: str, phase_shape, stride, s
         "RBK.D_DECONV_STRIDE.DECONV_X_STRIDE": sx - 1, "RBK.D_DECONV_STRIDE.DECONV_Y_STRIDE": sy - 1,
     })
     # addresses and strides are byte values in bits [31:5] (32-byte aligned)
-    raw = {"D_DAIN_ADDR_LOW": PHASE_BASE, "D_DAOUT_ADDR_LOW": OUT_BASE, "D_DAIN_LINE_STRIDE": in_line,
+    raw = {"D_DAIN_ADDR_LOW": bases[0], "D_DAOUT_ADDR_LOW": bases[1], "D_DAIN_LINE_STRIDE": in_line,
            "D_DAIN_SURF_STRIDE": in_surf, "D_DAOUT_LINE_STRIDE": out_line, "D_DAOUT_SURF_STRIDE": out_surf,
            "D_CONTRACT_STRIDE_0": contract0, "D_CONTRACT_STRIDE_1": sy * out_line}
     return values.with_values({("RBK", name): value for name, value in raw.items()})
@@ -100,7 +102,7 @@ def deconvolve(profile: Profile, cube: np.ndarray, weights: np.ndarray, stride: 
                                     in_line, in_surf)
         load("SDP").run(ctx, upstream=result.output)
     out_line, out_surf = width * sx * ATOM, width * sx * height * sy * ATOM
-    regs = _rubik_registers(RegisterMap.for_profile(profile), precision, (kernels, height, width), stride,
+    regs = rubik_registers(RegisterMap.for_profile(profile), precision, (kernels, height, width), stride,
                             (in_line, in_surf, contract0, out_line, out_surf))
     load("RUBIK").run(LayerContext(profile, regs, memory))
     shape = (kernels, height * sy, width * sx)

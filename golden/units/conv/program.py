@@ -299,7 +299,7 @@ class ImageLayer:
     compressed: bool = False
 
 
-IMAGE_BASE_1 = 0x8200_0000
+IMAGE_BASE_1 = DATA_BASE + 0x20_0000  # the second (UV) plane, 2 MiB after the first
 
 
 def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer: ImageLayer,

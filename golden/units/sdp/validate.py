@@ -46,7 +46,12 @@ def check_profile(cfg: SdpConfig, profile) -> None:
                   ("SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER",), BATCH)
     if cfg.winograd:
         profile.require("WINOGRAD", "this SDP layer is Winograd", fields=("SDP.D_FEATURE_MODE_CFG.WINOGRAD",))
-        raise NotModelledError("SDP Winograd output (on the fly from CACC) is not modelled", unit="SDP")
+        # On the fly, WINOGRAD only tells SDP the order CACC delivers atoms in: nvdla/sw's driver (kmd firmware
+        # sdp.c, processor_sdp_program) sets it from the convolution's CONV_MODE and programs the destination
+        # as the ordinary feature surface the next layer reads, so the memory result is the feature layout.
+        if not cfg.flying:
+            raise NotModelledError("SDP Winograd output other than on the fly from CACC is not modelled "
+                                   "(programming-guide: Limitation/SDP/Winograd/Batch)", unit="SDP")
 
 
 def check_layout(cfg: SdpConfig, atom: int) -> None:

@@ -129,11 +129,13 @@ def test_int16_on_nv_small_is_invalid():
     assert "INT16" in err.value.switch
 
 
-def test_winograd_is_not_modelled():
-    ctx = layer(extra={"SDP.D_FEATURE_MODE_CFG.WINOGRAD": 1, "SDP.D_FEATURE_MODE_CFG.FLYING_MODE": 1,
-                       "SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE": 1})
+def test_winograd_on_the_fly_writes_the_feature_layout_offline_is_not_modelled():
+    flying = {"SDP.D_FEATURE_MODE_CFG.FLYING_MODE": 1, "SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE": 1}
+    upstream = np.random.default_rng(3).integers(-300, 300, (1, 16, 2, 2)).astype(np.int32)
+    plain, wino = layer(extra=flying), layer(extra={**flying, "SDP.D_FEATURE_MODE_CFG.WINOGRAD": 1})
+    np.testing.assert_array_equal(sdp.run(wino, upstream).output, sdp.run(plain, upstream).output)
     with pytest.raises(NotModelledError):
-        sdp.run(ctx, np.zeros((1, 16, 2, 2), np.int32))
+        sdp.run(layer(extra={"SDP.D_FEATURE_MODE_CFG.WINOGRAD": 1}))
 
 
 def test_flying_without_upstream_is_rejected():

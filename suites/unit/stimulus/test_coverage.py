@@ -18,8 +18,9 @@ from stimulus.coverage import Coverage, merge  # noqa: E402
 from stimulus.families import layers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-#: Bins no generator reaches yet (image input is not generated): listed, so that a new hole fails the test.
-KNOWN_GAPS = {"conv.mode": {"image"}, "conv.precision_x_mode": {("int8", "image")}}
+#: Bins no generator reaches yet: listed, so that a new hole fails the test.
+#: Reuse needs two layers in a trace: test_conv_modes_close_the_conv_group samples those.
+KNOWN_GAPS = {"conv.reuse": {"data", "weight", "both"}}
 
 
 def _hits(coverage, item):
@@ -137,3 +138,19 @@ def test_run_layers_close_the_lut_outcome_eql_and_rubik_groups_on_nv_full(tmp_pa
         holes = {name: h for name, _, h in coverage.items(group) if h}
         assert not holes, (group, holes)
     assert [h for name, _, h in coverage.items("sdp") if name.split(".", 2)[2] in ("EW.lut", "EW.alu") and h] == []
+
+
+@pytest.mark.parametrize("profile_name", ["nv_full", "nv_small"])
+def test_conv_modes_close_the_conv_group(profile_name):
+    """Winograd, image input (every pixel format the profile reads), batch classes, full CBUF and reuse all hit."""
+    profile = get_profile(profile_name)
+    coverage = Coverage(profile, prefix=f"conv_{profile_name}")
+    for index in range(600):
+        for layer in layers("conv", profile, 99, index, 2):
+            coverage.sample_layer(layer)
+    names = {name.split(".", 2)[2]: holes for name, _, holes in coverage.items("conv")}
+    assert {"pixel_format", "batches", "post_extension", "image_cvt", "data_banks", "reuse"} <= set(names)
+    assert not any(names.values()), {k: v for k, v in names.items() if v}
+    mode_bins = _hits(coverage, "conv.mode")
+    assert set(mode_bins) == ({"direct", "winograd", "image"} if profile.winograd else {"direct", "image"})
+    assert len(_hits(coverage, "conv.pixel_format")) == (36 if "fp16" in profile.feature_types else 33)

@@ -43,3 +43,11 @@ def test_an_overlap_hidden_behind_a_nested_image_is_found():
 def test_memories_are_separate_address_spaces():
     cv = Layer("sdp", {}, [Image("sec_mem", 0x1000, bytes(0x100), "in")], [], "SDP", ("SDP",))
     apart([_layer((0x1000, 0x100, "in")), cv])
+
+
+def test_a_waiting_layer_may_reuse_earlier_images_but_not_earlier_results():
+    waiting = _layer((0x1000, 0x100, "weights"))
+    waiting.waits = True
+    apart([_layer((0x1000, 0x100, "weights")), waiting])
+    with pytest.raises(GenerationError, match="layer 0's out and layer 1's weights"):
+        apart([_layer((0x1000, 0x100, "out")), waiting])

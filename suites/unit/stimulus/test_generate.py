@@ -14,7 +14,7 @@ from golden.config import get_profile
 from golden.errors import ProfileFeatureError
 from golden.regs.regmap import RegisterMap
 from golden.units.pdp.config import decode, pooled_size
-from stimulus import families, pdp
+from stimulus import conv, families, pdp
 from stimulus.choose import Seeded
 
 pdp_config = importlib.import_module("golden.units.pdp.config")
@@ -67,7 +67,7 @@ def test_random_convolutions_keep_padding_below_the_dilated_kernel(profile_name)
     profile = get_profile(profile_name)
     strides, dilations, kernels = set(), set(), set()
     for seed in range(60):
-        layer = families.layers("conv", profile, 5, seed)[0]
+        layer = conv.random_layer(Seeded([5, seed]), profile, mode="direct")
         f = layer.fields
         rows = f["CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT"] + 1
         dilation = f["CSC.D_DILATION_EXT.Y_DILATION_EXT"] + 1
