@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ci.regression import html
-from ci.regression.finish import finish
+from ci.regression.finish import SIGNOFF_PREFIX, finish
 from ci.regression.plan import PlanError
 from ci.regression.results import collect_records, keep_history
 
@@ -113,7 +113,9 @@ def _merge_allure(out: Path, folders: list[Path]) -> None:
         if not source.is_dir():
             continue
         for path in source.iterdir():
-            if path.name not in ("categories.json", "environment.properties"):  # rewritten for the merged buckets
+            # rewritten for the merged buckets and sign-off
+            if path.name not in ("categories.json", "environment.properties") and not path.name.startswith(
+                    SIGNOFF_PREFIX):
                 shutil.copy2(path, target / path.name)
 
 

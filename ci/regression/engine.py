@@ -22,9 +22,11 @@ from pathlib import Path
 import ci.implementations as registry
 from ci.conformance import run_trace
 from ci.options import environment
+from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
 from ci.regression.signature import result_signature
 from golden.config import get_profile, infer_profile_name
+from golden.errors import NvdlaVerifError
 from golden.trace import find_traces
 from golden.verdict import TraceResult
 
@@ -102,9 +104,25 @@ def _profile_for(path: Path, settings: Settings, default: str | None = None):
     return get_profile(name) if name else None
 
 
+class _Recording:
+    """A reference implementation that keeps its last outcome (the layers the golden model ran, for coverage)."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.outcome = inner, inner.name, None
+
+    def run(self, program, profile):
+        self.outcome = None
+        self.outcome = self.inner.run(program, profile)
+        return self.outcome
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale: float,
-               implementation=None) -> TraceResult:
-    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang."""
+               implementation=None, ran: list | None = None) -> TraceResult:
+    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang.
+    `ran` receives the hardware layers the reference (else the golden implementation itself) completed."""
     size = layer_bytes(path)
     limit = budget_s(impl_spec, size, scale)
     if implementation is None:
@@ -112,16 +130,27 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
         own = {"NVDLA_COMMAND_TIMEOUT": f"{0.9 * limit:.1f}"} if "NVDLA_COMMAND_TIMEOUT" not in os.environ else {}
         with environment(own):
             implementation = registry.create(impl_spec)
-    reference = registry.create(ref_spec) if ref_spec else None
+    reference = _Recording(registry.create(ref_spec)) if ref_spec else None
     started = time.perf_counter()
     try:
         with watchdog(limit):
-            return run_trace(path, profile, implementation, reference)
+            result = run_trace(path, profile, implementation, reference)
+        if ran is not None:
+            ran.extend(_completed_layers(result, reference))
+        return result
     except LayerTimeout:
         name = path.parent.name if path.suffix == ".txn" else path.stem
         return TraceResult(name, profile.name, "failed", f"timeout: no result within {limit:.0f} s (budget for "
                            f"{size} bytes of layer data on {implementation.name})", path=str(path),
                            implementation=implementation.name, seconds=time.perf_counter() - started)
+
+
+def _completed_layers(result: TraceResult, reference: _Recording | None) -> list:
+    if reference is not None:
+        outcome = reference.outcome
+        return list(outcome.layers) if outcome is not None and outcome.status == "completed" else []
+    golden_ran = result.implementation == "golden" and result.status in ("passed", "failed")
+    return list(result.layers) if golden_ran else []
 
 
 def run_item(item: Item, settings: Settings) -> Run:
@@ -155,13 +184,26 @@ def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
     profile = _profile_for(path, settings, item.params.get("profile") if item.kind != "nvidia_traces" else None)
     if profile is None:
         return Run(_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
-    result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale)
+    ran: list = []
+    result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale, ran=ran)
     status, note = _status(result, item.params.get("expected_invalid"))
     record = _record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
-                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles)
+                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles,
+                     **_coverage_fields(profile, ran))
     if status in ("failed", "error"):
         record["signature"] = result_signature(result)
     return Run(record, [result], [path])
+
+
+def _coverage_fields(profile, layers: list) -> dict:
+    """The record's functional coverage: the bins the golden model's layers of this test hit (ci/regression/
+    coverage.py), with a note for what could not be sampled."""
+    try:
+        hits, notes = layer_hits(profile, layers)
+    except NvdlaVerifError as exc:  # cocotb-coverage missing: say so in every record, run the test all the same
+        return {"coverage": None, "coverage_notes": [str(exc)]}
+    return {"coverage": {profile.name: hits} if hits else {}, "coverage_notes": notes,
+            "layers_sampled": sum(1 for layer in layers if layer.regs is not None)}
 
 
 def _shown(path: Path, settings: Settings) -> str:

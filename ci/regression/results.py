@@ -14,14 +14,16 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ci.regression import coverage as functional
 from ci.regression.signature import KEPT_FOLDER, normalise, text
 
 FAILING = ("failed", "error")
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
 RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
-COVERAGE_NOTE = ("functional coverage needs the stimulus issue's cover points, and Verilator code coverage of RTL "
-                 "runs is not collected yet: nothing is measured, nothing is claimed")
+COVERAGE_NOTE = ("functional: the stimulus covergroups (stimulus/coverage.py) sampled from every layer the golden "
+                 "model ran for a passed test (NVIDIA traces and generated layers; the fixture mutants verify the "
+                 "bench and are not sampled)")
 
 
 def record_file(out: Path, item_id: str) -> Path:
@@ -81,9 +83,12 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     counts = {s: sum(r["status"] == s for r in records) for s in ("passed", "failed", "error", "skipped")}
     counts["total"] = len(records)
     meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
+    hits = functional.merged_hits(records)
     report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records),
-              "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable),
-              "unavailable": unavailable, "coverage": {"functional": None, "code": None, "note": COVERAGE_NOTE}}
+              "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable, hits),
+              "unavailable": unavailable,
+              "coverage": {"functional": functional.functional_report(hits), "hits": hits, "code": None,
+                           "note": COVERAGE_NOTE}}
     report["history"] = history(records, previous or [])
     return report
 
@@ -115,7 +120,8 @@ def mutant_table(records: list[dict]) -> list[dict]:
     return rows
 
 
-def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str]) -> list[dict]:
+def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
+            hits: dict | None = None) -> list[dict]:
     rows = []
     for tp in testpoints:
         mine = [r for r in records if tp["name"] in r["testpoints"]]
@@ -125,7 +131,8 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str])
         rows.append({"testpoint": tp["name"], "stage": tp["stage"], "tests": tp["tests"], "items": len(mine),
                      "ran": len(ran), "passed": passed, "skipped": len(mine) - len(ran),
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
-                     "not_available": missing, "covers": tp.get("covers", []), "coverage": None})
+                     "not_available": missing, "covers": tp.get("covers", []),
+                     "coverage": functional.testpoint_coverage(tp.get("covers", []), hits or {})})
     return rows
 
 
@@ -195,15 +202,41 @@ def summary_text(report: dict, out: Path | None = None) -> str:
         for key in ("new_failures", "fixed", "flaky"):
             for item_id in h[key][:20]:
                 lines.append(f"  {key.replace('_', ' ')}: {item_id}")
-    lines.append("sign-off (testpoint, stage, passed/ran, skipped, not available):")
-    for row in report["signoff"]:
-        missing = ", ".join(row["not_available"]) or "-"
-        lines.append(f"  {row['testpoint']:38} {row['stage']:8} {row['passed']:4}/{row['ran']:<4} "
-                     f"{row['skipped']:4} {missing}")
-    lines.append(f"coverage: not measured ({COVERAGE_NOTE})")
+    lines += signoff_lines(report["signoff"])
+    lines.append("functional coverage per covergroup (bins hit by passed tests; every hole in coverage.txt):")
+    lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4) or ["  nothing sampled"]
     if out is not None:
         lines.append(f"results: {out / 'results.json'}  junit: {out / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def signoff_lines(rows: list[dict]) -> list[str]:
+    """The sign-off table: testpoint, stage, tests, passed/ran, pass rate, coverage of its cover points."""
+    lines = [f"sign-off: {'testpoint':34} {'stage':8} {'passed/ran':>10} {'pass':>6} {'coverage':>22}  tests"]
+    for row in rows:
+        rate = "-" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
+        lines.append(f"  {row['testpoint']:42} {row['stage']:8} {row['passed']:>4}/{row['ran']:<5} {rate:>6} "
+                     f"{coverage_cell(row):>22}  {', '.join(row['tests'])}")
+        extra = []
+        if row["skipped"]:
+            extra.append(f"{row['skipped']} skipped")
+        if row["not_available"]:
+            extra.append("not available: " + ", ".join(row["not_available"]))
+        cov = row.get("coverage") or {}
+        if cov.get("unknown"):
+            extra.append("unknown cover points: " + ", ".join(cov["unknown"]))
+        if extra:
+            lines.append(f"      ({'; '.join(extra)})")
+    return lines
+
+
+def coverage_cell(row: dict) -> str:
+    cov = row.get("coverage")
+    if cov is None:
+        return "no cover points"
+    if cov["rate"] is None:
+        return cov.get("note", "no bins")
+    return f"{100 * cov['rate']:.1f}% ({cov['hit']}/{cov['bins']} bins)"
 
 
 def previous_runs(out: Path) -> list[dict]:

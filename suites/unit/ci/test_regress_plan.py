@@ -121,3 +121,23 @@ def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
     (tmp_path / "a.v").write_text("`ifdef FX_BUG_ONE\n  x\n`endif\n`ifndef  FX_BUG_TWO\n`endif\n// FX_BUG_NOT\n")
     (tmp_path / "b.v").write_text("`ifdef FX_BUG_ONE\n`endif\n")
     assert fixture_bug_switches(tmp_path) == ["FX_BUG_ONE", "FX_BUG_TWO"]
+
+
+def test_every_cover_point_the_plan_lists_exists(plan):
+    pytest.importorskip("cocotb_coverage")
+    from ci.regression.coverage import known_cover_points, matches
+
+    profiles = ("nv_small", "nv_large", "nv_full")
+    known = {(p, key) for p in profiles for key in known_cover_points([p])}
+    for tp in plan.testpoints:
+        for entry in tp["covers"]:
+            assert any(matches(entry, p, key) for p, key in known), f"{tp['name']}: {entry} names no cover point"
+
+
+def test_a_cover_entry_names_points_groups_prefixes_and_globs():
+    from ci.regression.coverage import matches
+
+    assert matches("sdp.BS.alu", "nv_small", "sdp.BS.alu") and matches("nv_small.sdp.BS.alu", "nv_small", "sdp.BS.alu")
+    assert matches("sdp", "nv_large", "sdp.width") and matches("nv_small.pdp", "nv_small", "pdp.kernel_w")
+    assert matches("pdp.kernel_*", "nv_small", "pdp.kernel_h") and not matches("pdp.kernel_*", "nv_small", "pdp.pad")
+    assert not matches("nv_small.sdp", "nv_large", "sdp.width") and not matches("sd", "nv_small", "sdp.width")
