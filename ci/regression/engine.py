@@ -24,7 +24,7 @@ from ci.conformance import run_trace
 from ci.options import environment
 from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
-from ci.regression.signature import result_signature
+from ci.regression.signature import normalise, result_signature
 from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
 from golden.trace import find_traces
@@ -163,6 +163,10 @@ def run_item(item: Item, settings: Settings) -> Run:
         folder = settings.work / "random"
         path = write_random_trace(folder, item.params["seed"], item.params["layers"])
         run = _run_trace_item(item, path, settings)
+    elif item.kind == "generated":
+        run = _run_generated(item, settings)
+    elif item.kind == "illegal":
+        run = _run_illegal(item, settings)
     elif item.kind == "mutants":
         run = _run_mutant(item, settings)
     else:
@@ -193,6 +197,98 @@ def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
     if status in ("failed", "error"):
         record["signature"] = result_signature(result)
     return Run(record, [result], [path])
+
+
+def _run_generated(item: Item, settings: Settings) -> Run:
+    """A layer of a stimulus family (stimulus/families.py) written as a .cfg trace with the golden model's CRCs,
+    then played like any trace; a layer the golden model does not run is an error of the generator or model."""
+    from stimulus.export import GenerationError
+    from stimulus.families import write_generated
+
+    p = item.params
+    try:
+        path = write_generated(p["family"], get_profile(p["profile"]), p["seed"], 0, settings.work / "generated",
+                               p["layers"])
+    except GenerationError as exc:
+        detail = f"the golden model rejects its own generated layer: {exc}"
+        return Run(_record(item, settings, "error", "error", detail,
+                           signature={"unit": p["family"].upper(), "implementation": "golden", "check": "generation",
+                                      "pattern": normalise(str(exc))}))
+    return _run_trace_item(item, path, settings)
+
+
+def _run_illegal(item: Item, settings: Settings) -> Run:
+    """A layer breaking one rule of the registry (stimulus/illegal.py) must be rejected naming that rule: by the
+    implementation under test on its own (no reference to hide behind), or, for the RTL (hardware validates no
+    register), by the reference. A layer that cannot launch on its own as a trace (on the fly) and an advisory
+    rule (the model warns and runs) are checked on the golden model directly."""
+    from golden import rules
+    from stimulus import illegal
+    from stimulus.choose import Seeded
+    from stimulus.export import write_unchecked
+
+    p = item.params
+    rule_id = p["rule"]
+    if p.get("no_generator"):
+        return Run(_record(item, settings, "skipped", "-", f"no illegal generator for rule {rule_id} yet "
+                           "(stimulus/illegal.py)"))
+    profile = get_profile(p["profile"])
+    try:
+        layer = illegal.illegal_layer(rule_id, Seeded([p["seed"], 0]), profile)
+    except illegal.NoIllegalLayer as exc:
+        return Run(_record(item, settings, "error", "error", str(exc), signature=_illegal_signature(
+            p, "golden", "no illegal layer", str(exc))))
+    folder = settings.work / "illegal" / profile.name
+    name = f"{rule_id}_s{p['seed']}"
+    flying = "ON_FLYING" in (layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE"),
+                             layer.fields.get("PDP_RDMA.D_FLYING_MODE.FLYING_MODE"))
+    if rules.REGISTRY[rule_id].advisory:
+        return _illegal_on_golden(item, settings, layer, profile, folder, name, "an advisory rule: a trace runs "
+                                  "with a warning, the golden model's strict check must reject it")
+    if flying or layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON":
+        return _illegal_on_golden(item, settings, layer, profile, folder, name, "an on-the-fly layer cannot "
+                                  "launch on its own as a trace")
+    path = write_unchecked([layer], folder / name, name, profile)
+    rtl = settings.impl.partition(":")[0] == "rtl"
+    judge = (settings.reference_spec() or "golden") if rtl else settings.impl
+    result = play_layer(path, profile, judge, None, settings.timeout_scale)
+    named = f"rule: {rule_id}" in result.detail or f"also {rule_id}" in result.detail
+    shown = _shown(path, settings)
+    by = f" (by {result.implementation}: the RTL validates no register)" if rtl else ""
+    if result.status == "error" and named:
+        return Run(_record(item, settings, "passed", "rejected", f"rejected naming {rule_id}{by}: {result.detail}",
+                           path=shown, profile=profile.name), [result], [path])
+    detail = f"expected a rejection naming {rule_id}, got {result.status}: {result.detail}"
+    verdict = "wrong rule" if result.status == "error" else "accepted"
+    result.status, result.detail = "failed", detail
+    return Run(_record(item, settings, "failed", verdict, detail,
+                       path=shown, profile=profile.name,
+                       signature=_illegal_signature(p, result.implementation, "rejection", detail)), [result], [path])
+
+
+def _illegal_on_golden(item, settings, layer, profile, folder, name, why: str) -> Run:
+    from golden.errors import ConfigurationError
+    from stimulus import illegal
+
+    rule_id = item.params["rule"]
+    try:
+        illegal.run_on_golden(layer, profile, folder, name)
+    except ConfigurationError as exc:
+        if rule_id in (exc.rule or "") or rule_id in str(exc):
+            return Run(_record(item, settings, "passed", "rejected", f"rejected naming {rule_id} (golden model, "
+                               f"directly: {why}): {exc}"))
+        detail = f"expected a rejection naming {rule_id}, got: {exc}"
+    except NvdlaVerifError as exc:
+        detail = f"expected a rejection naming {rule_id}, got {type(exc).__name__}: {exc}"
+    else:
+        detail = f"the golden model ran a layer breaking {rule_id}"
+    return Run(_record(item, settings, "failed", "accepted", detail,
+                       signature=_illegal_signature(item.params, "golden", "rejection", detail)))
+
+
+def _illegal_signature(params: dict, implementation: str, check: str, detail: str) -> dict:
+    return {"unit": params["unit"], "implementation": implementation, "check": check,
+            "pattern": f"{params['rule']}: {normalise(detail)[:120]}"}
 
 
 def _coverage_fields(profile, layers: list) -> dict:
@@ -288,6 +384,11 @@ def reproduce_command(item: Item, settings: Settings) -> str:
     profile = f" --profile {settings.profile}" if settings.profile else ""
     if item.kind == "nvidia_traces":
         return f"nvdla-verif conform {shlex.quote(item.params['path'])}{impl}{ref}{profile}"
+    if item.kind == "generated":
+        p = item.params
+        folder = f"repro-{p['family']}-{p['seed']}"
+        return (f"nvdla-verif generate --unit {p['family']} --profile {p['profile']} --seed {p['seed']} -n 1 "
+                f"--layers {p['layers']} --out {folder} && nvdla-verif conform {folder}{impl}{ref}")
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
     return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed} "
             f"--impl {shlex.quote(settings.impl)}{ref}{profile} --test {shlex.quote(item.id)}")
