@@ -13,14 +13,15 @@ from html import escape
 from pathlib import Path
 
 from ci.regression.coverage import coverage_text
-from ci.regression.results import build_report, coverage_cell, previous_runs, signoff_lines, summary_text
+from ci.regression.results import build_report, coverage_cell, previous_runs, shrunk_cases, signoff_lines, summary_text
 
 #: Files of the sign-off's Allure result; report merge leaves the shards' copies out and writes its own.
 SIGNOFF_PREFIX = "nvdla-signoff"
 
 
 def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | None = None) -> dict:
-    report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out))
+    report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out),
+                          shrunk_cases(out))
     report["meta"].update(extra_meta or {})
     (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     text = summary_text(report, out)

@@ -26,6 +26,17 @@ COVERAGE_NOTE = ("functional: the stimulus covergroups (stimulus/coverage.py) sa
                  "bench and are not sampled)")
 
 
+def shrunk_file(out: Path, item_id: str) -> Path:
+    """Where ci/regression/shrink.py leaves what shrinking an item gave (its trace beside, in OUT/shrunk/)."""
+    return out / "shrunk" / (item_id.replace("/", "__") + ".json")
+
+
+def shrunk_cases(out: Path) -> dict[str, dict]:
+    folder = out / "shrunk"
+    cases = [json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return {case["id"]: case for case in cases}
+
+
 def record_file(out: Path, item_id: str) -> Path:
     return out / "results" / (item_id.replace("/", "__") + ".json")
 
@@ -78,13 +89,13 @@ def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
 
 
 def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict], unavailable: list[str],
-                 previous: list[dict] | None = None) -> dict:
+                 previous: list[dict] | None = None, shrunk: dict | None = None) -> dict:
     records = sorted(records, key=lambda r: r["id"])
     counts = {s: sum(r["status"] == s for r in records) for s in ("passed", "failed", "error", "skipped")}
     counts["total"] = len(records)
     meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
     hits = functional.merged_hits(records)
-    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records),
+    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk),
               "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable, hits),
               "unavailable": unavailable,
               "coverage": {"functional": functional.functional_report(hits), "hits": hits, "code": None,
@@ -93,8 +104,9 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     return report
 
 
-def buckets(records: list[dict]) -> list[dict]:
-    """Failures grouped by signature, the largest bucket first; each with its smallest failing case."""
+def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
+    """Failures grouped by signature, the largest bucket first; each with its smallest failing case and, when
+    the bucket holds generated layers, its smallest generated one shrunk (`shrunk`: ci/regression/shrink.py)."""
     groups: dict[str, list[dict]] = {}
     for r in records:
         if r["status"] in FAILING and r.get("signature"):
@@ -102,9 +114,14 @@ def buckets(records: list[dict]) -> list[dict]:
     out = []
     for signature, members in groups.items():
         smallest = min(members, key=lambda r: (r.get("size_bytes") or 0, r["id"]))
-        out.append({"signature": signature, "parts": members[0]["signature"], "count": len(members),
-                    "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
-                    "reproduce": smallest.get("reproduce", "")})
+        entry = {"signature": signature, "parts": members[0]["signature"], "count": len(members),
+                 "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
+                 "reproduce": smallest.get("reproduce", "")}
+        generated = sorted((r for r in members if r["kind"] == "generated"),
+                           key=lambda r: (r.get("size_bytes") or 0, r["id"]))
+        if generated and shrunk and generated[0]["id"] in shrunk:
+            entry["shrunk"] = shrunk[generated[0]["id"]]
+        out.append(entry)
     return sorted(out, key=lambda b: (-b["count"], b["signature"]))
 
 
@@ -189,6 +206,14 @@ def summary_text(report: dict, out: Path | None = None) -> str:
             lines.append(f"       smallest: {b['smallest']}")
             if b["reproduce"]:
                 lines.append(f"       {b['reproduce']}")
+            cut = b.get("shrunk")
+            if cut and cut.get("path"):
+                lines.append(f"       shrunk: {cut['id']} to {cut['layers']} layer(s), {cut['bytes']} bytes of trace "
+                             f"data (from {cut['from_bytes']}, {cut['attempts']} attempts): {cut['describe'][:150]}")
+                where = f"cd {out} && " if out is not None else ""
+                lines.append(f"       {where}{cut['reproduce']}")
+            elif cut:
+                lines.append(f"       shrinking: {cut['id']} did not fail again when replayed (flaky?)")
     if report["mutants"]:
         lines.append("fixture mutants:")
         for row in report["mutants"]:

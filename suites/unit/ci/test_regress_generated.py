@@ -5,13 +5,14 @@ a failure's reproduce command rebuilds the same trace."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
 import pytest
 
 from ci.cli import main as cli
-from suites.unit.ci.regress_helpers import regress, write_plan
+from suites.unit.ci.regress_helpers import faulty_impl, regress, write_plan
 
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
@@ -85,3 +86,56 @@ def test_a_generated_layers_reproduce_command_rebuilds_the_same_trace(plan, nvdl
     original = tmp / "golden" / record["path"]
     assert rebuilt[0].read_text() == original.read_text()
     assert cli(shlex.split(conform)[1:]) == 0
+
+
+def test_a_failing_generated_layer_is_shrunk_in_its_bucket(tmp_path, nvdla_data):
+    tests = ('{"name": "gen", "kind": "generated", "family": "sdp_reg", "layers": 2, "seeds": "fixed", '
+             '"fixed_seeds": [1, 2, 3, 4]}')
+    path = write_plan(tmp_path / "plan.hjson", tests, '{"name": "g", "stage": "smoke", "desc": "d", "tests": ["gen"]}')
+    out = tmp_path / "out"
+    # A bug that needs an output surface over 100 bytes: the shrunk layer is smaller, and still over 100.
+    env = {"NVDLA_FAULTS": "*=wrong-byte-over-100"}
+    code = regress("--plan", str(path), "--nvdla-data", str(nvdla_data), "--impl", faulty_impl(), "--ref", "golden",
+                   "--seed", "1", "--out", str(out), "--shrink", "25", env=env)
+    assert code == 1
+    report = json.loads((out / "results.json").read_text())
+    bucket = report["buckets"][0]
+    failing = [r for r in report["tests"] if r["status"] == "failed"]
+    assert bucket["count"] == len(failing) >= 1
+    cut = bucket["shrunk"]
+    smallest = min(failing, key=lambda r: (r["size_bytes"], r["id"]))
+    assert cut["id"] == smallest["id"] and cut["bytes"] < cut["from_bytes"] == smallest["size_bytes"]
+    assert cut["layers"] in (1, 2) and cut["attempts"] <= 25
+    summary = (out / "summary.txt").read_text()
+    assert f"shrunk: {cut['id']} to {cut['layers']} layer(s)" in summary
+    assert f"cd {out} && {cut['reproduce']}" in summary
+    command = shlex.split(cut["reproduce"])
+    assert command[:2] == ["nvdla-verif", "conform"]
+    shrunk = out / command[2]
+    assert cli(["conform", str(shrunk), "--profile", "nv_small"]) == 0  # the golden CRCs are right
+    saved = os.environ.get("NVDLA_FAULTS")
+    os.environ["NVDLA_FAULTS"] = env["NVDLA_FAULTS"]
+    try:
+        assert cli([*command[1:2], str(shrunk), *command[3:]]) == 1  # and the implementation still fails it
+    finally:
+        os.environ.pop("NVDLA_FAULTS") if saved is None else os.environ.__setitem__("NVDLA_FAULTS", saved)
+
+
+@pytest.mark.parametrize("family", ["sdp", "pdp", "cdp", "conv", "sdp_pdp"])
+def test_the_shrinkers_recorded_decisions_replay_the_seeded_layers(family):
+    from ci.regression.shrink import Recorder, draw_layers
+    from golden.config import get_profile
+    from stimulus.families import layers
+
+    profile = get_profile("nv_small")
+    expected = layers(family, profile, 21, 0, 2)
+    recorder = Recorder(seed=[21, 0])
+    assert _same(draw_layers(family, profile, recorder, 2), expected)
+    assert _same(draw_layers(family, profile, Recorder(values=recorder.values_drawn()), 2), expected)
+    smaller = draw_layers(family, profile, Recorder(values=[]), 1)  # every decision at its lower end
+    assert smaller[0].family == expected[0].family
+
+
+def _same(got, expected) -> bool:
+    return [(x.fields, [i.data for i in x.images]) for x in got] == [(x.fields, [i.data for i in x.images])
+                                                                     for x in expected]
