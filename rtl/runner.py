@@ -161,9 +161,14 @@ def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
 def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
     run_dir = job_path.parent
     log = run_dir / "sim.log"
+    command = [str(build_dir / toplevel)]
+    if os.environ.get("NVDLA_RTL_COVERAGE"):  # a coverage build writes its counts here as the simulation ends
+        folder = Path(os.environ["NVDLA_RTL_COVERAGE"])
+        folder.mkdir(parents=True, exist_ok=True)
+        command.append(f"+verilator+coverage+file+{folder.resolve() / run_dir.name}.dat")
     with open(log, "w") as out:
         try:
-            subprocess.run([str(build_dir / toplevel)], cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
+            subprocess.run(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
                            env=simulation_env(toplevel, job_path), timeout=SIM_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}

@@ -22,6 +22,7 @@ from pathlib import Path
 import ci.implementations as registry
 from ci.conformance import run_trace
 from ci.options import environment
+from ci.regression.code_coverage import collect_test
 from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
 from ci.regression.signature import normalise, result_signature
@@ -50,6 +51,7 @@ class Settings:
     work: Path = Path("regress-out/work")
     timeout_scale: float = 1.0
     plan: str | None = None
+    rtl_coverage: bool = False  # Verilator line and toggle coverage of the RTL runs (ci/regression/code_coverage.py)
 
     def reference_spec(self) -> str | None:
         name = self.impl.partition(":")[0]
@@ -154,6 +156,18 @@ def _completed_layers(result: TraceResult, reference: _Recording | None) -> list
 
 
 def run_item(item: Item, settings: Settings) -> Run:
+    """The item's run and record; with rtl_coverage, its simulations' code coverage in OUT/rtl-coverage/."""
+    if not (settings.rtl_coverage and settings.impl.partition(":")[0] == "rtl" and item.kind != "mutants"):
+        return _run_item(item, settings)
+    name = item.id.replace("/", "__")
+    runs = settings.work / "rtl-coverage-runs" / name
+    with environment({"NVDLA_RTL_COVERAGE": str(runs)}):
+        run = _run_item(item, settings)
+    run.record["rtl_simulations"] = collect_test(runs, settings.work.parent / "rtl-coverage" / f"{name}.dat.gz")
+    return run
+
+
+def _run_item(item: Item, settings: Settings) -> Run:
     started = time.perf_counter()
     if item.kind == "nvidia_traces":
         run = _run_trace_item(item, Path(item.params["path"]), settings)

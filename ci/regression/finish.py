@@ -12,6 +12,7 @@ import time
 from html import escape
 from pathlib import Path
 
+from ci.regression import code_coverage
 from ci.regression.coverage import coverage_text
 from ci.regression.results import build_report, coverage_cell, previous_runs, shrunk_cases, signoff_lines, summary_text
 
@@ -23,10 +24,12 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out),
                           shrunk_cases(out))
     report["meta"].update(extra_meta or {})
+    report["coverage"]["code"] = code_coverage.merge_run(out / "rtl-coverage", out / "rtl-coverage.dat")
     (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     text = summary_text(report, out)
     (out / "summary.txt").write_text(text + "\n")
-    (out / "signoff.txt").write_text("\n".join(signoff_lines(report["signoff"])) + "\n")
+    (out / "signoff.txt").write_text("\n".join(signoff_lines(report["signoff"])
+                                               + code_coverage.lines(report["coverage"]["code"])) + "\n")
     (out / "coverage.txt").write_text(coverage_text(report["coverage"]["functional"]))
     allure_dir = out / "allure-results"
     if allure_dir.is_dir():
@@ -66,6 +69,10 @@ def signoff_csv(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _share(pair: list[int]) -> str:
+    return f"{100 * pair[0] / pair[1]:.1f}% ({pair[0]}/{pair[1]})" if pair[1] else "-"
+
+
 def write_signoff_result(allure_dir: Path, report: dict, out: Path) -> None:
     """The sign-off table and the coverage holes as one Allure test result ("testplan sign-off"), with the
     table as its description and as a CSV attachment (Allure shows CSV as a table)."""
@@ -80,6 +87,14 @@ def write_signoff_result(allure_dir: Path, report: dict, out: Path) -> None:
                      f"<td>{escape(', '.join(row['tests']))}</td><td>{row['passed']}/{row['ran']}</td>"
                      f"<td>{rate}</td><td>{escape(coverage_cell(row))}</td></tr>")
     table.append("</table>")
+    code = report["coverage"]["code"]
+    if code:
+        table.append(f"<p>Code coverage of the RTL (Verilator, {code['tests']} tests, {escape(code['merged_by'])})"
+                     "</p><table><tr><th>unit</th><th>line (blocks, branches)</th><th>toggle</th></tr>")
+        for unit, row in [*code["units"].items(), ("all", code["total"])]:
+            table.append(f"<tr><td>{escape(unit)}</td><td>{_share(row['line'])}</td><td>{_share(row['toggle'])}"
+                         "</td></tr>")
+        table.append("</table>")
     (allure_dir / f"{SIGNOFF_PREFIX}-table-attachment.csv").write_text(signoff_csv(rows))
     (allure_dir / f"{SIGNOFF_PREFIX}-holes-attachment.txt").write_text((out / "coverage.txt").read_text())
     failing = report["counts"]["failed"] + report["counts"]["error"]

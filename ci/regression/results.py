@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ci.regression import coverage as functional
+from ci.regression.code_coverage import lines as code_lines
 from ci.regression.signature import KEPT_FOLDER, normalise, text
 
 FAILING = ("failed", "error")
@@ -228,6 +229,7 @@ def summary_text(report: dict, out: Path | None = None) -> str:
             for item_id in h[key][:20]:
                 lines.append(f"  {key.replace('_', ' ')}: {item_id}")
     lines += signoff_lines(report["signoff"])
+    lines += code_lines(report["coverage"].get("code"))
     lines.append("functional coverage per covergroup (bins hit by passed tests; every hole in coverage.txt):")
     lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4) or ["  nothing sampled"]
     if out is not None:
