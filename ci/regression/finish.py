@@ -79,13 +79,13 @@ def write_signoff_result(allure_dir: Path, report: dict, out: Path) -> None:
     for old in allure_dir.glob(f"{SIGNOFF_PREFIX}*"):
         old.unlink()
     rows = report["signoff"]
-    table = ["<table><tr><th>testpoint</th><th>stage</th><th>tests</th><th>passed/ran</th><th>pass rate</th>"
-             "<th>coverage</th></tr>"]
+    table = ["<table><tr><th>testpoint</th><th>stage</th><th>passed/ran</th><th>pass rate</th>"
+             "<th>coverage of its cover points</th><th>tests</th></tr>"]
     for row in rows:
         rate = "-" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
         table.append(f"<tr><td>{escape(row['testpoint'])}</td><td>{row['stage']}</td>"
-                     f"<td>{escape(', '.join(row['tests']))}</td><td>{row['passed']}/{row['ran']}</td>"
-                     f"<td>{rate}</td><td>{escape(coverage_cell(row))}</td></tr>")
+                     f"<td>{row['passed']}/{row['ran']}</td><td>{rate}</td><td>{escape(coverage_cell(row))}</td>"
+                     f"<td>{escape(', '.join(row['tests']))}</td></tr>")
     table.append("</table>")
     code = report["coverage"]["code"]
     if code:
