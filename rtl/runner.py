@@ -114,7 +114,10 @@ def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem |
                 expect = run_dir / f"golden_{step.mem}_{step.addr:x}_{step.size:x}.bin"
                 expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
                 step.expect_file = expect.name
-    reason = unsupported_reason(values, units)
+    # Each register group that launches a layer must be in the subset, not only the last values written (two
+    # back-to-back layers: group 1's writes would hide what group 0 programs).
+    reason = next((r for group in job.group_writes(regmap)
+                   if (r := unsupported_reason(RegisterValues(regmap, group), units))), None)
     if atom != ATOM_BYTES:
         reason = (f"the fixture has nv_small's {ATOM_BYTES}-byte memory atoms, profile {profile.name} has "
                   f"{atom}-byte ones")
