@@ -155,19 +155,22 @@ def known_cover_points(profile_names) -> set[str]:
     return {key for name in profile_names for key in universe(name)}
 
 
-def summary_lines(functional: dict, holes_shown: int = 6) -> list[str]:
-    """Hit rate per covergroup and its holes, a few per cover point (coverage.txt has them all)."""
+def summary_lines(functional: dict, holes_shown: int = 6, points_shown: int | None = None) -> list[str]:
+    """Hit rate per covergroup and its holes: `holes_shown` per cover point, `points_shown` cover points per
+    covergroup (None: all; coverage.txt has them all)."""
     lines = []
     for profile, groups in functional.items():
         for group, row in sorted(groups.items()):
             lines.append(f"  {profile}.{group:6} {_rate(row['rate']):>6}  points {row['point_hit']}/"
                          f"{row['point_bins']} bins, crosses {row['cross_hit']}/{row['cross_bins']} bins, "
                          f"{len(row['holes'])} cover points with holes")
-            for key, holes in row["holes"].items():
-                if holes_shown:
-                    shown = ", ".join(holes[:holes_shown]) + (f" (+{len(holes) - holes_shown})"
-                                                              if len(holes) > holes_shown else "")
-                    lines.append(f"      hole {key}: {shown}")
+            holed = list(row["holes"].items())
+            for key, holes in holed[:points_shown]:
+                shown = ", ".join(holes[:holes_shown]) + (f" (+{len(holes) - holes_shown})"
+                                                          if len(holes) > holes_shown else "")
+                lines.append(f"      hole {key}: {shown}")
+            if points_shown is not None and len(holed) > points_shown:
+                lines.append(f"      ... {len(holed) - points_shown} more cover points with holes")
     return lines
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
 from ci.regression.signature import KEPT_FOLDER, normalise, text
+from golden.errors import NvdlaVerifError
 
 FAILING = ("failed", "error")
 HISTORY_KEPT = 10
@@ -96,11 +97,15 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     counts["total"] = len(records)
     meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
     hits = functional.merged_hits(records)
+    note = COVERAGE_NOTE
+    try:
+        rows = signoff(plan_testpoints, records, unavailable, hits)
+        measured = functional.functional_report(hits)
+    except NvdlaVerifError as exc:  # no cocotb-coverage here: the counts are kept, nothing is judged
+        rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
     report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk),
-              "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable, hits),
-              "unavailable": unavailable,
-              "coverage": {"functional": functional.functional_report(hits), "hits": hits, "code": None,
-                           "note": COVERAGE_NOTE}}
+              "mutants": mutant_table(records), "signoff": rows, "unavailable": unavailable,
+              "coverage": {"functional": measured, "hits": hits, "code": None, "note": note}}
     report["history"] = history(records, previous or [])
     return report
 
@@ -150,7 +155,8 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
                      "ran": len(ran), "passed": passed, "skipped": len(mine) - len(ran),
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
                      "not_available": missing, "covers": tp.get("covers", []),
-                     "coverage": functional.testpoint_coverage(tp.get("covers", []), hits or {})})
+                     "coverage": functional.testpoint_coverage(tp.get("covers", []), hits)
+                     if hits is not None else None})
     return rows
 
 
@@ -231,7 +237,8 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     lines += signoff_lines(report["signoff"])
     lines += code_lines(report["coverage"].get("code"))
     lines.append("functional coverage per covergroup (bins hit by passed tests; every hole in coverage.txt):")
-    lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4) or ["  nothing sampled"]
+    lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4, points_shown=4) or [
+        f"  nothing sampled ({report['coverage']['note']})"]
     if out is not None:
         lines.append(f"results: {out / 'results.json'}  junit: {out / 'junit.xml'}")
     return "\n".join(lines)
@@ -260,7 +267,7 @@ def signoff_lines(rows: list[dict]) -> list[str]:
 def coverage_cell(row: dict) -> str:
     cov = row.get("coverage")
     if cov is None:
-        return "no cover points"
+        return "not measured" if row.get("covers") else "no cover points"
     if cov["rate"] is None:
         return cov.get("note", "no bins")
     return f"{100 * cov['rate']:.1f}% ({cov['hit']}/{cov['bins']} bins)"
