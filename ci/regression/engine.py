@@ -25,7 +25,7 @@ from ci.options import environment
 from ci.regression.code_coverage import collect_test
 from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
-from ci.regression.signature import normalise, result_signature
+from ci.regression.signature import result_signature
 from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
 from golden.trace import find_traces
@@ -170,26 +170,30 @@ def run_item(item: Item, settings: Settings) -> Run:
 def _run_item(item: Item, settings: Settings) -> Run:
     started = time.perf_counter()
     if item.kind == "nvidia_traces":
-        run = _run_trace_item(item, Path(item.params["path"]), settings)
+        run = run_trace_item(item, Path(item.params["path"]), settings)
     elif item.kind == "random_sdp":
         from stimulus.fixture_sdp import write_random_trace
 
         folder = settings.work / "random"
         path = write_random_trace(folder, item.params["seed"], item.params["layers"])
-        run = _run_trace_item(item, path, settings)
+        run = run_trace_item(item, path, settings)
     elif item.kind == "generated":
-        run = _run_generated(item, settings)
+        from ci.regression.generated import run_generated
+
+        run = run_generated(item, settings)
     elif item.kind == "illegal":
-        run = _run_illegal(item, settings)
+        from ci.regression.generated import run_illegal
+
+        run = run_illegal(item, settings)
     elif item.kind == "mutants":
         run = _run_mutant(item, settings)
     else:
-        run = Run(_record(item, settings, "skipped", "-", f"{item.kind} tests are not available yet"))
+        run = Run(new_record(item, settings, "skipped", "-", f"{item.kind} tests are not available yet"))
     run.record["seconds"] = round(time.perf_counter() - started, 3)
     return run
 
 
-def _record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
+def new_record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
     record = {"id": item.id, "kind": item.kind, "tests": list(item.tests), "testpoints": list(item.testpoints),
               "status": status, "verdict": verdict, "detail": detail, "impl": settings.impl,
               "ref": settings.reference_spec(), "seed": item.params.get("seed"), "signature": None,
@@ -198,111 +202,19 @@ def _record(item: Item, settings: Settings, status: str, verdict: str, detail: s
     return record
 
 
-def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
+def run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
     profile = _profile_for(path, settings, item.params.get("profile") if item.kind != "nvidia_traces" else None)
     if profile is None:
-        return Run(_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
+        return Run(new_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
     ran: list = []
     result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale, ran=ran)
     status, note = _status(result, item.params.get("expected_invalid"))
-    record = _record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
-                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles,
-                     **_coverage_fields(profile, ran))
+    record = new_record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
+                        path=shown_path(path, settings), profile=profile.name, cycles=result.cycles,
+                        **_coverage_fields(profile, ran))
     if status in ("failed", "error"):
         record["signature"] = result_signature(result)
     return Run(record, [result], [path])
-
-
-def _run_generated(item: Item, settings: Settings) -> Run:
-    """A layer of a stimulus family (stimulus/families.py) written as a .cfg trace with the golden model's CRCs,
-    then played like any trace; a layer the golden model does not run is an error of the generator or model."""
-    from stimulus.export import GenerationError
-    from stimulus.families import write_generated
-
-    p = item.params
-    try:
-        path = write_generated(p["family"], get_profile(p["profile"]), p["seed"], 0, settings.work / "generated",
-                               p["layers"])
-    except GenerationError as exc:
-        detail = f"the golden model rejects its own generated layer: {exc}"
-        return Run(_record(item, settings, "error", "error", detail,
-                           signature={"unit": p["family"].upper(), "implementation": "golden", "check": "generation",
-                                      "pattern": normalise(str(exc))}))
-    return _run_trace_item(item, path, settings)
-
-
-def _run_illegal(item: Item, settings: Settings) -> Run:
-    """A layer breaking one rule of the registry (stimulus/illegal.py) must be rejected naming that rule: by the
-    implementation under test on its own (no reference to hide behind), or, for the RTL (hardware validates no
-    register), by the reference. A layer that cannot launch on its own as a trace (on the fly) and an advisory
-    rule (the model warns and runs) are checked on the golden model directly."""
-    from golden import rules
-    from stimulus import illegal
-    from stimulus.choose import Seeded
-    from stimulus.export import write_unchecked
-
-    p = item.params
-    rule_id = p["rule"]
-    if p.get("no_generator"):
-        return Run(_record(item, settings, "skipped", "-", f"no illegal generator for rule {rule_id} yet "
-                           "(stimulus/illegal.py)"))
-    profile = get_profile(p["profile"])
-    try:
-        layer = illegal.illegal_layer(rule_id, Seeded([p["seed"], 0]), profile)
-    except illegal.NoIllegalLayer as exc:
-        return Run(_record(item, settings, "error", "error", str(exc), signature=_illegal_signature(
-            p, "golden", "no illegal layer", str(exc))))
-    folder = settings.work / "illegal" / profile.name
-    name = f"{rule_id}_s{p['seed']}"
-    flying = "ON_FLYING" in (layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE"),
-                             layer.fields.get("PDP_RDMA.D_FLYING_MODE.FLYING_MODE"))
-    if rules.REGISTRY[rule_id].advisory:
-        return _illegal_on_golden(item, settings, layer, profile, folder, name, "an advisory rule: a trace runs "
-                                  "with a warning, the golden model's strict check must reject it")
-    if flying or layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON":
-        return _illegal_on_golden(item, settings, layer, profile, folder, name, "an on-the-fly layer cannot "
-                                  "launch on its own as a trace")
-    path = write_unchecked([layer], folder / name, name, profile)
-    rtl = settings.impl.partition(":")[0] == "rtl"
-    judge = (settings.reference_spec() or "golden") if rtl else settings.impl
-    result = play_layer(path, profile, judge, None, settings.timeout_scale)
-    named = f"rule: {rule_id}" in result.detail or f"also {rule_id}" in result.detail
-    shown = _shown(path, settings)
-    by = f" (by {result.implementation}: the RTL validates no register)" if rtl else ""
-    if result.status == "error" and named:
-        return Run(_record(item, settings, "passed", "rejected", f"rejected naming {rule_id}{by}: {result.detail}",
-                           path=shown, profile=profile.name), [result], [path])
-    detail = f"expected a rejection naming {rule_id}, got {result.status}: {result.detail}"
-    verdict = "wrong rule" if result.status == "error" else "accepted"
-    result.status, result.detail = "failed", detail
-    return Run(_record(item, settings, "failed", verdict, detail,
-                       path=shown, profile=profile.name,
-                       signature=_illegal_signature(p, result.implementation, "rejection", detail)), [result], [path])
-
-
-def _illegal_on_golden(item, settings, layer, profile, folder, name, why: str) -> Run:
-    from golden.errors import ConfigurationError
-    from stimulus import illegal
-
-    rule_id = item.params["rule"]
-    try:
-        illegal.run_on_golden(layer, profile, folder, name)
-    except ConfigurationError as exc:
-        if rule_id in (exc.rule or "") or rule_id in str(exc):
-            return Run(_record(item, settings, "passed", "rejected", f"rejected naming {rule_id} (golden model, "
-                               f"directly: {why}): {exc}"))
-        detail = f"expected a rejection naming {rule_id}, got: {exc}"
-    except NvdlaVerifError as exc:
-        detail = f"expected a rejection naming {rule_id}, got {type(exc).__name__}: {exc}"
-    else:
-        detail = f"the golden model ran a layer breaking {rule_id}"
-    return Run(_record(item, settings, "failed", "accepted", detail,
-                       signature=_illegal_signature(item.params, "golden", "rejection", detail)))
-
-
-def _illegal_signature(params: dict, implementation: str, check: str, detail: str) -> dict:
-    return {"unit": params["unit"], "implementation": implementation, "check": check,
-            "pattern": f"{params['rule']}: {normalise(detail)[:120]}"}
 
 
 def _coverage_fields(profile, layers: list) -> dict:
@@ -316,7 +228,7 @@ def _coverage_fields(profile, layers: list) -> dict:
             "layers_sampled": sum(1 for layer in layers if layer.regs is not None)}
 
 
-def _shown(path: Path, settings: Settings) -> str:
+def shown_path(path: Path, settings: Settings) -> str:
     """A generated trace's path relative to the results folder (the same in every shard), others as they are."""
     try:
         return str(path.resolve().relative_to(settings.work.resolve().parent))
@@ -348,7 +260,8 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
     check or the bench stops it (error); an error only because the simulator never started is no catch."""
     switch = item.params["switch"]
     if settings.impl != "rtl":
-        return Run(_record(item, settings, "skipped", "-", f"a fixture mutant needs --impl rtl (got {settings.impl})"))
+        return Run(new_record(item, settings, "skipped", "-",
+                              f"a fixture mutant needs --impl rtl (got {settings.impl})"))
     from rtl.build import BuildOptions, build
     from rtl.implementation import Rtl
     from rtl.suite import default_layers
@@ -370,17 +283,17 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
                            "size_bytes": layer_bytes(path), "detail": result.detail[:300]})
     if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
         # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
-        return Run(_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
-                           f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
-                           signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
-                   results, paths)
+        return Run(new_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
+                              f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
+                              signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
+                      results, paths)
     if caught:
         smallest = min(caught, key=lambda c: c["size_bytes"])
         detail = f"caught by {len(caught)} of {len(results)} layers; smallest: {smallest['layer']}"
-        return Run(_record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
-    return Run(_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
-                       signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
-                                  "pattern": "mutant survived the default layer set"}), results, paths)
+        return Run(new_record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
+    return Run(new_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
+                          signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
+                                     "pattern": "mutant survived the default layer set"}), results, paths)
 
 
 #: What a layer's error says when the simulator never ran the bench (cocotb's GPI could not load it, the
