@@ -1,7 +1,8 @@
-"""Run one regression item (ci/regression/plan.py) and return its record; the pytest suite
-suites/regression/ calls this once per test and fails the test from the record.
+"""Playing a regression item's layers and recording the result (ci/regression/items.py dispatches by kind).
 
-    run_item(item, settings) -> Run   (record: a JSON-able dict; results: the TraceResults, for attachments)
+    run_trace_item(item, path, settings) -> Run   a trace through the implementation and the scoreboards
+    run_mutant(item, settings) -> Run              a fixture mutant on the bench's default layer set
+    (Run.record: a JSON-able dict; Run.results: the TraceResults, for attachments)
 
 Every layer runs through the implementation interface and the scoreboards (ci.conformance.run_trace).
 A layer that runs past its time budget is stopped (SIGALRM) and recorded as failed with verdict "timeout";
@@ -22,7 +23,6 @@ from pathlib import Path
 import ci.implementations as registry
 from ci.conformance import run_trace
 from ci.options import environment
-from ci.regression.code_coverage import collect_test
 from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
 from ci.regression.signature import result_signature
@@ -155,44 +155,6 @@ def _completed_layers(result: TraceResult, reference: _Recording | None) -> list
     return list(result.layers) if golden_ran else []
 
 
-def run_item(item: Item, settings: Settings) -> Run:
-    """The item's run and record; with rtl_coverage, its simulations' code coverage in OUT/rtl-coverage/."""
-    if not (settings.rtl_coverage and settings.impl.partition(":")[0] == "rtl" and item.kind != "mutants"):
-        return _run_item(item, settings)
-    name = item.id.replace("/", "__")
-    runs = settings.work / "rtl-coverage-runs" / name
-    with environment({"NVDLA_RTL_COVERAGE": str(runs)}):
-        run = _run_item(item, settings)
-    run.record["rtl_simulations"] = collect_test(runs, settings.work.parent / "rtl-coverage" / f"{name}.dat.gz")
-    return run
-
-
-def _run_item(item: Item, settings: Settings) -> Run:
-    started = time.perf_counter()
-    if item.kind == "nvidia_traces":
-        run = run_trace_item(item, Path(item.params["path"]), settings)
-    elif item.kind == "random_sdp":
-        from stimulus.fixture_sdp import write_random_trace
-
-        folder = settings.work / "random"
-        path = write_random_trace(folder, item.params["seed"], item.params["layers"])
-        run = run_trace_item(item, path, settings)
-    elif item.kind == "generated":
-        from ci.regression.generated import run_generated
-
-        run = run_generated(item, settings)
-    elif item.kind == "illegal":
-        from ci.regression.generated import run_illegal
-
-        run = run_illegal(item, settings)
-    elif item.kind == "mutants":
-        run = _run_mutant(item, settings)
-    else:
-        run = Run(new_record(item, settings, "skipped", "-", f"{item.kind} tests are not available yet"))
-    run.record["seconds"] = round(time.perf_counter() - started, 3)
-    return run
-
-
 def new_record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
     record = {"id": item.id, "kind": item.kind, "tests": list(item.tests), "testpoints": list(item.testpoints),
               "status": status, "verdict": verdict, "detail": detail, "impl": settings.impl,
@@ -255,7 +217,7 @@ def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str
     return "error", ""
 
 
-def _run_mutant(item: Item, settings: Settings) -> Run:
+def run_mutant(item: Item, settings: Settings) -> Run:
     """Build the fixture with one bug switch, play the bench's default layer set: caught when a layer fails a
     check or the bench stops it (error); an error only because the simulator never started is no catch."""
     switch = item.params["switch"]

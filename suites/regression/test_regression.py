@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from ci.regression.engine import Settings, run_item
+from ci.regression.engine import Settings
+from ci.regression.items import run_item
 from ci.regression.plan import Item
 from ci.regression.results import write_record
 from ci.regression.signature import text
