@@ -32,6 +32,9 @@ FIXTURE_TOP = "nvdla_fixture"
 # The bench drives no timing constructs (cocotb's clock is C++, delays in the RTL are not needed), and
 # --no-timing keeps the C++ at the compiler's default standard (--timing needs coroutines: -std=gnu++20).
 VERILATOR_ARGS = ("--no-timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3")
+#: Verilator's code coverage, built in when $NVDLA_RTL_COVERAGE names a folder for the runs' .dat files (a
+#: separate cached build: the arguments are part of the key).
+COVERAGE_ARGS = ("--coverage-line", "--coverage-toggle")
 BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURATION", "FX_BUG_SWAP_GROUP",
                 "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT", "FX_BUG_CSB_HANDSHAKE", "FX_BUG_STRAY_WRITE")
 
@@ -53,10 +56,12 @@ class BuildOptions:
 
     @classmethod
     def from_env(cls) -> BuildOptions:
-        """$NVDLA_RTL_FILELIST, $NVDLA_RTL_TOP and $NVDLA_RTL_DEFINES (space separated); default the fixture."""
+        """$NVDLA_RTL_FILELIST, $NVDLA_RTL_TOP and $NVDLA_RTL_DEFINES (space separated); default the fixture;
+        with $NVDLA_RTL_COVERAGE, a build with line and toggle coverage."""
         filelist = os.environ.get("NVDLA_RTL_FILELIST")
         return cls(Path(filelist) if filelist else None, os.environ.get("NVDLA_RTL_TOP") or None,
-                   tuple(os.environ.get("NVDLA_RTL_DEFINES", "").split()))
+                   tuple(os.environ.get("NVDLA_RTL_DEFINES", "").split()),
+                   COVERAGE_ARGS if os.environ.get("NVDLA_RTL_COVERAGE") else ())
 
     def to_env(self) -> dict[str, str]:
         """The variables from_env reads back (worker processes inherit them); checks the top module."""

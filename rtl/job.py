@@ -83,6 +83,29 @@ class Job:
         return out
 
 
+    def group_writes(self, regmap: RegisterMap) -> list[dict[tuple[str, str], int]]:
+        """The last value written to every register as each register group (0, 1) sees it: a unit's double-
+        buffered D_ registers go to the group its S_POINTER.PRODUCER selects (two back-to-back layers program
+        both), its other registers to both. Only the groups a D_OP_ENABLE was written to."""
+        groups: tuple[dict, dict] = ({}, {})
+        producer: dict[str, int] = {}
+        launched = set()
+        for step in self.steps:
+            if step.op != "reg_write":
+                continue
+            reg = regmap.at(step.addr)
+            if reg.name == "S_POINTER":
+                producer[reg.unit] = reg.field("PRODUCER").decode(step.value)
+            if reg.is_double_buffered and any(r.name == "S_POINTER" for r in regmap.registers(reg.unit)):
+                group = producer.get(reg.unit, 0)
+                groups[group][reg.unit, reg.name] = step.value
+                launched.update({group} if reg.name == "D_OP_ENABLE" else ())
+            else:
+                for values in groups:
+                    values[reg.unit, reg.name] = step.value
+        return [groups[g] for g in sorted(launched)] or [groups[0]]
+
+
 def interrupt_bit(source: str, regmap: RegisterMap, where: str = "") -> int:
     """The GLB S_INTR_STATUS bit of an intr_notify source such as SDP_0 or cdma_dat_1."""
     return program_interrupt_bit(source, regmap, Wait(path=where or "<trace>", line=None))

@@ -114,7 +114,10 @@ def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem |
                 expect = run_dir / f"golden_{step.mem}_{step.addr:x}_{step.size:x}.bin"
                 expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
                 step.expect_file = expect.name
-    reason = unsupported_reason(values, units)
+    # Each register group that launches a layer must be in the subset, not only the last values written (two
+    # back-to-back layers: group 1's writes would hide what group 0 programs).
+    reason = next((r for group in job.group_writes(regmap)
+                   if (r := unsupported_reason(RegisterValues(regmap, group), units))), None)
     if atom != ATOM_BYTES:
         reason = (f"the fixture has nv_small's {ATOM_BYTES}-byte memory atoms, profile {profile.name} has "
                   f"{atom}-byte ones")
@@ -161,9 +164,14 @@ def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
 def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
     run_dir = job_path.parent
     log = run_dir / "sim.log"
+    command = [str(build_dir / toplevel)]
+    if os.environ.get("NVDLA_RTL_COVERAGE"):  # a coverage build writes its counts here as the simulation ends
+        folder = Path(os.environ["NVDLA_RTL_COVERAGE"])
+        folder.mkdir(parents=True, exist_ok=True)
+        command.append(f"+verilator+coverage+file+{folder.resolve() / run_dir.name}.dat")
     with open(log, "w") as out:
         try:
-            subprocess.run([str(build_dir / toplevel)], cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
+            subprocess.run(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
                            env=simulation_env(toplevel, job_path), timeout=SIM_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}

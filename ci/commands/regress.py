@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ci.regression import html
@@ -54,6 +55,12 @@ def add_arguments(parser) -> None:
                         help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
     parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
                         help="multiply every layer's time budget (derived from its size) by F")
+    parser.add_argument("--shrink", type=int, default=40, metavar="N",
+                        help="shrink the smallest failing generated layer of each triage bucket, at most N attempts "
+                             "each (default 40; 0: no shrinking)")
+    parser.add_argument("--rtl-coverage", action="store_true",
+                        help="Verilator line and toggle coverage of the RTL runs (a coverage build of the DUT), "
+                             "merged per unit into the sign-off (OUT/rtl-coverage.dat)")
     parser.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
     parser.add_argument("--list", action="store_true", help="print the tests the options select and stop")
     parser.add_argument("--resume", action="store_true",
@@ -83,7 +90,7 @@ def run(args) -> int:
         return 0
     out = Path(args.out).resolve()
     settings = Settings(impl=args.impl, ref=args.ref, profile=args.profile, level=args.level, seed=seed,
-                        timeout_scale=args.timeout_scale,
+                        timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage,
                         plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
     _check_implementations(settings)
     if args.resume and args.seed is None:
@@ -104,6 +111,10 @@ def run(args) -> int:
     code = _pytest(out, args.j, data, pending) if pending["items"] else 0
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
+    if args.shrink > 0 and any(r["kind"] == "generated" and r["status"] in ("failed", "error") for r in records):
+        from ci.regression.shrink import shrink_buckets
+
+        shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink)
     report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
@@ -139,9 +150,9 @@ def _resume(out: Path, manifest: dict) -> dict:
 def _prepare(out: Path, manifest: dict) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
-    for stale in ("results", "allure-results", "work"):
+    for stale in ("results", "allure-results", "work", "shrunk", "rtl-coverage"):
         shutil.rmtree(out / stale, ignore_errors=True)
-    for stale in ("junit.xml", "summary.txt", "report.html"):
+    for stale in ("junit.xml", "summary.txt", "report.html", "rtl-coverage.dat"):
         (out / stale).unlink(missing_ok=True)
     (out / "results").mkdir()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

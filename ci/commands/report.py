@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ci.regression import html
-from ci.regression.finish import finish
+from ci.regression.finish import SIGNOFF_PREFIX, finish
 from ci.regression.plan import PlanError
 from ci.regression.results import collect_records, keep_history
 
@@ -93,6 +93,7 @@ def merge(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
     _merge_allure(out, [folder for folder, _ in shards])
+    _merge_folders(out, [folder for folder, _ in shards])
     _merge_junit(out / "junit.xml", [folder / "junit.xml" for folder, _ in shards])
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     report = finish(out, manifest, records, {"merged_from": len(shards)})
@@ -113,8 +114,21 @@ def _merge_allure(out: Path, folders: list[Path]) -> None:
         if not source.is_dir():
             continue
         for path in source.iterdir():
-            if path.name not in ("categories.json", "environment.properties"):  # rewritten for the merged buckets
+            # rewritten for the merged buckets and sign-off
+            if path.name not in ("categories.json", "environment.properties") and not path.name.startswith(
+                    SIGNOFF_PREFIX):
                 shutil.copy2(path, target / path.name)
+
+
+def _merge_folders(out: Path, folders: list[Path]) -> None:
+    """The shards' shrunk layers (OUT/shrunk: each bucket shows its smallest generated failure's, wherever it ran)
+    and their tests' RTL code coverage (OUT/rtl-coverage, merged again by finish)."""
+    for name in ("shrunk", "rtl-coverage"):
+        target = out / name
+        shutil.rmtree(target, ignore_errors=True)
+        for folder in folders:
+            if (folder / name).is_dir():
+                shutil.copytree(folder / name, target, dirs_exist_ok=True)
 
 
 def _merge_junit(target: Path, files: list[Path]) -> None:

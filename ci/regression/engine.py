@@ -1,7 +1,8 @@
-"""Run one regression item (ci/regression/plan.py) and return its record; the pytest suite
-suites/regression/ calls this once per test and fails the test from the record.
+"""Playing a regression item's layers and recording the result (ci/regression/items.py dispatches by kind).
 
-    run_item(item, settings) -> Run   (record: a JSON-able dict; results: the TraceResults, for attachments)
+    run_trace_item(item, path, settings) -> Run   a trace through the implementation and the scoreboards
+    run_mutant(item, settings) -> Run              a fixture mutant on the bench's default layer set
+    (Run.record: a JSON-able dict; Run.results: the TraceResults, for attachments)
 
 Every layer runs through the implementation interface and the scoreboards (ci.conformance.run_trace).
 A layer that runs past its time budget is stopped (SIGALRM) and recorded as failed with verdict "timeout";
@@ -22,9 +23,11 @@ from pathlib import Path
 import ci.implementations as registry
 from ci.conformance import run_trace
 from ci.options import environment
+from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
 from ci.regression.signature import result_signature
 from golden.config import get_profile, infer_profile_name
+from golden.errors import NvdlaVerifError
 from golden.trace import find_traces
 from golden.verdict import TraceResult
 
@@ -48,6 +51,7 @@ class Settings:
     work: Path = Path("regress-out/work")
     timeout_scale: float = 1.0
     plan: str | None = None
+    rtl_coverage: bool = False  # Verilator line and toggle coverage of the RTL runs (ci/regression/code_coverage.py)
 
     def reference_spec(self) -> str | None:
         name = self.impl.partition(":")[0]
@@ -102,9 +106,25 @@ def _profile_for(path: Path, settings: Settings, default: str | None = None):
     return get_profile(name) if name else None
 
 
+class _Recording:
+    """A reference implementation that keeps its last outcome (the layers the golden model ran, for coverage)."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.outcome = inner, inner.name, None
+
+    def run(self, program, profile):
+        self.outcome = None
+        self.outcome = self.inner.run(program, profile)
+        return self.outcome
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale: float,
-               implementation=None) -> TraceResult:
-    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang."""
+               implementation=None, ran: list | None = None) -> TraceResult:
+    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang.
+    `ran` receives the hardware layers the reference (else the golden implementation itself) completed."""
     size = layer_bytes(path)
     limit = budget_s(impl_spec, size, scale)
     if implementation is None:
@@ -112,11 +132,14 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
         own = {"NVDLA_COMMAND_TIMEOUT": f"{0.9 * limit:.1f}"} if "NVDLA_COMMAND_TIMEOUT" not in os.environ else {}
         with environment(own):
             implementation = registry.create(impl_spec)
-    reference = registry.create(ref_spec) if ref_spec else None
+    reference = _Recording(registry.create(ref_spec)) if ref_spec else None
     started = time.perf_counter()
     try:
         with watchdog(limit):
-            return run_trace(path, profile, implementation, reference)
+            result = run_trace(path, profile, implementation, reference)
+        if ran is not None:
+            ran.extend(_completed_layers(result, reference))
+        return result
     except LayerTimeout:
         name = path.parent.name if path.suffix == ".txn" else path.stem
         return TraceResult(name, profile.name, "failed", f"timeout: no result within {limit:.0f} s (budget for "
@@ -124,25 +147,15 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
                            implementation=implementation.name, seconds=time.perf_counter() - started)
 
 
-def run_item(item: Item, settings: Settings) -> Run:
-    started = time.perf_counter()
-    if item.kind == "nvidia_traces":
-        run = _run_trace_item(item, Path(item.params["path"]), settings)
-    elif item.kind == "random_sdp":
-        from stimulus.fixture_sdp import write_random_trace
-
-        folder = settings.work / "random"
-        path = write_random_trace(folder, item.params["seed"], item.params["layers"])
-        run = _run_trace_item(item, path, settings)
-    elif item.kind == "mutants":
-        run = _run_mutant(item, settings)
-    else:
-        run = Run(_record(item, settings, "skipped", "-", f"{item.kind} tests are not available yet"))
-    run.record["seconds"] = round(time.perf_counter() - started, 3)
-    return run
+def _completed_layers(result: TraceResult, reference: _Recording | None) -> list:
+    if reference is not None:
+        outcome = reference.outcome
+        return list(outcome.layers) if outcome is not None and outcome.status == "completed" else []
+    golden_ran = result.implementation == "golden" and result.status in ("passed", "failed")
+    return list(result.layers) if golden_ran else []
 
 
-def _record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
+def new_record(item: Item, settings: Settings, status: str, verdict: str, detail: str, **extra) -> dict:
     record = {"id": item.id, "kind": item.kind, "tests": list(item.tests), "testpoints": list(item.testpoints),
               "status": status, "verdict": verdict, "detail": detail, "impl": settings.impl,
               "ref": settings.reference_spec(), "seed": item.params.get("seed"), "signature": None,
@@ -151,20 +164,33 @@ def _record(item: Item, settings: Settings, status: str, verdict: str, detail: s
     return record
 
 
-def _run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
+def run_trace_item(item: Item, path: Path, settings: Settings) -> Run:
     profile = _profile_for(path, settings, item.params.get("profile") if item.kind != "nvidia_traces" else None)
     if profile is None:
-        return Run(_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
-    result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale)
+        return Run(new_record(item, settings, "skipped", "-", f"cannot infer the profile of {path}; use --profile"))
+    ran: list = []
+    result = play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale, ran=ran)
     status, note = _status(result, item.params.get("expected_invalid"))
-    record = _record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
-                     path=_shown(path, settings), profile=profile.name, cycles=result.cycles)
+    record = new_record(item, settings, status, result.status, note or result.detail, size_bytes=layer_bytes(path),
+                        path=shown_path(path, settings), profile=profile.name, cycles=result.cycles,
+                        **_coverage_fields(profile, ran))
     if status in ("failed", "error"):
         record["signature"] = result_signature(result)
     return Run(record, [result], [path])
 
 
-def _shown(path: Path, settings: Settings) -> str:
+def _coverage_fields(profile, layers: list) -> dict:
+    """The record's functional coverage: the bins the golden model's layers of this test hit (ci/regression/
+    coverage.py), with a note for what could not be sampled."""
+    try:
+        hits, notes = layer_hits(profile, layers)
+    except NvdlaVerifError as exc:  # cocotb-coverage missing: say so in every record, run the test all the same
+        return {"coverage": None, "coverage_notes": [str(exc)]}
+    return {"coverage": {profile.name: hits} if hits else {}, "coverage_notes": notes,
+            "layers_sampled": sum(1 for layer in layers if layer.regs is not None)}
+
+
+def shown_path(path: Path, settings: Settings) -> str:
     """A generated trace's path relative to the results folder (the same in every shard), others as they are."""
     try:
         return str(path.resolve().relative_to(settings.work.resolve().parent))
@@ -191,12 +217,13 @@ def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str
     return "error", ""
 
 
-def _run_mutant(item: Item, settings: Settings) -> Run:
+def run_mutant(item: Item, settings: Settings) -> Run:
     """Build the fixture with one bug switch, play the bench's default layer set: caught when a layer fails a
     check or the bench stops it (error); an error only because the simulator never started is no catch."""
     switch = item.params["switch"]
     if settings.impl != "rtl":
-        return Run(_record(item, settings, "skipped", "-", f"a fixture mutant needs --impl rtl (got {settings.impl})"))
+        return Run(new_record(item, settings, "skipped", "-",
+                              f"a fixture mutant needs --impl rtl (got {settings.impl})"))
     from rtl.build import BuildOptions, build
     from rtl.implementation import Rtl
     from rtl.suite import default_layers
@@ -218,17 +245,17 @@ def _run_mutant(item: Item, settings: Settings) -> Run:
                            "size_bytes": layer_bytes(path), "detail": result.detail[:300]})
     if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
         # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
-        return Run(_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
-                           f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
-                           signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
-                   results, paths)
+        return Run(new_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
+                              f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
+                              signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
+                      results, paths)
     if caught:
         smallest = min(caught, key=lambda c: c["size_bytes"])
         detail = f"caught by {len(caught)} of {len(results)} layers; smallest: {smallest['layer']}"
-        return Run(_record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
-    return Run(_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
-                       signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
-                                  "pattern": "mutant survived the default layer set"}), results, paths)
+        return Run(new_record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
+    return Run(new_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
+                          signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
+                                     "pattern": "mutant survived the default layer set"}), results, paths)
 
 
 #: What a layer's error says when the simulator never ran the bench (cocotb's GPI could not load it, the
@@ -246,6 +273,11 @@ def reproduce_command(item: Item, settings: Settings) -> str:
     profile = f" --profile {settings.profile}" if settings.profile else ""
     if item.kind == "nvidia_traces":
         return f"nvdla-verif conform {shlex.quote(item.params['path'])}{impl}{ref}{profile}"
+    if item.kind == "generated":
+        p = item.params
+        folder = f"repro-{p['family']}-{p['seed']}"
+        return (f"nvdla-verif generate --unit {p['family']} --profile {p['profile']} --seed {p['seed']} -n 1 "
+                f"--layers {p['layers']} --out {folder} && nvdla-verif conform {folder}{impl}{ref}")
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
     return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed} "
             f"--impl {shlex.quote(settings.impl)}{ref}{profile} --test {shlex.quote(item.id)}")

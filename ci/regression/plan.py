@@ -17,13 +17,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.config import infer_profile_name
+from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
 
 LEVELS = ("smoke", "nightly", "weekly")
 KINDS = ("nvidia_traces", "random_sdp", "mutants", "generated", "illegal")
 DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "suites" / "testplan.hjson"
 FIXTURE_SOURCES = Path(__file__).resolve().parents[2] / "rtl" / "fixture"
+GENERATED_PROFILE = "nv_small"
 
 
 class PlanError(NvdlaVerifError):
@@ -119,18 +120,37 @@ def _check_test(path: Path, entry: dict) -> None:
     kind = entry.get("kind")
     if kind not in KINDS:
         raise PlanError(f"{path}: test {name}: kind {kind!r} is none of {', '.join(KINDS)}")
-    required = {"nvidia_traces": ("glob",), "random_sdp": ("layers", "seeds"), "mutants": ("switches",)}
+    required = {"nvidia_traces": ("glob",), "random_sdp": ("layers", "seeds"), "mutants": ("switches",),
+                "generated": ("family", "seeds"), "illegal": ("seeds",)}
     for key in required.get(kind, ()):
         if key not in entry:
             raise PlanError(f"{path}: test {name}: a {kind} test needs {key!r}")
-    if kind == "random_sdp":
+    if kind in ("random_sdp", "generated", "illegal"):
         if entry["seeds"] not in ("fixed", "per_run"):
             raise PlanError(f"{path}: test {name}: seeds must be 'fixed' or 'per_run'")
         if entry["seeds"] == "fixed" and not entry.get("fixed_seeds"):
             raise PlanError(f"{path}: test {name}: seeds 'fixed' needs a fixed_seeds list")
-    if kind in ("generated", "illegal") and entry.get("available", False):
-        raise PlanError(f"{path}: test {name}: {kind} families are not built yet (the stimulus issue); "
-                        "mark it available: false")
+    if kind in ("generated", "illegal") and entry.get("available", True):
+        _check_generated(path, name, entry)
+
+
+def _check_generated(path: Path, name: str, entry: dict) -> None:
+    """A generated family or the illegal layers: the family exists, the profile has it and a .cfg layout."""
+    from stimulus.families import available
+
+    try:
+        profile = get_profile(entry.get("profile", GENERATED_PROFILE))
+    except NvdlaVerifError as exc:
+        raise PlanError(f"{path}: test {name}: {exc}") from None
+    if profile.layout != "master":
+        raise PlanError(f"{path}: test {name}: profile {profile.name} has the {profile.layout} register layout; "
+                        "generated layers are played as NVIDIA .cfg traces, which address the master layout")
+    if entry["kind"] == "generated" and entry["family"] not in available(profile):
+        raise PlanError(f"{path}: test {name}: family {entry['family']!r} is none of {profile.name}'s: "
+                        f"{', '.join(available(profile))}")
+    layers = entry.get("layers", 1)
+    if not isinstance(layers, int) or not 1 <= layers <= 2:
+        raise PlanError(f"{path}: test {name}: layers must be 1 or 2 (register groups 0 and 1)")
 
 
 def fixture_bug_switches(folder: Path = FIXTURE_SOURCES) -> list[str]:
@@ -165,17 +185,49 @@ def _expand(test: dict, level: str, seed: int, data_root: Path) -> list[Item]:
         return items
     if kind == "random_sdp":
         layers = int(test["layers"])
-        if test["seeds"] == "fixed":
-            seeds = [int(s) for s in test["fixed_seeds"]]
-        else:
-            count = _count_for(test, level)
-            seeds = [derived_seed(seed, test["name"], i) for i in range(count)]
+        seeds = _seeds(test, level, seed, test["name"])
         return [Item(f"random_sdp/s{s}_{layers}l", kind, {"seed": s, "layers": layers, "profile": "nv_small"})
                 for s in seeds]
     if kind == "mutants":
         switches = [s for s in fixture_bug_switches() if fnmatch.fnmatchcase(s, test["switches"])]
         return [Item(f"mutant/{s}", kind, {"switch": s, "profile": "nv_small"}) for s in switches]
+    if kind == "generated":
+        profile, family, layers = test.get("profile", GENERATED_PROFILE), test["family"], int(test.get("layers", 1))
+        suffix = f"_{layers}l" if layers > 1 else ""
+        return [Item(f"gen/{profile}/{family}/s{s}{suffix}", kind,
+                     {"family": family, "profile": profile, "seed": s, "layers": layers})
+                for s in _seeds(test, level, seed, test["name"])]
+    if kind == "illegal":
+        return _illegal_items(test, level, seed)
     return []
+
+
+def _seeds(test: dict, level: str, base: int, stream: str) -> list[int]:
+    if test["seeds"] == "fixed":
+        return [int(s) for s in test["fixed_seeds"]]
+    return [derived_seed(base, stream, i) for i in range(_count_for(test, level))]
+
+
+def _illegal_items(test: dict, level: str, base: int) -> list[Item]:
+    """`count` draws per rule of the registry (golden/rules.py) that `rules` selects and the profile can break;
+    a rule without an illegal generator is an item too, skipped with that reason, so the gap shows."""
+    from golden import rules
+    from stimulus import illegal
+
+    profile = get_profile(test.get("profile", GENERATED_PROFILE))
+    pattern = test.get("rules", "*")
+    items = []
+    for rule in rules.all_rules():
+        if not fnmatch.fnmatchcase(rule.id, pattern):
+            continue
+        if rule.id in illegal.BREAKERS and not illegal.reachable(rule.id, profile):
+            continue  # the profile lacks what breaking it needs (e.g. a unit or a precision)
+        for s in _seeds(test, level, base, f"{test['name']}:{rule.id}"):
+            params = {"rule": rule.id, "unit": rule.unit, "profile": profile.name, "seed": s}
+            if rule.id not in illegal.BREAKERS:
+                params["no_generator"] = True
+            items.append(Item(f"illegal/{profile.name}/{rule.id}/s{s}", "illegal", params))
+    return items
 
 
 def _count_for(test: dict, level: str) -> int:

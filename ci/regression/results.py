@@ -14,14 +14,29 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ci.regression import coverage as functional
+from ci.regression.code_coverage import lines as code_lines
 from ci.regression.signature import KEPT_FOLDER, normalise, text
+from golden.errors import NvdlaVerifError
 
 FAILING = ("failed", "error")
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
 RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
-COVERAGE_NOTE = ("functional coverage needs the stimulus issue's cover points, and Verilator code coverage of RTL "
-                 "runs is not collected yet: nothing is measured, nothing is claimed")
+COVERAGE_NOTE = ("functional: the stimulus covergroups (stimulus/coverage.py) sampled from every layer the golden "
+                 "model ran for a passed test (NVIDIA traces and generated layers; the fixture mutants verify the "
+                 "bench and are not sampled)")
+
+
+def shrunk_file(out: Path, item_id: str) -> Path:
+    """Where ci/regression/shrink.py leaves what shrinking an item gave (its trace beside, in OUT/shrunk/)."""
+    return out / "shrunk" / (item_id.replace("/", "__") + ".json")
+
+
+def shrunk_cases(out: Path) -> dict[str, dict]:
+    folder = out / "shrunk"
+    cases = [json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return {case["id"]: case for case in cases}
 
 
 def record_file(out: Path, item_id: str) -> Path:
@@ -76,20 +91,28 @@ def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
 
 
 def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict], unavailable: list[str],
-                 previous: list[dict] | None = None) -> dict:
+                 previous: list[dict] | None = None, shrunk: dict | None = None) -> dict:
     records = sorted(records, key=lambda r: r["id"])
     counts = {s: sum(r["status"] == s for r in records) for s in ("passed", "failed", "error", "skipped")}
     counts["total"] = len(records)
     meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
-    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records),
-              "mutants": mutant_table(records), "signoff": signoff(plan_testpoints, records, unavailable),
-              "unavailable": unavailable, "coverage": {"functional": None, "code": None, "note": COVERAGE_NOTE}}
+    hits = functional.merged_hits(records)
+    note = COVERAGE_NOTE
+    try:
+        rows = signoff(plan_testpoints, records, unavailable, hits)
+        measured = functional.functional_report(hits)
+    except NvdlaVerifError as exc:  # no cocotb-coverage here: the counts are kept, nothing is judged
+        rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
+    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk),
+              "mutants": mutant_table(records), "signoff": rows, "unavailable": unavailable,
+              "coverage": {"functional": measured, "hits": hits, "code": None, "note": note}}
     report["history"] = history(records, previous or [])
     return report
 
 
-def buckets(records: list[dict]) -> list[dict]:
-    """Failures grouped by signature, the largest bucket first; each with its smallest failing case."""
+def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
+    """Failures grouped by signature, the largest bucket first; each with its smallest failing case and, when
+    the bucket holds generated layers, its smallest generated one shrunk (`shrunk`: ci/regression/shrink.py)."""
     groups: dict[str, list[dict]] = {}
     for r in records:
         if r["status"] in FAILING and r.get("signature"):
@@ -97,9 +120,14 @@ def buckets(records: list[dict]) -> list[dict]:
     out = []
     for signature, members in groups.items():
         smallest = min(members, key=lambda r: (r.get("size_bytes") or 0, r["id"]))
-        out.append({"signature": signature, "parts": members[0]["signature"], "count": len(members),
-                    "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
-                    "reproduce": smallest.get("reproduce", "")})
+        entry = {"signature": signature, "parts": members[0]["signature"], "count": len(members),
+                 "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
+                 "reproduce": smallest.get("reproduce", "")}
+        generated = sorted((r for r in members if r["kind"] == "generated"),
+                           key=lambda r: (r.get("size_bytes") or 0, r["id"]))
+        if generated and shrunk and generated[0]["id"] in shrunk:
+            entry["shrunk"] = shrunk[generated[0]["id"]]
+        out.append(entry)
     return sorted(out, key=lambda b: (-b["count"], b["signature"]))
 
 
@@ -115,7 +143,8 @@ def mutant_table(records: list[dict]) -> list[dict]:
     return rows
 
 
-def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str]) -> list[dict]:
+def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
+            hits: dict | None = None) -> list[dict]:
     rows = []
     for tp in testpoints:
         mine = [r for r in records if tp["name"] in r["testpoints"]]
@@ -125,7 +154,9 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str])
         rows.append({"testpoint": tp["name"], "stage": tp["stage"], "tests": tp["tests"], "items": len(mine),
                      "ran": len(ran), "passed": passed, "skipped": len(mine) - len(ran),
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
-                     "not_available": missing, "covers": tp.get("covers", []), "coverage": None})
+                     "not_available": missing, "covers": tp.get("covers", []),
+                     "coverage": functional.testpoint_coverage(tp.get("covers", []), hits)
+                     if hits is not None else None})
     return rows
 
 
@@ -182,6 +213,14 @@ def summary_text(report: dict, out: Path | None = None) -> str:
             lines.append(f"       smallest: {b['smallest']}")
             if b["reproduce"]:
                 lines.append(f"       {b['reproduce']}")
+            cut = b.get("shrunk")
+            if cut and cut.get("path"):
+                lines.append(f"       shrunk: {cut['id']} to {cut['layers']} layer(s), {cut['bytes']} bytes of trace "
+                             f"data (from {cut['from_bytes']}, {cut['attempts']} attempts): {cut['describe'][:150]}")
+                where = f"cd {out} && " if out is not None else ""
+                lines.append(f"       {where}{cut['reproduce']}")
+            elif cut:
+                lines.append(f"       shrinking: {cut['id']} did not fail again when replayed (flaky?)")
     if report["mutants"]:
         lines.append("fixture mutants:")
         for row in report["mutants"]:
@@ -195,15 +234,43 @@ def summary_text(report: dict, out: Path | None = None) -> str:
         for key in ("new_failures", "fixed", "flaky"):
             for item_id in h[key][:20]:
                 lines.append(f"  {key.replace('_', ' ')}: {item_id}")
-    lines.append("sign-off (testpoint, stage, passed/ran, skipped, not available):")
-    for row in report["signoff"]:
-        missing = ", ".join(row["not_available"]) or "-"
-        lines.append(f"  {row['testpoint']:38} {row['stage']:8} {row['passed']:4}/{row['ran']:<4} "
-                     f"{row['skipped']:4} {missing}")
-    lines.append(f"coverage: not measured ({COVERAGE_NOTE})")
+    lines += signoff_lines(report["signoff"])
+    lines += code_lines(report["coverage"].get("code"))
+    lines.append("functional coverage per covergroup (bins hit by passed tests; every hole in coverage.txt):")
+    lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4, points_shown=4) or [
+        f"  nothing sampled ({report['coverage']['note']})"]
     if out is not None:
         lines.append(f"results: {out / 'results.json'}  junit: {out / 'junit.xml'}")
     return "\n".join(lines)
+
+
+def signoff_lines(rows: list[dict]) -> list[str]:
+    """The sign-off table: testpoint, stage, tests, passed/ran, pass rate, coverage of its cover points."""
+    lines = [f"sign-off: {'testpoint':34} {'stage':8} {'passed/ran':>10} {'pass':>6} {'coverage':>22}  tests"]
+    for row in rows:
+        rate = "-" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
+        lines.append(f"  {row['testpoint']:42} {row['stage']:8} {row['passed']:>4}/{row['ran']:<5} {rate:>6} "
+                     f"{coverage_cell(row):>22}  {', '.join(row['tests'])}")
+        extra = []
+        if row["skipped"]:
+            extra.append(f"{row['skipped']} skipped")
+        if row["not_available"]:
+            extra.append("not available: " + ", ".join(row["not_available"]))
+        cov = row.get("coverage") or {}
+        if cov.get("unknown"):
+            extra.append("unknown cover points: " + ", ".join(cov["unknown"]))
+        if extra:
+            lines.append(f"      ({'; '.join(extra)})")
+    return lines
+
+
+def coverage_cell(row: dict) -> str:
+    cov = row.get("coverage")
+    if cov is None:
+        return "not measured" if row.get("covers") else "no cover points"
+    if cov["rate"] is None:
+        return cov.get("note", "no bins")
+    return f"{100 * cov['rate']:.1f}% ({cov['hit']}/{cov['bins']} bins)"
 
 
 def previous_runs(out: Path) -> list[dict]:

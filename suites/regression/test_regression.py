@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from ci.regression.engine import Settings, run_item
+from ci.regression.engine import Settings
+from ci.regression.items import run_item
 from ci.regression.plan import Item
 from ci.regression.results import write_record
 from ci.regression.signature import text
@@ -108,6 +109,10 @@ def _attach(run, tmp_path: Path) -> None:
     allure.attach(json.dumps(run.record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
     if run.record.get("reproduce"):
         allure.attach(run.record["reproduce"], name="reproduce", attachment_type=text_type)
+    if run.record.get("coverage"):
+        added = [f"{profile}.{key}: {', '.join(f'{b} x{n}' for b, n in bins.items())}"
+                 for profile, items in run.record["coverage"].items() for key, bins in items.items()]
+        allure.attach("\n".join(added), name="coverage added", attachment_type=text_type)
     several = len(run.results) > 1
     for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):
         if several and result.status in ("passed", "unsupported"):

@@ -1,7 +1,9 @@
 """An external implementation for the command tests: the golden model in a separate process, speaking the
 file protocol of `--impl command` (ci/implementations/command.py, README "External programs").
 
-    python golden_program.py [--fault wrong-byte|exit-1|hang|nothing] FOLDER
+    python golden_program.py [--fault wrong-byte|exit-1|hang|nothing] [--over N] FOLDER
+
+--over N: the wrong byte only in regions larger than N bytes (a bug that needs a large enough layer).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from golden.trace import load_trace
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fault", choices=("wrong-byte", "exit-1", "hang", "nothing"))
+    parser.add_argument("--over", type=int, default=0)
     parser.add_argument("folder", type=Path)
     args = parser.parse_args()
     request = json.loads((args.folder / "request.json").read_text())
@@ -39,7 +42,7 @@ def main() -> int:
         data = outcome.regions.get(region["id"])
         if data is None:
             continue
-        if args.fault == "wrong-byte" and data.size:
+        if args.fault == "wrong-byte" and data.size > args.over:
             data = data.copy()
             data[0] ^= 0x01  # the first element of the first surface in the region
         (out / region["file"]).write_text(format_records([(0, data)]))

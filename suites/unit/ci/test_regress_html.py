@@ -15,7 +15,8 @@ from ci.regression.html import ReportError, allure_command, outside_references, 
 from suites.unit.ci.regress_helpers import data_root, faulty_impl, regress, write_plan
 
 TESTS = '{"name": "traces", "kind": "nvidia_traces", "glob": "trace_tests/nv_small/*/*.cfg"}'
-POINTS = '{"name": "sdp_report_check", "stage": "smoke", "desc": "report (README)", "tests": ["traces"]}'
+POINTS = ('{"name": "sdp_report_check", "stage": "smoke", "desc": "report (README)", "tests": ["traces"], '
+          '"covers": ["nv_small.sdp.width"]}')
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                   "--virtual-time-budget=20000", "--host-resolver-rules=MAP * ~NOTFOUND")
 
@@ -92,6 +93,12 @@ def test_the_report_renders_suites_a_failing_tests_attachments_and_categories(nv
     failing = next(r for r in raw if r["status"] == "failed")
     registers = next(a for a in failing["attachments"] if a["name"] == "decoded registers")
     assert "SDP.D_DP_BS_CFG" in (out / "allure-results" / registers["source"]).read_text()
+
+    signoff = next(key for key, r in results.items() if r["name"] == "testplan sign-off")
+    table = _dom(chromium, page, f"#/{signoff}")
+    for cell in ("sdp_report_check", "pass rate", "1/2", "50%", "sign-off table", "functional coverage and holes"):
+        assert cell in table, cell
+    assert re.search(r"\d+\.\d% \(\d+/4 bins\)", table)  # nv_small.sdp.width: 4 bins
 
     bucket = json.loads((out / "results.json").read_text())["buckets"][0]["signature"]
     categories = _dom(chromium, page, "#/categories")

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("hjson")
 
 from ci.regression.plan import DEFAULT_PLAN, PlanError, load_plan, parse_shard, shard  # noqa: E402
+from golden.config import get_profile  # noqa: E402
 from suites.unit.ci.regress_helpers import write_plan  # noqa: E402
 
 SPEC_DOCUMENTS = ("nvdla-programming-guide.md", "nvdla-in-memory-data-formats.md", "nvdla-precision-preservation.md")
@@ -73,10 +74,31 @@ def test_per_run_seeds_follow_the_base_seed(plan, nvdla_data):
     assert smoke_seeds == [1, 4, 7, 10]  # the smoke level's random layers are fixed, whatever the base seed
 
 
-def test_families_that_do_not_exist_yet_are_listed_not_run(plan, nvdla_data):
-    assert plan.unavailable("weekly") == ["generated_conv", "illegal_register_values"]
-    assert plan.unavailable("nightly") == []
-    assert not [i for i in plan.items("weekly", 1, nvdla_data) if i.kind in ("generated", "illegal")]
+def test_generated_families_and_illegal_rules_expand_per_level_and_seed(plan, nvdla_data):
+    from golden import rules
+    from stimulus import illegal
+    from stimulus.families import available
+
+    nightly = [i for i in plan.items("nightly", 3, nvdla_data) if i.kind == "generated"]
+    weekly = [i for i in plan.items("weekly", 3, nvdla_data) if i.kind == "generated"]
+    small = get_profile("nv_small")
+    assert {i.params["family"] for i in nightly} == set(available(small)) - {"bdma"}
+    assert all(i.params["profile"] == "nv_small" for i in nightly) and len(weekly) > 2 * len(nightly)
+    assert {i.params["profile"] for i in weekly} == {"nv_small", "nv_large"}
+    again = {i.id for i in plan.items("nightly", 3, nvdla_data) if i.kind == "generated"}
+    other = {i.id for i in plan.items("nightly", 4, nvdla_data) if i.kind == "generated"}
+    assert again == {i.id for i in nightly} and not again & other
+    breakable = {r.id for r in rules.all_rules() if r.id in illegal.BREAKERS and illegal.reachable(r.id, small)}
+    broken = [i for i in plan.items("nightly", 3, nvdla_data) if i.kind == "illegal"]
+    assert {i.params["rule"] for i in broken} >= breakable and len(broken) >= len(breakable)
+    assert plan.unavailable("weekly") == []
+
+
+def test_a_test_marked_unavailable_is_listed_not_run(tmp_path, nvdla_data):
+    path = write_plan(tmp_path / "plan.hjson", '{"name": "g", "kind": "generated", "family": "nope", "seeds": '
+                      '"per_run", "available": false}', '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["g"]}')
+    plan = load_plan(path)
+    assert plan.unavailable("smoke") == ["g"] and plan.items("smoke", 1, nvdla_data) == []
 
 
 @pytest.mark.parametrize("total", [1, 2, 3, 4, 7])
@@ -100,8 +122,12 @@ def test_a_bad_shard_is_one_error(text):
      "test a: a nvidia_traces test needs 'glob'"),
     ('{"name": "a", "kind": "magic"}', '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}',
      "test a: kind 'magic'"),
-    ('{"name": "a", "kind": "generated", "available": true}',
-     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "not built yet"),
+    ('{"name": "a", "kind": "generated", "family": "magic", "seeds": "per_run"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'magic' is none of nv_small's"),
+    ('{"name": "a", "kind": "generated", "family": "bdma", "profile": "nv_full", "seeds": "per_run"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "nvdlav1 register layout"),
+    ('{"name": "a", "kind": "illegal", "seeds": "fixed"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "needs a fixed_seeds list"),
     ('{"name": "a", "kind": "mutants", "switches": "*"}',
      '{"name": "p", "stage": "daily", "desc": "d", "tests": ["a"]}',
      "testpoint p: stage 'daily'"),
@@ -121,3 +147,23 @@ def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
     (tmp_path / "a.v").write_text("`ifdef FX_BUG_ONE\n  x\n`endif\n`ifndef  FX_BUG_TWO\n`endif\n// FX_BUG_NOT\n")
     (tmp_path / "b.v").write_text("`ifdef FX_BUG_ONE\n`endif\n")
     assert fixture_bug_switches(tmp_path) == ["FX_BUG_ONE", "FX_BUG_TWO"]
+
+
+def test_every_cover_point_the_plan_lists_exists(plan):
+    pytest.importorskip("cocotb_coverage")
+    from ci.regression.coverage import known_cover_points, matches
+
+    profiles = ("nv_small", "nv_large", "nv_full")
+    known = {(p, key) for p in profiles for key in known_cover_points([p])}
+    for tp in plan.testpoints:
+        for entry in tp["covers"]:
+            assert any(matches(entry, p, key) for p, key in known), f"{tp['name']}: {entry} names no cover point"
+
+
+def test_a_cover_entry_names_points_groups_prefixes_and_globs():
+    from ci.regression.coverage import matches
+
+    assert matches("sdp.BS.alu", "nv_small", "sdp.BS.alu") and matches("nv_small.sdp.BS.alu", "nv_small", "sdp.BS.alu")
+    assert matches("sdp", "nv_large", "sdp.width") and matches("nv_small.pdp", "nv_small", "pdp.kernel_w")
+    assert matches("pdp.kernel_*", "nv_small", "pdp.kernel_h") and not matches("pdp.kernel_*", "nv_small", "pdp.pad")
+    assert not matches("nv_small.sdp", "nv_large", "sdp.width") and not matches("sd", "nv_small", "sdp.width")

@@ -1,6 +1,6 @@
 """Shards: four shards run one after another and merged (nvdla-verif report merge) give the same tests,
-verdicts, triage buckets, sign-off and coverage as one unsharded run with the same seed; history compares
-a run with the previous one in the same folder."""
+verdicts, triage buckets, sign-off and functional coverage as one unsharded run with the same seed; history
+compares a run with the previous one in the same folder."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ TESTS = """
     {"name": "random", "kind": "random_sdp", "layers": 1, "seeds": "per_run", "count": {"smoke": 3}}
 """
 POINTS = """
-    {"name": "sdp", "stage": "smoke", "desc": "shards (README Nightly regression)", "tests": ["traces", "random"]}
+    {"name": "sdp", "stage": "smoke", "desc": "shards (README Nightly regression)", "tests": ["traces", "random"],
+     "covers": ["nv_small.sdp.width", "sdp.BS.*", "no_such.point"]}
 """
 BROKEN = "sdp_3x3x33_bs_int8_reg_0=wrong-byte,sdp_4x22x42_bypass_int8=wrong-byte,sdp_1x1x1_pass_through_int8=crash"
 
@@ -54,6 +55,30 @@ def test_four_merged_shards_equal_one_run(runs):
     assert sum(shard_sizes) == 9 and all(size in (2, 3) for size in shard_sizes)
     assert content(merged) == content(single)
     assert (tmp / "merged" / "junit.xml").read_text().count("<testcase") == 9
+
+
+def test_merged_functional_coverage_is_the_one_run_coverage(runs):
+    tmp, _, _ = runs
+    single, merged = _report(tmp / "single"), _report(tmp / "merged")
+    assert merged["coverage"] == single["coverage"] and merged["signoff"] == single["signoff"]
+    shards = [_report(tmp / f"shard{i}")["coverage"]["hits"]["nv_small"] for i in range(1, 5)]
+    hits = single["coverage"]["hits"]["nv_small"]
+    # Every offline nv_small SDP layer hits the one precision bin once; only passed tests count.
+    passed = [r for r in single["tests"] if r["status"] == "passed"]
+    layers = sum(r["layers_sampled"] for r in passed)
+    assert len(passed) == 6 and layers >= 6
+    assert hits["sdp.precision"] == {"int8->int8": layers}
+    assert sum(s.get("sdp.precision", {}).get("int8->int8", 0) for s in shards) == layers
+    failed = [r for r in single["tests"] if r["status"] == "failed"]
+    assert all(r["coverage"]["nv_small"]["sdp.precision"] for r in failed)  # sampled, yet not merged
+    row = single["signoff"][0]["coverage"]
+    assert row["unknown"] == ["no_such.point"] and 0 < row["hit"] < row["bins"]
+    functional = single["coverage"]["functional"]["nv_small"]["sdp"]
+    assert functional["point_hit"] + functional["cross_hit"] < functional["point_bins"] + functional["cross_bins"]
+    assert "nv_small.sdp" in (tmp / "merged" / "coverage.txt").read_text()
+    assert "no_such.point" in (tmp / "merged" / "signoff.txt").read_text()
+    signoff_results = list((tmp / "merged" / "allure-results").glob("nvdla-signoff*-result.json"))
+    assert len(signoff_results) == 1 and "<table>" in signoff_results[0].read_text()
 
 
 def test_failures_are_bucketed_with_the_smallest_case_and_a_reproduce_command(runs):
