@@ -35,11 +35,16 @@ SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
-    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream)."""
+    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
+    of a multi-layer sequence the last of them started (a deconvolution's phases and Rubik contract)."""
     generator = GENERATORS[family]
     choose = Seeded([seed, index])
     shared = SHARED[family](choose, profile) if family in SHARED else {}
-    return [generator(choose, profile, slot, **shared) for slot in range(count)]
+    drawn = [generator(choose, profile, slot, **shared) for slot in range(count)]
+    chain = shared.get("chain")
+    while chain is not None and chain.queue:
+        drawn.append(chain.queue.pop(0))  # a started sequence ends in the trace: a deconvolution's Rubik layer checks
+    return drawn
 
 
 def write_generated(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:

@@ -135,16 +135,13 @@ def _check_test(path: Path, entry: dict) -> None:
 
 
 def _check_generated(path: Path, name: str, entry: dict) -> None:
-    """A generated family or the illegal layers: the family exists, the profile has it and a .cfg layout."""
+    """A generated family or the illegal layers: the family exists and the profile has it."""
     from stimulus.families import available
 
     try:
         profile = get_profile(entry.get("profile", GENERATED_PROFILE))
     except NvdlaVerifError as exc:
         raise PlanError(f"{path}: test {name}: {exc}") from None
-    if profile.layout != "master":
-        raise PlanError(f"{path}: test {name}: profile {profile.name} has the {profile.layout} register layout; "
-                        "generated layers are played as NVIDIA .cfg traces, which address the master layout")
     if entry["kind"] == "generated" and entry["family"] not in available(profile):
         raise PlanError(f"{path}: test {name}: family {entry['family']!r} is none of {profile.name}'s: "
                         f"{', '.join(available(profile))}")

@@ -84,7 +84,9 @@ def test_generated_families_and_illegal_rules_expand_per_level_and_seed(plan, nv
     small = get_profile("nv_small")
     assert {i.params["family"] for i in nightly} == set(available(small)) - {"bdma"}
     assert all(i.params["profile"] == "nv_small" for i in nightly) and len(weekly) > 2 * len(nightly)
-    assert {i.params["profile"] for i in weekly} == {"nv_small", "nv_large"}
+    assert {i.params["profile"] for i in weekly} == {"nv_small", "nv_large", "nv_full"}
+    full = {i.params["family"] for i in weekly if i.params["profile"] == "nv_full"}
+    assert {"deconv", "bdma", "rubik"} <= full <= set(available(get_profile("nv_full")))
     again = {i.id for i in plan.items("nightly", 3, nvdla_data) if i.kind == "generated"}
     other = {i.id for i in plan.items("nightly", 4, nvdla_data) if i.kind == "generated"}
     assert again == {i.id for i in nightly} and not again & other
@@ -124,8 +126,8 @@ def test_a_bad_shard_is_one_error(text):
      "test a: kind 'magic'"),
     ('{"name": "a", "kind": "generated", "family": "magic", "seeds": "per_run"}',
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'magic' is none of nv_small's"),
-    ('{"name": "a", "kind": "generated", "family": "bdma", "profile": "nv_full", "seeds": "per_run"}',
-     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "nvdlav1 register layout"),
+    ('{"name": "a", "kind": "generated", "family": "rubik", "seeds": "per_run"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'rubik' is none of nv_small's"),
     ('{"name": "a", "kind": "illegal", "seeds": "fixed"}',
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "needs a fixed_seeds list"),
     ('{"name": "a", "kind": "mutants", "switches": "*"}',
