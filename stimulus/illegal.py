@@ -25,6 +25,8 @@ from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
+from golden.units.pdp.config import validate as pdp_validate
+from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
@@ -136,6 +138,17 @@ def _split_overlap(spec, choose, atom):
                      shape=(spec.shape[0], spec.shape[1], width), out_hw=(spec.out_hw[0], out))
 
 
+def _pad_value_sign(spec, choose, atom):
+    """One PAD_VALUE_nX written with bit 18 flipped: the cmod's low bits unchanged, the RTL's value not."""
+    if spec.method != "average" or spec.precision not in PAD_VALUE_BITS:
+        return None
+    n = choose.integer(1, 7)
+    if PAD_VALUE_BITS[spec.precision][n - 1] >= PAD_VALUE_FIELD_BITS:
+        return None
+    value = ((n * spec.pad_value) & ((1 << PAD_VALUE_FIELD_BITS) - 1)) ^ (1 << (PAD_VALUE_FIELD_BITS - 1))
+    return replace(spec, overrides={**spec.overrides, PAD_VALUES[n - 1]: value})
+
+
 PDP_BREAKERS = {
     "PDP-KERNEL-SIZE": _kernel_size,
     "PDP-PAD-LEFT-RIGHT": _pad_left_right,
@@ -155,6 +168,7 @@ PDP_BREAKERS = {
     "PDP-SPLIT-IN-SUM": _needs_split(_split_change(ins=(1, 0, 0))),
     "PDP-RDMA-MIRROR": _override(PDP_RDMA__D_DATA_CUBE_IN_CHANNEL__CUBE_IN_CHANNEL=lambda s: s.shape[0]),
     "PDP-RDMA-OFFLINE": _override(PDP_RDMA__D_FLYING_MODE__FLYING_MODE="ON_FLYING"),
+    "PDP-PAD-VALUE-SIGN": _pad_value_sign,
 }
 
 #: Rules that the breaker of a rule necessarily breaks too (the split widths depend on each other).
@@ -231,7 +245,10 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
     regs = layer.values(RegisterMap.for_profile(profile))
     rule_id = layer.choices.get("illegal")
     if rule_id and rules.REGISTRY[rule_id].advisory:
-        sdp_validate.validate(sdp_decode(regs), profile, strict=True)
+        if rules.REGISTRY[rule_id].unit == "PDP":
+            pdp_validate(pdp_decode(regs), regs, strict=True)
+        else:
+            sdp_validate.validate(sdp_decode(regs), profile, strict=True)
         return
     if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
         golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))

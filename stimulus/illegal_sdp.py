@@ -8,6 +8,7 @@ not generated legal, so the EQL breakers first turn a legal layer into a legal E
 from __future__ import annotations
 
 from golden.config import Profile
+from golden.formats import auxiliary
 
 PRECISION_CODES = {"INT8": 0, "INT16": 1, "FP16": 2}
 STAGE = {"B": "BS", "N": "BN", "E": "EW"}
@@ -277,3 +278,30 @@ REQUIRES = {
     "SDP-EQL-OUTPUT-CVT": _has("SDP_EW"), "SDP-EQL-NO-WINOGRAD-BATCH": _has("SDP_EW", "BATCH"),
     "SDP-BATCH-ON-THE-FLY": _has("BATCH"), "SDP-BATCH-ALIGNMENT": _has("BATCH"),
 }
+
+
+def _operand_one_by_one(letter: str):
+    """A legal layer with a per-element operand `letter` made 1x1xC, every other surface packed, that operand not."""
+    def breaker(fields, choose, profile: Profile):
+        cfg = f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_"
+        if fields.get(cfg + "DISABLE") != 0 or fields.get(cfg + "DATA_MODE") != "PER_ELEMENT":
+            return None
+        fields = _one_by_one("SDP.D_DST", "DST")(fields, choose, profile)
+        atom = profile.memory_atomic_size
+        fields["SDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE"] = fields["SDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE"] = atom
+        proc = fields["SDP.D_DATA_FORMAT.PROC_PRECISION"].lower()
+        for other, reg in (("B", "BS"), ("N", "BN"), ("E", "EW")):
+            other_cfg = f"SDP_RDMA.D_{other}RDMA_CFG.{other}RDMA_"
+            if fields.get(other_cfg + "DATA_MODE") != "PER_ELEMENT" or fields.get(other_cfg + "DISABLE") != 0:
+                continue
+            use, size = fields[other_cfg + "DATA_USE"], fields[other_cfg + "DATA_SIZE"]
+            packed = auxiliary.bytes_per_atom(proc, use, size, atom)
+            stride = 2 * packed if other == letter else packed
+            fields[f"SDP_RDMA.D_{reg}_LINE_STRIDE.{reg}_LINE_STRIDE"] = stride
+            fields[f"SDP_RDMA.D_{reg}_SURFACE_STRIDE.{reg}_SURFACE_STRIDE"] = stride
+        return fields
+    return breaker
+
+
+BREAKERS.update({f"SDP-{x}RDMA-1X1XC-PACKED": _operand_one_by_one(x) for x in "BNE"})
+REQUIRES["SDP-ERDMA-1X1XC-PACKED"] = _has("SDP_EW")

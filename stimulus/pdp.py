@@ -16,7 +16,7 @@ import numpy as np
 
 from golden.config import Profile
 from golden.numerics import fp
-from golden.units.pdp.config import PAD_VALUE_BITS
+from golden.units.pdp.rules import PAD_VALUE_FIELD_BITS, PAD_VALUES
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
 
@@ -50,11 +50,11 @@ def _recip(precision: str, kernel: int) -> int:
 
 
 def _pad_fields(precision: str, pad_value: int) -> dict:
+    """n x the pad value, sign-extended over the whole field (rule PDP-PAD-VALUE-SIGN: the cmod reads the low
+    PAD_VALUE_BITS, the RTL all of them)."""
     if precision == "fp16":
         return {}
-    bits = PAD_VALUE_BITS[precision]
-    return {f"PDP.D_POOLING_PADDING_VALUE_{n}_CFG.PAD_VALUE_{n}X": (n * pad_value) & ((1 << bits[n - 1]) - 1)
-            for n in range(1, 8)}
+    return {field: (n * pad_value) & ((1 << PAD_VALUE_FIELD_BITS) - 1) for n, field in enumerate(PAD_VALUES, start=1)}
 
 
 def fields(spec: PdpSpec) -> dict:

@@ -147,6 +147,8 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
         spatial = shape
         line = width * atom + atom * c.size(0, 2)
         surface = line * height + atom * c.size(0, 2)
+        if width == 1 and height == 1:  # rule SDP-{B,N,E}RDMA-1X1XC-PACKED
+            line, surface = atom, atom
     components = aux.COMPONENTS_PER_ELEMENT[use]
     dtype_precision = "fp16" if proc == "fp16" else ("int8" if size == "ONE_BYTE" else "int16")
     values = data.values(b.rng, dtype_precision, (*spatial, components), scale=2.0)

@@ -7,16 +7,17 @@ D_SRC_* registers are not used by the datapath (NVIDIA's traces leave them 0).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from golden import rules
 from golden.regs.values import RegisterValues
-from golden.units.pdp.rules import pooled_size  # noqa: F401  (imported from here; registers the PDP rules)
+
+# pooled_size and the PAD_VALUE widths are imported from here; importing rules registers the PDP rules.
+from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
+from golden.units.sdp.validate import LimitationWarning
 
 METHODS = {"POOLING_METHOD_AVERAGE": "average", "POOLING_METHOD_MAX": "max", "POOLING_METHOD_MIN": "min"}
-#: Sign bit index + 1 of PAD_VALUE_1X..7X per precision: the cmod sign-extends 8,9,10,10,11,11,11 bits
-#: for int8 and 16,17,18,18,19,19,19 for int16 (n x pad value needs log2(n) more bits).
-PAD_VALUE_BITS = {"int8": (8, 9, 10, 10, 11, 11, 11), "int16": (16, 17, 18, 18, 19, 19, 19)}
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,15 @@ def decode(regs: RegisterValues) -> PdpConfig:
     )
 
 
-def validate(cfg: PdpConfig, regs: RegisterValues) -> None:
+def _advise(rule, message):
+    """An advisory rule broken outside strict mode: warn and compute the cmod's result."""
+    warnings.warn(f"{', '.join(rule.fields)}: {message} [rule: {rule.label}]", LimitationWarning, stacklevel=4)
+
+
+def validate(cfg: PdpConfig, regs: RegisterValues, strict: bool = False) -> None:
     """Every PDP limitation of the programming guide, plus the register consistency the model needs.
 
     The rules are golden/units/pdp/rules.py's, in the registry (golden/rules.py) that stimulus uses too.
+    Advisory rules (LimitationWarning) raise too when `strict` (what a stimulus generator should use).
     """
-    rules.enforce("PDP", cfg, rules.Facts(regs))
+    rules.enforce("PDP", cfg, rules.Facts(regs), strict, _advise)

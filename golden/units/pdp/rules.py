@@ -23,6 +23,12 @@ MIRRORED = (("D_DATA_CUBE_IN_WIDTH", "CUBE_IN_WIDTH"), ("D_DATA_CUBE_IN_HEIGHT",
 MIRRORED_SPLIT = (("D_OPERATION_MODE_CFG", "SPLIT_NUM"), ("D_PARTIAL_WIDTH_IN", "PARTIAL_WIDTH_IN_FIRST"),
                   ("D_PARTIAL_WIDTH_IN", "PARTIAL_WIDTH_IN_MID"), ("D_PARTIAL_WIDTH_IN", "PARTIAL_WIDTH_IN_LAST"),
                   ("D_POOLING_KERNEL_CFG", "KERNEL_WIDTH"), ("D_POOLING_KERNEL_CFG", "KERNEL_STRIDE_WIDTH"))
+#: Sign bit index + 1 of PAD_VALUE_1X..7X per precision: the cmod sign-extends 8,9,10,10,11,11,11 bits
+#: for int8 and 16,17,18,18,19,19,19 for int16 (n x pad value needs log2(n) more bits).
+PAD_VALUE_BITS = {"int8": (8, 9, 10, 10, 11, 11, 11), "int16": (16, 17, 18, 18, 19, 19, 19)}
+#: Width of each PAD_VALUE_nX field (register map: bits [18:0]).
+PAD_VALUE_FIELD_BITS = 19
+PAD_VALUES = tuple(f"PDP.D_POOLING_PADDING_VALUE_{n}_CFG.PAD_VALUE_{n}X" for n in range(1, 8))
 
 
 def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride: int) -> int:
@@ -220,3 +226,23 @@ def _rdma_mirror(cfg, facts):
 def _rdma_offline(cfg, facts):
     if not cfg.on_the_fly and facts.regs.enum("PDP_RDMA", "D_FLYING_MODE", "FLYING_MODE") != "OFF_FLYING":
         return "offline PDP needs PDP_RDMA.D_FLYING_MODE=OFF_FLYING"
+
+
+# The guide ("Register definition": D_POOLING_PADDING_VALUE_*_CFG is "the padded value", used in AVE mode)
+# gives no width. NVIDIA's cmod sign-extends PAD_VALUE_nX from its low 8..11 bits (int8; PAD_VALUE_BITS),
+# while the nv_small RTL (vmod/nvdla/pdp/NV_NVDLA_PDP_CORE_cal2d.v: pad_table_out =
+# reg2dp_pad_value_nx_cfg[18:0], then $signed(pad_table_out) * kernel_width) reads the whole 19-bit field as
+# signed: -3 written as 0xFD pads with -3 on the cmod and +253 on the RTL. The two agree only when the bits
+# above the cmod's sign bit repeat it. Advisory: NVIDIA's split max-pooling traces write random values there
+# (unused outside AVE mode, and the cmod's reading is what the golden model computes).
+@rule("PDP-PAD-VALUE-SIGN", "PDP", "programming-guide: PDP programming/Register definition "
+      "(D_POOLING_PADDING_VALUE_*_CFG)", PAD_VALUES,
+      "integer average pooling: the bits of PAD_VALUE_nX above the cmod's sign bit repeat the sign", advisory=True)
+def _pad_value_sign(cfg, facts):
+    if cfg.method != "average" or cfg.precision not in PAD_VALUE_BITS:
+        return None
+    for n, (value, bits) in enumerate(zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True), start=1):
+        high = value >> (bits - 1)  # the sign bit and everything above it
+        if high not in (0, (1 << (PAD_VALUE_FIELD_BITS - bits + 1)) - 1):
+            return (f"PAD_VALUE_{n}X=0x{value:x}: bits [18:{bits - 1}] differ (the cmod reads {bits} signed bits, "
+                    "the RTL all 19)")

@@ -6,6 +6,7 @@ keeps the rule. PReLU with an active ALU is advisory (NVIDIA's own traces progra
 
 from __future__ import annotations
 
+from golden.formats import auxiliary
 from golden.rules import rule
 
 GENERAL = "programming-guide: Limitation/SDP/General"
@@ -252,3 +253,31 @@ def _layout_rules(prefix: str, which: str) -> None:
 
 for _prefix, _which in (("SDP.D_DST", "DST"), ("SDP_RDMA.D_SRC", "SRC")):
     _layout_rules(_prefix, _which)
+
+
+# "For 1x1xC cube, it should always be line_packed and surf_packed" holds for the per-element operands too: the
+# nv_small RTL's operand DMA (vmod/nvdla/sdp/NV_NVDLA_SDP_RDMA_ig.v, shared by BRDMA/NRDMA/ERDMA) reads a 1x1
+# cube (cfg_mode_1x1_pack = width==0 & height==0) as one straight request from the base address and never adds
+# the surface stride, so an unpacked 1x1xC operand reads other bytes on the RTL than the strides describe.
+def _operand_packed_rule(attr: str, letter: str, name: str) -> None:
+    line_field = f"SDP_RDMA.D_{name}_LINE_STRIDE.{name}_LINE_STRIDE"
+    surface_field = f"SDP_RDMA.D_{name}_SURFACE_STRIDE.{name}_SURFACE_STRIDE"
+
+    @rule(f"SDP-{letter}RDMA-1X1XC-PACKED", "SDP", FORMAT,
+          (f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DATA_MODE", line_field, surface_field),
+          f"a per-element {name} operand of a 1x1xC cube of more than one atom is line and surface packed")
+    def packed(cfg, facts):
+        dma = cfg.dmas[letter]
+        if dma.disable or dma.mode != "PER_ELEMENT" or not any(_memory_users(getattr(cfg, attr))):
+            return None
+        if cfg.width != 1 or cfg.height != 1 or cfg.channel <= auxiliary.element_per_atom(cfg.proc_precision,
+                                                                                          facts.atom):
+            return None
+        packed_bytes = auxiliary.bytes_per_atom(cfg.proc_precision, dma.use, dma.size, facts.atom)
+        if (dma.line_stride, dma.surface_stride) != (packed_bytes, packed_bytes):
+            return (f"a 1x1xC per-element {name} operand must be line and surface packed: strides "
+                    f"{dma.line_stride}/{dma.surface_stride}, one operand atom is {packed_bytes} bytes")
+
+
+for _attr, _letter, _name in STAGES:
+    _operand_packed_rule(_attr, _letter, _name)

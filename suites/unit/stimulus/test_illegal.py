@@ -25,7 +25,8 @@ NV_SMALL_UNREACHABLE = {"SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP
                         "SDP-EW-FP16-ALU-CVT", "SDP-EW-FP16-MUL-CVT", "SDP-BATCH-ON-THE-FLY", "SDP-BATCH-ALIGNMENT",
                         "SDP-EW-PRELU-ALU", "SDP-ERDMA-NEEDED", "SDP-ERDMA-DATA-USE", "SDP-BRDMA-FP16-SIZE",
                         "SDP-NRDMA-FP16-SIZE", "SDP-ERDMA-FP16-SIZE", "SDP-EQL-ALU-CVT", "SDP-EQL-LUT",
-                        "SDP-EQL-OUTPUT-CVT", "SDP-EQL-NO-WINOGRAD-BATCH"}
+                        "SDP-EQL-OUTPUT-CVT", "SDP-EQL-NO-WINOGRAD-BATCH",
+                        "SDP-ERDMA-1X1XC-PACKED"}
 
 
 def test_reachability_by_profile():
