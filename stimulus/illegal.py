@@ -23,10 +23,12 @@ from golden.trace import load_trace
 from golden.units import pdp as golden_pdp
 from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
+from golden.units.cdp.config import decode as cdp_decode
+from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_sdp, pdp, sdp
+from stimulus import illegal_dma, illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
@@ -167,15 +169,39 @@ PDP_COMPANIONS = {
 }
 
 
-BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS}
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
-DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode}
+DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
 
 def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
     """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
-    regs = layer.values(RegisterMap.for_profile(profile))
+    regmap = RegisterMap.for_profile(profile)
+    if unit == "BDMA":  # every operation the layer caches
+        return {r.id for op in illegal_dma.bdma_operations(layer.writes, regmap)
+                for r, _ in rules.violations(unit, op, rules.Facts(profile=profile))}
+    regs = layer.values(regmap)
     return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
+
+
+def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    """A legal layer of the rule's family with one DMA value changed (golden/units/dma_rules.py's rules)."""
+    from stimulus.families import GENERATORS  # the families import every generator; illegal is one of its users
+
+    unit = rules.REGISTRY[rule_id].unit
+    legal = GENERATORS[illegal_dma.FAMILIES[unit]](choose, profile, 0)
+    regmap = RegisterMap.for_profile(profile)
+    if unit == "BDMA":
+        writes = illegal_dma.BDMA_BREAKERS[rule_id](list(legal.writes), illegal_dma.bdma_operations(
+            legal.writes, regmap), choose)
+        return None if writes is None else replace_layer(legal, writes=writes, choices=dict(legal.choices))
+    dma, breaker = illegal_dma.FEATURE_BREAKERS[rule_id]
+    regs = legal.values(regmap)
+    surface = dma.surface(DECODERS[unit](regs), rules.Facts(regs, profile))
+    if surface is None:
+        return None
+    fields = breaker(dict(legal.fields), surface, choose, profile.memory_atomic_size)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 
 
 def _pdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
@@ -199,8 +225,10 @@ def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
-    if unit in ("PDP", "CDP") and not profile.has(unit):  # SDP is in every profile
+    if unit in ("PDP", "CDP", "BDMA") and not profile.has(unit):  # SDP and the convolution are in every profile
         return False
+    if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
+        return illegal_dma.requires(rule_id, profile)
     return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
 
 
@@ -212,7 +240,10 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
         raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
     unit = rules.REGISTRY[rule_id].unit
     allowed = {rule_id} | COMPANIONS.get(rule_id, set())
-    candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
+    if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
+        candidate = _dma_candidate
+    else:
+        candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
     for _ in range(attempts):
         layer = candidate(rule_id, choose, profile)
         if layer is None:

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.units import dma_rules  # noqa: F401  (registers the BDMA strides' rules)
 from golden.units.base import LayerContext, Surface, UnitResult
 
 UNIT = "BDMA"
@@ -141,21 +143,7 @@ class BdmaOperation:
             if cvsram:
                 profile.require("SECONDARY_MEMIF", f"a BDMA copy with {side}_RAM_TYPE=CVSRAM",
                                 fields=(f"BDMA.CFG_CMD.{side}_RAM_TYPE",))
-        for side in ("SRC", "DST"):
-            line = getattr(self, f"{side.lower()}_line_stride")
-            surf = getattr(self, f"{side.lower()}_surf_stride")
-            if self.lines > 1 and line < self.line_bytes:
-                raise ConfigurationError(
-                    f"{side} line stride {line:#x} is smaller than the {self.line_bytes}-byte line "
-                    "(CFG_<SRC|DST>_LINE is the total bytes per line, padding included)",
-                    fields=(f"BDMA.CFG_{side}_LINE.STRIDE", "BDMA.CFG_LINE.SIZE"),
-                    rule=f"{GUIDE}/Buffer allocation")
-            surface_bytes = (self.lines - 1) * line + self.line_bytes
-            if self.surfaces > 1 and surf < surface_bytes:
-                raise ConfigurationError(
-                    f"{side} surface stride {surf:#x} is smaller than one surface ({surface_bytes:#x} bytes)",
-                    fields=(f"BDMA.CFG_{side}_SURF.STRIDE", f"BDMA.CFG_{side}_LINE.STRIDE"),
-                    rule=f"{GUIDE}/Buffer allocation")
+        rules.enforce("BDMA", self, rules.Facts(profile=profile))  # line / surface strides: dma_rules.py
         if self.src_cvsram == self.dst_cvsram and rows_overlap(
                 self.source_offsets(), self.destination_offsets(), self.line_bytes, self.line_bytes):
             raise ConfigurationError(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from golden import rules
 from golden.errors import ConfigurationError, NotModelledError
 from golden.regs.values import RegisterValues
+from golden.units import dma_rules  # noqa: F401  (registers the CDP DMAs' rules)
 from golden.units.lut import LutParams, check_index_ranges
 
 RULE = "programming-guide: Limitation/CDP"
@@ -66,7 +68,8 @@ def _require(ok: bool, message: str, fields: tuple[str, ...], rule: str) -> None
         raise ConfigurationError(message, fields=fields, rule=rule)
 
 
-def validate(cfg: CdpConfig, regs: RegisterValues) -> None:
+def validate(cfg: CdpConfig, regs: RegisterValues, profile) -> None:
+    """The CDP limitations; the CDP_RDMA / CDP DMAs' rules are the registry's (golden/units/dma_rules.py)."""
     _require(cfg.local_size <= 9, f"local_size {cfg.local_size} exceeds 9 (maximum supported local_size is 9)",
              ("CDP.D_LRN_CFG.NORMALZ_LEN",), RULE)
     rdma_precision = regs.enum("CDP_RDMA", "D_DATA_FORMAT", "INPUT_DATA").lower()
@@ -78,6 +81,7 @@ def validate(cfg: CdpConfig, regs: RegisterValues) -> None:
         if regs.enum(unit, reg, name) == "ENABLE":
             raise NotModelledError(f"{unit}.{reg}.{name}: compressed CDP surfaces are not modelled", unit="CDP")
     _validate_lut(cfg.lut, cfg.precision)
+    rules.enforce("CDP", cfg, rules.Facts(regs, profile))
 
 
 def _validate_lut(lut: LutParams, precision: str) -> None:

@@ -9,15 +9,16 @@ formats), Table 34 (weight formats and options) and Table 35 (alignment).
 
 from __future__ import annotations
 
+from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError
-from golden.formats import alignment, pixel
+from golden.formats import pixel
+from golden.units import dma_rules  # noqa: F401  (registers the CDMA reads' rules)
 from golden.units.conv.config import ConvConfig
 
 GENERAL = "programming-guide: Limitation/Convolution/General"
 REGDEF = "programming-guide: Convolution pipeline programming/Register definition"
 TABLE29 = "in-memory-data-formats: Table 29 (precision conversion for convolutional layer)"
-TABLE35 = "in-memory-data-formats: Table 35 (requirements of alignment)"
 CROSSING = "programming-guide: Limitation/Convolution, supported feature crossing"
 WINOGRAD = "programming-guide: Limitation/Convolution/Winograd"
 IMAGE = "programming-guide: Limitation/Convolution/Image"
@@ -331,30 +332,5 @@ def check_buffer(profile: Profile, cfg: ConvConfig) -> None:
 
 
 def check_alignment(profile: Profile, cfg: ConvConfig) -> None:
-    atom = profile.memory_atomic_size
-    if cfg.image:
-        checks = (("CDMA.D_DAIN_ADDR_LOW_0", cfg.data_addr, 32), ("CDMA.D_LINE_STRIDE", cfg.line_stride, 32))
-    else:
-        checks = ()
-        alignment.check_alignment(
-            "feature", atom_bytes=atom, start_address=cfg.data_addr, line_stride=cfg.line_stride,
-            surface_stride=cfg.surf_stride, planar_stride=cfg.batch_stride if cfg.batches > 1 else None,
-            fields={"start_address": "CDMA.D_DAIN_ADDR_LOW_0", "line_stride": "CDMA.D_LINE_STRIDE",
-                    "surface_stride": "CDMA.D_SURF_STRIDE", "planar_stride": "CDMA.D_BATCH_STRIDE"})
-    # Table 35 asks 256 bytes for weights, WMB and WGS, but NVIDIA's googlenet_conv2_3x3_int16 trace passes
-    # with weights at 0x5002dfe0: the check uses 32 bytes, what the hardware evidently accepts.
-    checks += (("CDMA.D_WEIGHT_ADDR_LOW", cfg.weight_addr, 32),)
-    if cfg.weight_format == "compressed":
-        checks += (("CDMA.D_WMB_ADDR_LOW", cfg.wmb_addr, 32), ("CDMA.D_WGS_ADDR_LOW", cfg.wgs_addr, 32))
-    for name, value, align in checks:
-        if value % align:
-            _fail(f"{name} = {value:#x} is not {align}-byte aligned", (name,), TABLE35)
-    if not cfg.image:
-        line = cfg.width * atom
-        if cfg.line_stride < line:
-            _fail(f"LINE_STRIDE {cfg.line_stride:#x} is smaller than a line ({line:#x} bytes)",
-                  ("CDMA.D_LINE_STRIDE.LINE_STRIDE",), "programming-guide: Limitation/Data Format")
-        surfaces = -(-cfg.channels * BYTES[cfg.in_precision] // atom)
-        if surfaces > 1 and cfg.surf_stride < cfg.line_stride * (cfg.height - 1) + line:
-            _fail(f"SURF_STRIDE {cfg.surf_stride:#x} overlaps the previous surface",
-                  ("CDMA.D_SURF_STRIDE.SURF_STRIDE",), "in-memory-data-formats: Feature Data Format")
+    """Table 35 and the stride rules of CDMA's feature / pixel, weight, WMB and WGS reads (dma_rules.py)."""
+    rules.enforce("CONV", cfg, rules.Facts(profile=profile))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from golden import rules
 from golden.regs.values import RegisterValues
+from golden.units import dma_rules  # noqa: F401  (registers the DMA rules, after the PDP ones)
 from golden.units.pdp.rules import pooled_size  # noqa: F401  (imported from here; registers the PDP rules)
 
 METHODS = {"POOLING_METHOD_AVERAGE": "average", "POOLING_METHOD_MAX": "max", "POOLING_METHOD_MIN": "min"}
@@ -105,9 +106,10 @@ def decode(regs: RegisterValues) -> PdpConfig:
     )
 
 
-def validate(cfg: PdpConfig, regs: RegisterValues) -> None:
+def validate(cfg: PdpConfig, regs: RegisterValues, profile) -> None:
     """Every PDP limitation of the programming guide, plus the register consistency the model needs.
 
-    The rules are golden/units/pdp/rules.py's, in the registry (golden/rules.py) that stimulus uses too.
+    The rules are golden/units/pdp/rules.py's and the PDP_RDMA / PDP DMAs' (golden/units/dma_rules.py), in
+    the registry (golden/rules.py) that stimulus uses too.
     """
-    rules.enforce("PDP", cfg, rules.Facts(regs))
+    rules.enforce("PDP", cfg, rules.Facts(regs, profile))
