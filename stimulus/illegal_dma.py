@@ -25,15 +25,15 @@ FAMILIES = {"PDP": "pdp", "SDP": "sdp", "CDP": "cdp", "CONV": "conv", "BDMA": "b
 def _align_breaker(dma: Dma):
     def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
         columns = [c for c, name in dma.fields.items()
-                   if getattr(surface, c) is not None and dma.required(c, atom) and name in fields]
+                   if getattr(surface, c) is not None and dma.required(c, atom, surface) and name in fields]
         if not columns:
             return None
         column = choose.choice(columns)
-        align = dma.required(column, atom)
+        align = dma.required(column, atom, surface)
         fields[dma.fields[column]] += align // 2
         surface_field = dma.fields.get("surface_stride")
         if column == "line_stride" and surface.surfaces > 1 and surface_field in fields:
-            fields[surface_field] += surface.lines * dma.required("surface_stride", atom)
+            fields[surface_field] += surface.lines * dma.required("surface_stride", atom, surface)
         return fields
     return breaker
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from golden.formats import alignment
+from golden.formats import auxiliary as aux
 from golden.rules import rule
 
 TABLE35 = "in-memory-data-formats: Table 35 (Alignment of Start Address and Stride)"
@@ -38,6 +39,8 @@ class DmaSurface:
     line_bytes: int = 0
     lines: int = 1
     surfaces: int = 1
+    #: An SDP operand's atom (BytesPerAtom), when it is not the memory atom: its strides align to it.
+    operand_atom: int | None = None
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,14 @@ class Dma:
     align: int | None = None  # a fixed alignment instead of the table's (see the DMA's note)
     note: str = ""
 
-    def required(self, column: str, atom: int) -> int | None:
+    def required(self, column: str, atom: int, surface: DmaSurface | None = None) -> int | None:
+        """The alignment of one column for this layer (None: Table 35 says NA)."""
         table = alignment.required_alignment(self.row, column, atom)
-        return None if table is None else (self.align or table)
+        if table is None:
+            return None
+        if surface is not None and surface.operand_atom and column != "start_address":
+            return min(table, surface.operand_atom)
+        return self.align or table
 
 
 DMAS: dict[str, Dma] = {}
@@ -79,7 +87,7 @@ def register(dma: Dma) -> Dma:
         if surface is None:
             return None
         for column, name in dma.fields.items():
-            value, align = getattr(surface, column), dma.required(column, facts.atom)
+            value, align = getattr(surface, column), dma.required(column, facts.atom, surface)
             if value is not None and align and value % align:
                 return f"{name} = {value:#x}: " + alignment.describe(dma.row, column, value, align)
 
@@ -170,14 +178,18 @@ def _operand_surface(letter: str):
         if dma.disable:
             return None
         per_element = dma.mode == "PER_ELEMENT"  # a per-channel operand is one vector: no lines or surfaces
+        operand_atom = aux.bytes_per_atom(cfg.proc_precision, dma.use, dma.size, facts.atom)
         return DmaSurface(dma.base, dma.line_stride if per_element else None,
-                          dma.surface_stride if per_element else None)
+                          dma.surface_stride if per_element else None, operand_atom=operand_atom)
     return surface
 
 
 for _letter, (_reg, _stage, _row) in OPERANDS.items():
     # The row is the operand's DMA (BRDMA: Bias; NRDMA: Batch Normalization, start address only; ERDMA:
     # Element-wise); a PReLU or batch-normalization operand read by BRDMA is not told apart (same start rule).
+    # Table 35's 32 bytes is one atom, and an operand atom is BytesPerAtom (in-memory-data-formats: Element-Wise
+    # Data Format: "one atom contains 1x1x32Bytes data, but it's no longer true for" these formats), 16 bytes
+    # for INT16 processing with one-byte operands: the line and surface strides align to the smaller.
     register(Dma(f"SDP-{_letter}RDMA", "SDP", _row,
                  _feature("SDP_RDMA", f"D_{_reg}_", tuple(f"{_reg}_{n}" for n in
                                                           ("BASE_ADDR_LOW", "LINE_STRIDE", "SURFACE_STRIDE"))),
