@@ -28,7 +28,7 @@ from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_dma, illegal_sdp, pdp, sdp
+from stimulus import illegal_cdp, illegal_dma, illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
@@ -174,7 +174,8 @@ PDP_COMPANIONS = {
 }
 
 
-BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_dma.FEATURE_BREAKERS,
+            **illegal_dma.BDMA_BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
 DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
@@ -227,6 +228,14 @@ def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     return layer
 
 
+def _cdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    from stimulus.families import GENERATORS
+
+    legal = GENERATORS["cdp"](choose, profile, 0)
+    fields = illegal_cdp.BREAKERS[rule_id](dict(legal.fields), choose, profile)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+
+
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
@@ -252,7 +261,7 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         candidate = _dma_candidate
     else:
-        candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
+        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate}.get(unit, _sdp_candidate)
     for _ in range(attempts):
         layer = candidate(rule_id, choose, profile)
         if layer is None:
