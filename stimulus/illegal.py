@@ -28,7 +28,7 @@ from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_cdp, illegal_dma, illegal_sdp, pdp, sdp
+from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
@@ -174,8 +174,8 @@ PDP_COMPANIONS = {
 }
 
 
-BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_dma.FEATURE_BREAKERS,
-            **illegal_dma.BDMA_BREAKERS}
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_conv.BREAKERS,
+            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
 DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
@@ -236,6 +236,15 @@ def _cdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 
 
+def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    from stimulus.families import GENERATORS
+
+    legal = GENERATORS["conv"](choose, profile, 0)
+    cfg = conv_decode(legal.values(RegisterMap.for_profile(profile)))
+    fields = illegal_conv.BREAKERS[rule_id](dict(legal.fields), cfg, choose, profile)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+
+
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
@@ -245,6 +254,8 @@ def reachable(rule_id: str, profile: Profile) -> bool:
         return False
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         return illegal_dma.requires(rule_id, profile)
+    if unit == "CONV":
+        return illegal_conv.requires(rule_id, profile)
     return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
 
 
@@ -261,7 +272,7 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         candidate = _dma_candidate
     else:
-        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate}.get(unit, _sdp_candidate)
+        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate}.get(unit, _sdp_candidate)
     for _ in range(attempts):
         layer = candidate(rule_id, choose, profile)
         if layer is None:
