@@ -184,8 +184,8 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
     """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
     regmap = RegisterMap.for_profile(profile)
     if unit == "BDMA":  # every operation the layer caches
-        return {r.id for op in illegal_dma.bdma_operations(layer.writes, regmap)
-                for r, _ in rules.violations(unit, op, rules.Facts(profile=profile))}
+        return {r.id for r, _ in rules.violations(unit, illegal_dma.bdma_group(layer, regmap),
+                                                   rules.Facts(profile=profile))}
     regs = layer.values(regmap)
     return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
 
@@ -199,7 +199,7 @@ def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     regmap = RegisterMap.for_profile(profile)
     if unit == "BDMA":
         writes = illegal_dma.BDMA_BREAKERS[rule_id](list(legal.writes), illegal_dma.bdma_operations(
-            legal.writes, regmap), choose)
+            legal.writes, regmap), choose, regmap)
         return None if writes is None else replace_layer(legal, writes=writes, choices=dict(legal.choices))
     dma, breaker = illegal_dma.FEATURE_BREAKERS[rule_id]
     regs = legal.values(regmap)

@@ -15,7 +15,7 @@ BDMA breakers change one operation's CFG_<SRC|DST>_LINE / _SURF writes (`Layer.w
 from __future__ import annotations
 
 from golden.units.bdma import ATOM as BDMA_ATOM
-from golden.units.bdma import OPERATION_REGISTERS, BdmaOperation
+from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
 
 #: The registry unit of a DMA rule -> the stimulus family whose legal layers it breaks.
@@ -70,6 +70,11 @@ for _dma in DMAS.values():
 
 
 # -- BDMA --------------------------------------------------------------------------------------------------------
+def bdma_group(layer, regmap) -> BdmaGroup:
+    """The group a BDMA layer launches, as the BDMA rules judge it."""
+    return BdmaGroup(tuple(bdma_operations(layer.writes, regmap)), layer.choices.get("group", 0))
+
+
 def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
     """The operations a BDMA layer's writes cache (each CFG_OP write takes the CFG_* values written so far)."""
     raw, operations = {}, []
@@ -98,7 +103,7 @@ def _rewrite(writes: list, index: int, register: str, value: int) -> list:
 def _bdma_breaker(side: str, what: str):
     low = side.lower()
 
-    def breaker(writes: list, operations: list[BdmaOperation], choose):
+    def breaker(writes: list, operations: list[BdmaOperation], choose, regmap):
         if what == "LINE":
             candidates = [i for i, op in enumerate(operations) if op.lines > 1]
         else:
@@ -114,9 +119,26 @@ def _bdma_breaker(side: str, what: str):
     return breaker
 
 
-#: rule id -> breaker(writes, operations, choose)
+def _empty_group(writes: list, operations: list[BdmaOperation], choose, regmap):
+    """The group launched with no operation enabled: every CFG_OP write goes."""
+    return [w for w in writes if w[:2] != ("BDMA", "CFG_OP")]
+
+
+def _two_destinations(writes: list, operations: list[BdmaOperation], choose, regmap):
+    """One operation of a group of several writes to the other memory (same address: no buffer overlaps)."""
+    if len(operations) < 2:
+        return None
+    index = choose.choice(range(len(operations)))
+    op = operations[index]
+    # CFG_CMD: 1 = MC (the primary memory), 0 = CV-SRAM
+    value = regmap.get("BDMA", "CFG_CMD").encode(SRC_RAM_TYPE=int(not op.src_cvsram), DST_RAM_TYPE=int(op.dst_cvsram))
+    return _rewrite(writes, index, "CFG_CMD", value)
+
+
+#: rule id -> breaker(writes, operations, choose, regmap)
 BDMA_BREAKERS = {f"BDMA-{side}-{what}-STRIDE": _bdma_breaker(side, what if what == "LINE" else "SURF")
                  for side in ("SRC", "DST") for what in ("LINE", "SURFACE")}
+BDMA_BREAKERS.update({"BDMA-GROUP-NOT-EMPTY": _empty_group, "BDMA-GROUP-DST-RAM": _two_destinations})
 
 #: Rules whose layers no generator draws yet (the convolution generator has no image input): their predicates are
 #: tested on hand-built configurations (suites/unit/golden/test_dma_rules.py).
@@ -135,4 +157,6 @@ def requires(rule_id: str, profile) -> bool:
         return profile.has("SDP_BN")
     if rule_id.startswith("SDP-BRDMA"):
         return profile.has("SDP_BS")
+    if rule_id == "BDMA-GROUP-DST-RAM":
+        return bool(profile.secondary_memif)
     return True

@@ -234,8 +234,17 @@ for _name in ("WMB", "WGS"):
                  _compressed_only(f"{_name.lower()}_addr"), strides=False, align=32, note=_WEIGHT_NOTE))
 
 
-# -- BDMA: each operation's source and destination (cfg: golden.units.bdma.BdmaOperation) ----------------------
+# -- BDMA: each operation's source and destination (cfg: golden.units.bdma.BdmaGroup) -------------------------
 BDMA_SOURCE = "programming-guide: BDMA programming/Buffer allocation"
+
+
+def _each_operation(check):
+    """A group rule from a rule of one operation: the first operation that breaks it, named by its index."""
+    def group_check(group, facts):
+        for index, op in enumerate(group.operations):
+            if (message := check(op)) is not None:
+                return message if len(group.operations) == 1 else f"operation {index}: {message}"
+    return group_check
 
 
 def _bdma_rules(side: str) -> None:
@@ -245,7 +254,8 @@ def _bdma_rules(side: str) -> None:
     @rule(f"BDMA-{side}-LINE-STRIDE", "BDMA", BDMA_SOURCE, (line_field, "BDMA.CFG_LINE.SIZE"),
           f"the {low} line stride holds one line (CFG_{side}_LINE is the bytes per line, padding included)",
           phase=1)
-    def line_stride(op, facts):
+    @_each_operation
+    def line_stride(op):
         line = getattr(op, f"{low}_line_stride")
         if op.lines > 1 and line < op.line_bytes:
             return (f"{side} line stride {line:#x} is smaller than the {op.line_bytes}-byte line "
@@ -253,7 +263,8 @@ def _bdma_rules(side: str) -> None:
 
     @rule(f"BDMA-{side}-SURFACE-STRIDE", "BDMA", BDMA_SOURCE, (surface_field, line_field),
           f"the {low} surface stride holds one surface of lines", phase=1)
-    def surface_stride(op, facts):
+    @_each_operation
+    def surface_stride(op):
         line, surf = getattr(op, f"{low}_line_stride"), getattr(op, f"{low}_surf_stride")
         surface_bytes = (op.lines - 1) * line + op.line_bytes
         if op.surfaces > 1 and surf < surface_bytes:
