@@ -29,25 +29,10 @@ from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext, Surface, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
+from golden.units.rubik_rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
 
 UNIT = "RBK"
-ATOM = 32
-GUIDE = "programming-guide: Rubik programming"
-LIMIT = "programming-guide: Limitation/Rubik"
 BYTES = {"int8": 1, "int16": 2, "fp16": 2}
-#: (register, field) of every address or stride held in 32-byte units (bits [31:5]).
-ALIGNED = {
-    "DAIN_ADDR": ("D_DAIN_ADDR_LOW", "DAIN_ADDR_LOW"),
-    "DAIN_LINE": ("D_DAIN_LINE_STRIDE", "DAIN_LINE_STRIDE"),
-    "DAIN_SURF": ("D_DAIN_SURF_STRIDE", "DAIN_SURF_STRIDE"),
-    "DAIN_PLANAR": ("D_DAIN_PLANAR_STRIDE", "DAIN_PLANAR_STRIDE"),
-    "DAOUT_ADDR": ("D_DAOUT_ADDR_LOW", "DAOUT_ADDR_LOW"),
-    "DAOUT_LINE": ("D_DAOUT_LINE_STRIDE", "DAOUT_LINE_STRIDE"),
-    "DAOUT_SURF": ("D_DAOUT_SURF_STRIDE", "DAOUT_SURF_STRIDE"),
-    "DAOUT_PLANAR": ("D_DAOUT_PLANAR_STRIDE", "DAOUT_PLANAR_STRIDE"),
-    "CONTRACT_0": ("D_CONTRACT_STRIDE_0", "CONTRACT_STRIDE_0"),
-    "CONTRACT_1": ("D_CONTRACT_STRIDE_1", "CONTRACT_STRIDE_1"),
-}
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
 USED = {
     "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
@@ -55,17 +40,6 @@ USED = {
     "SPLIT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"),
     "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF"),
 }
-#: Planar-side registers, which need 64-byte alignment in split/merge.
-PLANAR = {"SPLIT": ("DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"), "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR")}
-
-
-def _qualified(key: str) -> str:
-    register, field = ALIGNED[key]
-    return f"RBK.{register}.{field}"
-
-
-def _surfaces(channels: int, per_atom: int) -> int:
-    return -(-channels // per_atom)
 
 
 @dataclass(frozen=True)
@@ -134,7 +108,6 @@ class RubikLayer:
     # -- limitations --
     def validate(self) -> None:
         """The Rubik rules of the registry (golden/units/rubik_rules.py)."""
-        from golden.units import rubik_rules  # noqa: F401  (registers them; it imports this module)
         rules.enforce("RUBIK", self, rules.Facts())
 
     @property

@@ -1,4 +1,4 @@
-"""Rubik's limitation rules (programming guide "Rubik programming" and "Limitation/Rubik", Limitation/Data Format).
+"""Rubik's limitation rules (programming guide "Rubik programming", "Limitation/Rubik", Limitation/Data Format).
 
 Each predicate takes the decoded RubikLayer (golden/units/rubik.py) and the facts; None means the layer keeps
 the rule. A side (DAIN, DAOUT) is a feature cube (line and surface strides) or a set of planes (line and planar
@@ -9,7 +9,34 @@ decoding (RubikLayer.from_registers), as for BDMA.
 from __future__ import annotations
 
 from golden.rules import rule
-from golden.units.rubik import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces
+
+ATOM = 32
+GUIDE = "programming-guide: Rubik programming"
+LIMIT = "programming-guide: Limitation/Rubik"
+#: (register, field) of every address or stride held in 32-byte units (bits [31:5]).
+ALIGNED = {
+    "DAIN_ADDR": ("D_DAIN_ADDR_LOW", "DAIN_ADDR_LOW"),
+    "DAIN_LINE": ("D_DAIN_LINE_STRIDE", "DAIN_LINE_STRIDE"),
+    "DAIN_SURF": ("D_DAIN_SURF_STRIDE", "DAIN_SURF_STRIDE"),
+    "DAIN_PLANAR": ("D_DAIN_PLANAR_STRIDE", "DAIN_PLANAR_STRIDE"),
+    "DAOUT_ADDR": ("D_DAOUT_ADDR_LOW", "DAOUT_ADDR_LOW"),
+    "DAOUT_LINE": ("D_DAOUT_LINE_STRIDE", "DAOUT_LINE_STRIDE"),
+    "DAOUT_SURF": ("D_DAOUT_SURF_STRIDE", "DAOUT_SURF_STRIDE"),
+    "DAOUT_PLANAR": ("D_DAOUT_PLANAR_STRIDE", "DAOUT_PLANAR_STRIDE"),
+    "CONTRACT_0": ("D_CONTRACT_STRIDE_0", "CONTRACT_STRIDE_0"),
+    "CONTRACT_1": ("D_CONTRACT_STRIDE_1", "CONTRACT_STRIDE_1"),
+}
+
+
+def _qualified(key: str) -> str:
+    register, field = ALIGNED[key]
+    return f"RBK.{register}.{field}"
+
+
+def _surfaces(channels: int, per_atom: int) -> int:
+    return -(-channels // per_atom)
+
+
 
 DATA_FORMAT = "programming-guide: Limitation/Data Format"
 PLANAR_MODE = {"DAIN": "MERGE", "DAOUT": "SPLIT"}
