@@ -172,11 +172,23 @@ def _data_banks(fields, cfg, choose, profile):
 
 
 def _weight_banks(fields, cfg, choose, profile):
-    group = profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2
-    need = -(-(cfg.byte_per_kernel * min(group, cfg.kernels) + 128) // profile.cbuf_bank_bytes)
-    if cfg.weight_format != "uncompressed" or need < 2:
+    """One weight bank, and kernels tall enough that one kernel group plus 128 bytes overflows it: WEIGHT_HEIGHT_EXT
+    grows (BYTE_PER_KERNEL and WEIGHT_BYTES with it) and the bottom padding by as many dilated rows, so that
+    (Output_Height - 1) * stride_y + R' == PT + Input_Height + PB still holds."""
+    if cfg.weight_format != "uncompressed" or cfg.winograd:
         return None
-    fields.update(_set_both("D_BANK", "WEIGHT_BANK", need - 2))  # count need - 1
+    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    row_bytes = cfg.byte_per_kernel // cfg.weight_height_ext  # S * C * BPE of one kernel row
+    rows = max(cfg.weight_height_ext, -(-(profile.cbuf_bank_bytes - 127) // (row_bytes * group)))
+    pad_bottom = cfg.pad_bottom + (rows - cfg.weight_height_ext) * cfg.dilation_y
+    if rows > 32 or pad_bottom > 63:  # the fields' widths (5 and 6 bits)
+        return None
+    per_kernel = row_bytes * rows
+    fields["CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT"] = rows - 1
+    fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
+    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
+    fields["CDMA.D_ZERO_PADDING.PAD_BOTTOM"] = pad_bottom
+    fields.update(_set_both("D_BANK", "WEIGHT_BANK", 0))  # count 1
     return fields
 
 
