@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from golden.errors import ConfigurationError
 
 #: Modules that register rules (imported by all_rules, so that a listing holds every unit's rules).
-MODULES = ("golden.units.pdp.rules", "golden.units.sdp.rules")
+MODULES = ("golden.units.pdp.rules", "golden.units.sdp.rules", "golden.units.cdp.rules", "golden.units.conv.rules",
+           "golden.units.bdma_rules",
+           "golden.units.dma_rules",
+           "golden.units.rubik_rules")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class Rule:
     text: str
     check: Callable
     advisory: bool = False
+    #: Rules of a later phase are checked after those of an earlier one, whatever the import order (the DMAs'
+    #: address and stride rules, phase 1, come after a unit's own limitations).
+    phase: int = 0
 
     @property
     def label(self) -> str:
@@ -56,18 +62,20 @@ class Rule:
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, advisory: bool = False):
+def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, advisory: bool = False,
+         phase: int = 0):
     """Register the decorated predicate as a rule (ids are unique)."""
     def register(check: Callable) -> Callable:
         if id in REGISTRY:
             raise ValueError(f"rule {id} registered twice")
-        REGISTRY[id] = Rule(id, unit, source, tuple(fields), text, check, advisory)
+        REGISTRY[id] = Rule(id, unit, source, tuple(fields), text, check, advisory, phase)
         return check
     return register
 
 
 def rules(unit: str) -> list[Rule]:
-    return [r for r in REGISTRY.values() if r.unit == unit]
+    """The unit's rules in checking order: by phase, then as registered."""
+    return sorted((r for r in REGISTRY.values() if r.unit == unit), key=lambda r: r.phase)
 
 
 def all_rules() -> list[Rule]:

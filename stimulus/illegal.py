@@ -23,16 +23,23 @@ from golden.trace import load_trace
 from golden.units import pdp as golden_pdp
 from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
+from golden.units.cdp.config import decode as cdp_decode
+from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_sdp, pdp, sdp
+from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
 sdp_validate = importlib.import_module("golden.units.sdp.validate")
+
+
+#: Units with rules but no stimulus family yet: their rules are tested on hand-built layers
+#: (suites/unit/golden/test_rubik.py: RULE_CASES).
+NO_FAMILY = {"RUBIK"}
 
 
 class NoIllegalLayer(NvdlaVerifError):
@@ -181,15 +188,40 @@ PDP_COMPANIONS = {
 }
 
 
-BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS}
+BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_conv.BREAKERS,
+            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
-DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode}
+DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
 
 def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
     """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
-    regs = layer.values(RegisterMap.for_profile(profile))
+    regmap = RegisterMap.for_profile(profile)
+    if unit == "BDMA":  # every operation the layer caches
+        return {r.id for r, _ in rules.violations(unit, illegal_dma.bdma_group(layer, regmap),
+                                                   rules.Facts(profile=profile))}
+    regs = layer.values(regmap)
     return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
+
+
+def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    """A legal layer of the rule's family with one DMA value changed (golden/units/dma_rules.py's rules)."""
+    from stimulus.families import GENERATORS  # the families import every generator; illegal is one of its users
+
+    unit = rules.REGISTRY[rule_id].unit
+    legal = GENERATORS[illegal_dma.FAMILIES[unit]](choose, profile, 0)
+    regmap = RegisterMap.for_profile(profile)
+    if unit == "BDMA":
+        writes = illegal_dma.BDMA_BREAKERS[rule_id](list(legal.writes), illegal_dma.bdma_operations(
+            legal.writes, regmap), choose, regmap)
+        return None if writes is None else replace_layer(legal, writes=writes, choices=dict(legal.choices))
+    dma, breaker = illegal_dma.FEATURE_BREAKERS[rule_id]
+    regs = legal.values(regmap)
+    surface = dma.surface(DECODERS[unit](regs), rules.Facts(regs, profile))
+    if surface is None:
+        return None
+    fields = breaker(dict(legal.fields), surface, choose, profile.memory_atomic_size)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 
 
 def _pdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
@@ -210,23 +242,51 @@ def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     return layer
 
 
+def _cdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    from stimulus.families import GENERATORS
+
+    legal = GENERATORS["cdp"](choose, profile, 0)
+    fields = illegal_cdp.BREAKERS[rule_id](dict(legal.fields), choose, profile)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+
+
+def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    from stimulus.families import GENERATORS
+
+    legal = GENERATORS["conv"](choose, profile, 0)
+    cfg = conv_decode(legal.values(RegisterMap.for_profile(profile)))
+    fields = illegal_conv.BREAKERS[rule_id](dict(legal.fields), cfg, choose, profile)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+
+
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
-    if unit in ("PDP", "CDP") and not profile.has(unit):  # SDP is in every profile
+    if unit in NO_FAMILY:
         return False
+    if unit in ("PDP", "CDP", "BDMA") and not profile.has(unit):  # SDP and the convolution are in every profile
+        return False
+    if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
+        return illegal_dma.requires(rule_id, profile)
+    if unit == "CONV":
+        return illegal_conv.requires(rule_id, profile)
     return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
 
 
 def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -> Layer:
     """A layer breaking `rule_id` (and only its declared companions besides)."""
     if rule_id not in BREAKERS:
-        raise NoIllegalLayer(f"no illegal generator for rule {rule_id}", where=rule_id)
+        raise NoIllegalLayer(f"no illegal generator for rule {rule_id}"
+                             + (" (its unit has no stimulus family yet)" if rule_id in rules.REGISTRY
+                                and rules.REGISTRY[rule_id].unit in NO_FAMILY else ""), where=rule_id)
     if not reachable(rule_id, profile):
         raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
     unit = rules.REGISTRY[rule_id].unit
     allowed = {rule_id} | COMPANIONS.get(rule_id, set())
-    candidate = _pdp_candidate if unit == "PDP" else _sdp_candidate
+    if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
+        candidate = _dma_candidate
+    else:
+        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate}.get(unit, _sdp_candidate)
     for _ in range(attempts):
         layer = candidate(rule_id, choose, profile)
         if layer is None:
@@ -246,7 +306,7 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
     rule_id = layer.choices.get("illegal")
     if rule_id and rules.REGISTRY[rule_id].advisory:
         if rules.REGISTRY[rule_id].unit == "PDP":
-            pdp_validate(pdp_decode(regs), regs, strict=True)
+            pdp_validate(pdp_decode(regs), regs, profile, strict=True)
         else:
             sdp_validate.validate(sdp_decode(regs), profile, strict=True)
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from golden.rules import all_rules
 
 NAME = "rules"
@@ -14,7 +16,11 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    chosen = [r for r in all_rules() if not args.unit or r.unit == args.unit.upper()]
+    registered = all_rules()
+    units = list(dict.fromkeys(r.unit for r in registered))
+    # by unit, each in the order its validation checks them
+    chosen = sorted((r for r in registered if not args.unit or r.unit == args.unit.upper()),
+                    key=lambda r: (units.index(r.unit), r.phase))
     if not chosen:
         print(f"no rules for unit {args.unit}")
         return 2
@@ -25,6 +31,8 @@ def run(args) -> int:
         if args.fields:
             for field in r.fields:
                 print(f"{'':{width}}  {'':5}   {field}")
+    counts = Counter(r.unit for r in chosen)
+    print("by unit: " + ", ".join(f"{unit} {counts[unit]}" for unit in units if counts[unit]))
     sources = {r.source.split(" (")[0] for r in chosen}
     print(f"{len(chosen)} rules from {len(sources)} sources")
     return 0

@@ -62,18 +62,35 @@ def required_alignment(row: str, column: str, atom_bytes: int = 32) -> int | Non
     return value
 
 
-def check_alignment(row: str, *, atom_bytes: int = 32, fields: dict | None = None, **values) -> None:
-    """Raise ConfigurationError naming the Table 35 row and column of the first misaligned value.
+def misaligned(row: str, atom_bytes: int = 32, **values) -> tuple[str, int, int] | None:
+    """(column, value, alignment) of the first value that is not a multiple of its Table 35 alignment, else None.
 
-    values: start_address=, line_stride=, surface_stride=, planar_stride=, data_size= (None skips);
-    fields maps a column to the register field to name, e.g. {"line_stride": "SDP.D_DST_LINE_STRIDE"}.
+    values: start_address=, line_stride=, surface_stride=, planar_stride=, data_size= (None skips).
     """
     for column, value in values.items():
         if value is None:
             continue
         align = required_alignment(row, column, atom_bytes)
         if align is not None and value % align:
-            field = (fields or {}).get(column, f"{row}.{column}")
-            raise ConfigurationError(
-                f"Table 35 row '{ROWS[row]}', column '{COLUMNS[column]}': 0x{value:x} is not a multiple of "
-                f"{align} bytes", fields=(field,), rule=RULE)
+            return column, value, align
+    return None
+
+
+def describe(row: str, column: str, value: int, align: int) -> str:
+    """The message for a misaligned value."""
+    return (f"Table 35 row '{ROWS[row]}', column '{COLUMNS[column]}': 0x{value:x} is not a multiple of "
+            f"{align} bytes")
+
+
+def check_alignment(row: str, *, atom_bytes: int = 32, fields: dict | None = None, **values) -> None:
+    """Raise ConfigurationError naming the Table 35 row and column of the first misaligned value.
+
+    values as `misaligned`; fields maps a column to the register field to name, e.g.
+    {"line_stride": "SDP.D_DST_LINE_STRIDE"}. The units' DMAs are checked through the rule registry
+    (golden/units/dma_rules.py), which uses `misaligned`.
+    """
+    found = misaligned(row, atom_bytes, **values)
+    if found is not None:
+        column = found[0]
+        field = (fields or {}).get(column, f"{row}.{column}")
+        raise ConfigurationError(describe(row, *found), fields=(field,), rule=RULE)

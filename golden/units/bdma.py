@@ -22,11 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.units import bdma_rules, dma_rules  # noqa: F401  (register the BDMA rules)
 from golden.units.base import LayerContext, Surface, UnitResult
 
 UNIT = "BDMA"
@@ -141,21 +143,7 @@ class BdmaOperation:
             if cvsram:
                 profile.require("SECONDARY_MEMIF", f"a BDMA copy with {side}_RAM_TYPE=CVSRAM",
                                 fields=(f"BDMA.CFG_CMD.{side}_RAM_TYPE",))
-        for side in ("SRC", "DST"):
-            line = getattr(self, f"{side.lower()}_line_stride")
-            surf = getattr(self, f"{side.lower()}_surf_stride")
-            if self.lines > 1 and line < self.line_bytes:
-                raise ConfigurationError(
-                    f"{side} line stride {line:#x} is smaller than the {self.line_bytes}-byte line "
-                    "(CFG_<SRC|DST>_LINE is the total bytes per line, padding included)",
-                    fields=(f"BDMA.CFG_{side}_LINE.STRIDE", "BDMA.CFG_LINE.SIZE"),
-                    rule=f"{GUIDE}/Buffer allocation")
-            surface_bytes = (self.lines - 1) * line + self.line_bytes
-            if self.surfaces > 1 and surf < surface_bytes:
-                raise ConfigurationError(
-                    f"{side} surface stride {surf:#x} is smaller than one surface ({surface_bytes:#x} bytes)",
-                    fields=(f"BDMA.CFG_{side}_SURF.STRIDE", f"BDMA.CFG_{side}_LINE.STRIDE"),
-                    rule=f"{GUIDE}/Buffer allocation")
+        rules.enforce("BDMA", BdmaGroup((self,)), rules.Facts(profile=profile))
         if self.src_cvsram == self.dst_cvsram and rows_overlap(
                 self.source_offsets(), self.destination_offsets(), self.line_bytes, self.line_bytes):
             raise ConfigurationError(
@@ -200,16 +188,12 @@ def operation_from(regs: RegisterValues) -> BdmaOperation:
     return BdmaOperation.from_registers(regs.regmap, {name: regs.value(UNIT, name) for name in OPERATION_REGISTERS})
 
 
-def _check_group(operations: list[BdmaOperation], group: int) -> None:
-    field = f"BDMA.CFG_LAUNCH{group}.GRP{group}_LAUNCH"
-    if not operations:
-        raise ConfigurationError(
-            f"group {group} was launched with no operation enabled since the last launch; the "
-            "hardware would never finish it", fields=(field, "BDMA.CFG_OP.EN"), rule=GUIDE)
-    if len({op.dst_cvsram for op in operations}) > 1:
-        raise ConfigurationError(
-            f"the operations of group {group} write to both DRAM and CV-SRAM",
-            fields=("BDMA.CFG_CMD.DST_RAM_TYPE", field), rule=LIMIT)
+@dataclass(frozen=True)
+class BdmaGroup:
+    """What the BDMA rules (golden/units/bdma_rules.py, golden/units/dma_rules.py) judge: the operations of one
+    launched group, or one operation run on its own (`group` None: the group rules do not apply)."""
+    operations: tuple[BdmaOperation, ...]
+    group: int | None = None
 
 
 def validate_group(profile: Profile, operations: list[RegisterValues], group: int) -> None:
@@ -218,7 +202,7 @@ def validate_group(profile: Profile, operations: list[RegisterValues], group: in
     decoded = [operation_from(regs) for regs in operations]
     for op in decoded:
         op.validate(profile)
-    _check_group(decoded, group)
+    rules.enforce("BDMA", BdmaGroup(tuple(decoded), group), rules.Facts(profile=profile))
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:

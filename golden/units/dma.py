@@ -1,8 +1,8 @@
 """Feature-cube DMA: what every unit's feature-data DMA obeys, in one place.
 
-* Table 35 (in-memory-data-formats: Alignment of Start Address and Stride): the start address, line
-  stride and surface stride of a feature cube are multiples of the memory atom
-  (golden/formats/alignment.py holds the table; `check_feature_dma` names the unit's register fields).
+* Table 35 (in-memory-data-formats: Alignment of Start Address and Stride) and the line/surface stride rules
+  of every DMA are rules of the registry (golden/units/dma_rules.py), checked by each unit's validation
+  before its DMAs run (golden/formats/alignment.py holds the table).
 * The surface's span (first to last byte) fits the memory's address width and limit
   (Memory.check_span: an error naming the surface and its size).
 * Only the atoms of the cube are read and written, line by line (Memory.read_lines / write_lines): the
@@ -15,17 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from golden.formats import alignment, feature
+from golden.formats import feature
 from golden.memory import DENSE_FACTOR, Memory
-
-
-def check_feature_dma(unit: str, atom: int, base: int, line_stride: int, surface_stride: int | None,
-                      names: tuple[str, str, str] = ("BASE_ADDR_LOW", "LINE_STRIDE", "SURFACE_STRIDE")) -> None:
-    """Table 35, "Feature data cube" row, for one DMA of `unit` (e.g. "PDP_RDMA.D_SRC_")."""
-    alignment.check_alignment("feature", atom_bytes=atom, start_address=base, line_stride=line_stride,
-                              surface_stride=surface_stride,
-                              fields={"start_address": unit + names[0], "line_stride": unit + names[1],
-                                      "surface_stride": unit + names[2]})
 
 
 def line_offsets(base: int, shape4, per_atom: int, line_stride: int, surface_stride: int,

@@ -24,29 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from golden import rules
 from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext, Surface, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
+from golden.units.rubik_rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
 
 UNIT = "RBK"
-ATOM = 32
-GUIDE = "programming-guide: Rubik programming"
-LIMIT = "programming-guide: Limitation/Rubik"
 BYTES = {"int8": 1, "int16": 2, "fp16": 2}
-#: (register, field) of every address or stride held in 32-byte units (bits [31:5]).
-ALIGNED = {
-    "DAIN_ADDR": ("D_DAIN_ADDR_LOW", "DAIN_ADDR_LOW"),
-    "DAIN_LINE": ("D_DAIN_LINE_STRIDE", "DAIN_LINE_STRIDE"),
-    "DAIN_SURF": ("D_DAIN_SURF_STRIDE", "DAIN_SURF_STRIDE"),
-    "DAIN_PLANAR": ("D_DAIN_PLANAR_STRIDE", "DAIN_PLANAR_STRIDE"),
-    "DAOUT_ADDR": ("D_DAOUT_ADDR_LOW", "DAOUT_ADDR_LOW"),
-    "DAOUT_LINE": ("D_DAOUT_LINE_STRIDE", "DAOUT_LINE_STRIDE"),
-    "DAOUT_SURF": ("D_DAOUT_SURF_STRIDE", "DAOUT_SURF_STRIDE"),
-    "DAOUT_PLANAR": ("D_DAOUT_PLANAR_STRIDE", "DAOUT_PLANAR_STRIDE"),
-    "CONTRACT_0": ("D_CONTRACT_STRIDE_0", "CONTRACT_STRIDE_0"),
-    "CONTRACT_1": ("D_CONTRACT_STRIDE_1", "CONTRACT_STRIDE_1"),
-}
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
 USED = {
     "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
@@ -54,17 +40,6 @@ USED = {
     "SPLIT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"),
     "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF"),
 }
-#: Planar-side registers, which need 64-byte alignment in split/merge.
-PLANAR = {"SPLIT": ("DAOUT_ADDR", "DAOUT_LINE", "DAOUT_PLANAR"), "MERGE": ("DAIN_ADDR", "DAIN_LINE", "DAIN_PLANAR")}
-
-
-def _qualified(key: str) -> str:
-    register, field = ALIGNED[key]
-    return f"RBK.{register}.{field}"
-
-
-def _surfaces(channels: int, per_atom: int) -> int:
-    return -(-channels // per_atom)
 
 
 @dataclass(frozen=True)
@@ -132,78 +107,8 @@ class RubikLayer:
 
     # -- limitations --
     def validate(self) -> None:
-        for key in PLANAR.get(self.mode, ()):
-            if self.addressing[key] % 64:
-                raise ConfigurationError(
-                    f"{ALIGNED[key][0]} = {self.addressing[key]:#x}: planar data needs 64-byte alignment",
-                    fields=(_qualified(key),), rule=f"{LIMIT} (split/merge planar address/line_stride)")
-        getattr(self, f"_validate_{self.mode.lower()}")()
-
-    def _check_stride(self, key: str, stride: int, needed: int, count: int, what: str) -> None:
-        if count > 1 and stride < needed:
-            raise ConfigurationError(
-                f"{ALIGNED[key][0]} = {stride:#x} is smaller than one {what} ({needed:#x} bytes)",
-                fields=(_qualified(key),), rule="programming-guide: Limitation/Data Format (LINE_STRIDE)")
-
-    def _check_feature(self, side: str, width: int, lines: int, surfaces: int) -> None:
-        line = self.addressing[f"{side}_LINE"]
-        if width == 1 and lines == 1 and surfaces > 1 and (line, self.addressing[f"{side}_SURF"]) != (ATOM, ATOM):
-            raise ConfigurationError(
-                f"a 1x1xC cube must be line- and surface-packed (strides 32), got {line:#x}/"
-                f"{self.addressing[f'{side}_SURF']:#x}",
-                fields=(_qualified(f"{side}_LINE"), _qualified(f"{side}_SURF")),
-                rule="programming-guide: Limitation/Data Format (1x1xC cube)")
-        self._check_stride(f"{side}_LINE", line, width * ATOM, lines, "line")
-        self._check_stride(f"{side}_SURF", self.addressing[f"{side}_SURF"], (lines - 1) * line + width * ATOM,
-                           surfaces, "surface")
-
-    def _check_planes(self, side: str, planes: int) -> None:
-        line = self.addressing[f"{side}_LINE"]
-        self._check_stride(f"{side}_LINE", line, self.plane_row_bytes, self.height, "plane line")
-        self._check_stride(f"{side}_PLANAR", self.addressing[f"{side}_PLANAR"],
-                           (self.height - 1) * line + self.plane_row_bytes, planes, "plane")
-
-    def _validate_contract(self) -> None:
-        sx, sy = self.stride_x, self.stride_y
-        if sx * self.width > 8192:
-            raise ConfigurationError(
-                f"deconv_x_stride * datain_width = {sx} * {self.width} exceeds 8192",
-                fields=("RBK.D_DECONV_STRIDE.DECONV_X_STRIDE", "RBK.D_DATAIN_SIZE_0.DATAIN_WIDTH"), rule=LIMIT)
-        if self.out_channels * sx * sy != self.in_channels:
-            raise ConfigurationError(
-                f"DATAOUT_CHANNEL+1 = {self.out_channels} but (DATAIN_CHANNEL+1)/((DECONV_X_STRIDE+1)*"
-                f"(DECONV_Y_STRIDE+1)) = {self.in_channels}/{sx * sy}",
-                fields=("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
-                rule=f"{GUIDE}/Contract (D_DATAOUT_SIZE_1)")
-        surfaces = _surfaces(self.out_channels, self.per_atom)
-        expected = {"CONTRACT_0": surfaces * self.addressing["DAIN_SURF"],
-                    "CONTRACT_1": sy * self.addressing["DAOUT_LINE"]}
-        formula = {"CONTRACT_0": "Ceil((DATAOUT_CHANNEL+1)*BPE/32) * DAIN_SURF_STRIDE",
-                   "CONTRACT_1": "(DECONV_Y_STRIDE+1) * DAOUT_LINE_STRIDE"}
-        rule = {"CONTRACT_0": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_0)",
-                "CONTRACT_1": f"{GUIDE}/Contract (D_CONTRACT_STRIDE_1)"}
-        for key, value in expected.items():
-            if self.addressing[key] != value:
-                raise ConfigurationError(
-                    f"{ALIGNED[key][0]} = {self.addressing[key]:#x}, the guide's {formula[key]} is {value:#x}",
-                    fields=(_qualified(key),), rule=rule[key])
-        self._check_feature("DAIN", self.width, self.height, surfaces * sx * sy)
-        self._check_feature("DAOUT", self.width * sx, self.height * sy, surfaces)
-
-    def _validate_split(self) -> None:
-        if self.out_channels > self.in_channels or (
-                _surfaces(self.out_channels, self.per_atom) != _surfaces(self.in_channels, self.per_atom)):
-            raise ConfigurationError(
-                f"split of {self.in_channels} channels into {self.out_channels} planes: DATAOUT_CHANNEL "
-                "gives the planes to split, which must come from the input cube's surfaces",
-                fields=("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
-                rule=f"{GUIDE}/Split/Merge")
-        self._check_feature("DAIN", self.width, self.height, _surfaces(self.in_channels, self.per_atom))
-        self._check_planes("DAOUT", self.out_channels)
-
-    def _validate_merge(self) -> None:
-        self._check_planes("DAIN", self.in_channels)
-        self._check_feature("DAOUT", self.width, self.height, _surfaces(self.in_channels, self.per_atom))
+        """The Rubik rules of the registry (golden/units/rubik_rules.py)."""
+        rules.enforce("RUBIK", self, rules.Facts())
 
     @property
     def plane_row_bytes(self) -> int:

@@ -32,7 +32,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg = decode(regs)
     ctx.profile.require("CDP", "CDP layer", fields=("CDP.D_OP_ENABLE.OP_EN",))
     ctx.profile.require_precision(cfg.precision, "CDP layer", fields=("CDP.D_DATA_FORMAT.INPUT_DATA_TYPE",))
-    validate(cfg, regs)
+    validate(cfg, regs, ctx.profile)
     if cfg.src[3] or cfg.dst[3]:
         ctx.profile.require("SECONDARY_MEMIF", "CDP surface in CV-SRAM",
                             fields=("CDP_RDMA.D_SRC_DMA_CFG.SRC_RAM_TYPE", "CDP.D_DST_DMA_CFG.DST_RAM_TYPE"))

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from golden.errors import ConfigurationError, NotModelledError
+from golden import rules
+from golden.errors import NotModelledError
 from golden.regs.values import RegisterValues
-from golden.units.lut import LutParams, check_index_ranges
+from golden.units import dma_rules  # noqa: F401  (registers the CDP DMAs' rules, after the CDP ones)
+from golden.units.cdp import rules as cdp_rules  # noqa: F401  (registers the CDP rules)
+from golden.units.lut import LutParams
 
-RULE = "programming-guide: Limitation/CDP"
-LUT_RULE = "programming-guide: Limitation/LUT"
-FORMAT_RULE = "in-memory-data-formats: Table 31 (precision conversion for LRN layer)"
 LOCAL_SIZES = {"LEN3": 3, "LEN5": 5, "LEN7": 7, "LEN9": 9}
 
 
@@ -61,39 +61,11 @@ def decode(regs: RegisterValues) -> CdpConfig:
     )
 
 
-def _require(ok: bool, message: str, fields: tuple[str, ...], rule: str) -> None:
-    if not ok:
-        raise ConfigurationError(message, fields=fields, rule=rule)
-
-
-def validate(cfg: CdpConfig, regs: RegisterValues) -> None:
-    _require(cfg.local_size <= 9, f"local_size {cfg.local_size} exceeds 9 (maximum supported local_size is 9)",
-             ("CDP.D_LRN_CFG.NORMALZ_LEN",), RULE)
-    rdma_precision = regs.enum("CDP_RDMA", "D_DATA_FORMAT", "INPUT_DATA").lower()
-    _require(rdma_precision == cfg.precision,
-             f"CDP_RDMA reads {rdma_precision} but CDP processes {cfg.precision}: LRN has no precision conversion",
-             ("CDP_RDMA.D_DATA_FORMAT.INPUT_DATA", "CDP.D_DATA_FORMAT.INPUT_DATA_TYPE"), FORMAT_RULE)
+def validate(cfg: CdpConfig, regs: RegisterValues, profile) -> None:
+    """The CDP limitations: the registry's CDP rules (golden/units/cdp/rules.py: Table 31, Limitation/LUT) and
+    the CDP_RDMA / CDP DMAs' (golden/units/dma_rules.py)."""
+    rules.enforce("CDP", cfg, rules.Facts(regs, profile))
     for unit, reg, name in (("CDP_RDMA", "D_SRC_COMPRESSION_EN", "SRC_COMPRESSION_EN"),
                             ("CDP", "D_DST_COMPRESSION_EN", "DST_COMPRESSION_EN")):
         if regs.enum(unit, reg, name) == "ENABLE":
             raise NotModelledError(f"{unit}.{reg}.{name}: compressed CDP surfaces are not modelled", unit="CDP")
-    _validate_lut(cfg.lut, cfg.precision)
-
-
-def _validate_lut(lut: LutParams, precision: str) -> None:
-    check_index_ranges(lut, precision, "CDP")
-    info = "CDP.S_LUT_INFO."
-    if precision == "fp16":
-        return  # fp16 START/END are fp32 patterns; CDP leaves their spans unchecked (SDP: lut.check_limits)
-    spans = [("LO", lut.lo_start, lut.lo_end, lut.lo_index_select + 8)]
-    if lut.le_function == "LINEAR":
-        spans.append(("LE", lut.le_start, lut.le_end, lut.le_index_select + 6))
-    # The exponent rule "LE_END-LE_START == 1<<(LE_INDEX_OFFSET+64)" is not checked: NVIDIA's own CDP
-    # traces program LE_END-LE_START = 18 with LE_INDEX_OFFSET = 0, and the CDP datapath never reads
-    # LE_END in exponent mode except for the overflow extrapolation.
-    for name, start, end, bits in spans:
-        _require(end - start == 1 << bits,
-                 f"linear {name}_END - {name}_START = {end - start} must equal 1<<({name}_INDEX_SELECT+"
-                 f"{bits - (lut.lo_index_select if name == 'LO' else lut.le_index_select)}) = {1 << bits}",
-                 (f"CDP.S_LUT_{name}_START_LOW", f"CDP.S_LUT_{name}_START_HIGH", f"CDP.S_LUT_{name}_END_LOW",
-                  f"CDP.S_LUT_{name}_END_HIGH", info + f"LUT_{name}_INDEX_SELECT"), LUT_RULE)

@@ -65,7 +65,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg = decode(regs)
     ctx.profile.require("PDP", "PDP layer", fields=("PDP.D_OP_ENABLE.OP_EN",))
     ctx.profile.require_precision(cfg.precision, "PDP layer", fields=("PDP.D_DATA_FORMAT.INPUT_DATA",))
-    validate(cfg, regs)
+    validate(cfg, regs, ctx.profile)
     if cfg.dst[3] or (not cfg.on_the_fly and cfg.src[3]):
         ctx.profile.require("SECONDARY_MEMIF", "PDP surface in CV-SRAM",
                             fields=("PDP.D_DST_RAM_CFG.DST_RAM_TYPE", "PDP_RDMA.D_SRC_RAM_CFG.SRC_RAM_TYPE"))

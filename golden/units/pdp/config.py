@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from golden import rules
 from golden.regs.values import RegisterValues
+from golden.units import dma_rules  # noqa: F401  (registers the DMA rules, after the PDP ones)
 
 # pooled_size and the PAD_VALUE widths are imported from here; importing rules registers the PDP rules.
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
@@ -111,10 +112,11 @@ def _advise(rule, message):
     warnings.warn(f"{', '.join(rule.fields)}: {message} [rule: {rule.label}]", LimitationWarning, stacklevel=4)
 
 
-def validate(cfg: PdpConfig, regs: RegisterValues, strict: bool = False) -> None:
+def validate(cfg: PdpConfig, regs: RegisterValues, profile, strict: bool = False) -> None:
     """Every PDP limitation of the programming guide, plus the register consistency the model needs.
 
-    The rules are golden/units/pdp/rules.py's, in the registry (golden/rules.py) that stimulus uses too.
-    Advisory rules (LimitationWarning) raise too when `strict` (what a stimulus generator should use).
+    The rules are golden/units/pdp/rules.py's and the PDP_RDMA / PDP DMAs' (golden/units/dma_rules.py), in
+    the registry (golden/rules.py) that stimulus uses too. Advisory rules (LimitationWarning) raise too when
+    `strict` (what a stimulus generator should use).
     """
-    rules.enforce("PDP", cfg, rules.Facts(regs), strict, _advise)
+    rules.enforce("PDP", cfg, rules.Facts(regs, profile), strict, _advise)

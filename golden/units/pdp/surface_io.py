@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.errors import ConfigurationError
 from golden.formats.feature import atom_elements, element_dtype, surfaces
 from golden.memory import Memory
 from golden.units.base import Surface
-from golden.units.dma import check_feature_dma, read_feature, write_feature
+from golden.units.dma import read_feature, write_feature
 
 
 def padded_channels(channels: int, precision: str, atom_bytes: int) -> int:
@@ -24,8 +23,7 @@ def padded_channels(channels: int, precision: str, atom_bytes: int) -> int:
 
 def read_cube(memory: Memory, base: int, shape: tuple[int, int, int], precision: str,
               line_stride: int, surface_stride: int, atom_bytes: int, name: str = "PDP_RDMA") -> np.ndarray:
-    """The (C_padded, H, W) cube at `base` read by `name`'s DMA (Table 35 checked: D_SRC_ registers)."""
-    check_feature_dma(f"{name}.D_SRC_", atom_bytes, base, line_stride, surface_stride)
+    """The (C_padded, H, W) cube at `base` read by `name`'s DMA (its rules were checked by the unit's validation)."""
     return read_feature(memory, base, shape, precision, line_stride, surface_stride, atom_bytes, name=name,
                         padded=True)
 
@@ -35,11 +33,6 @@ def write_cube(memory: Memory, base: int, cube: np.ndarray, precision: str, line
     """Write a (C_padded, H, W) cube's atoms at `base`, keeping the gap bytes; returns the Surface."""
     if precision == "fp16":
         cube = np.ascontiguousarray(cube, dtype=np.uint16).view(element_dtype(precision))
-    check_feature_dma(f"{name}.D_DST_", atom_bytes, base, line_stride, surface_stride)
-    if cube.shape[1] > 1 and line_stride < cube.shape[2] * atom_bytes:
-        raise ConfigurationError(f"{name} line stride {line_stride} is smaller than one line",
-                                 fields=(f"{name}.DST_LINE_STRIDE",),
-                                 rule="programming-guide: Limitation/Data Format (LINE_STRIDE)")
     write_feature(memory, base, cube, precision, line_stride, surface_stride, atom_bytes, name=name)
     return Surface(memory=memory.name, base=base, shape=tuple(cube.shape), precision=precision,
                    line_stride=line_stride, surface_stride=surface_stride, atom_bytes=atom_bytes,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import ConfigurationError
-from golden.formats import alignment, feature
 from golden.formats import auxiliary as aux
+from golden.formats import feature
 from golden.numerics import fp
 from golden.units.dma import read_feature
 from golden.units.sdp.config import OperandDma, SdpConfig
@@ -66,21 +66,6 @@ def _from_upstream(cfg: SdpConfig, channels: int, upstream) -> np.ndarray:
     return cube.astype(np.int64)
 
 
-#: Table 35 row of each operand DMA: B (BS) bias, N (BN) batch normalization, E (EW) element-wise.
-TABLE_35_ROWS = {"B": ("bias", "BS"), "N": ("bn", "BN"), "E": ("ew", "EW")}
-
-
-def check_operand_dma(dma: OperandDma, atom: int) -> None:
-    """Table 35 for an enabled operand DMA: its start address (every operand row asks it aligned).
-
-    The rows' line/surface stride columns are not checked: which row an operand is (bias, PReLU, BN,
-    element-wise) depends on the datapath, and the operand layouts of golden/formats/aux.py use narrower lines.
-    """
-    row, register = TABLE_35_ROWS[dma.name]
-    alignment.check_alignment(row, atom_bytes=atom, start_address=dma.base,
-                              fields={"start_address": f"SDP_RDMA.D_{register}_BASE_ADDR_LOW"})
-
-
 def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
     """(alu, mul) operand arrays broadcastable to (N, C', H, W), or None when not read from memory.
 
@@ -89,7 +74,6 @@ def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
     if dma.disable:
         return None, None
     atom = ctx.profile.memory_atomic_size
-    check_operand_dma(dma, atom)
     precision = cfg.proc_precision
     spatial = (channels,) if dma.mode == "PER_KERNEL" else (channels, cfg.height, cfg.width)
     memory = ctx.memory.select(dma.cvsram)

@@ -6,10 +6,9 @@ import warnings
 
 from golden import rules
 from golden.errors import ConfigurationError, NotModelledError
-from golden.units import lut
-from golden.units.dma import check_feature_dma
+from golden.units import dma_rules, lut  # noqa: F401  (dma_rules registers the SDP DMAs' rules)
 from golden.units.sdp.config import SdpConfig
-from golden.units.sdp.rules import BATCH, layout_surfaces
+from golden.units.sdp.rules import BATCH
 
 
 class LimitationWarning(UserWarning):
@@ -54,12 +53,6 @@ def check_profile(cfg: SdpConfig, profile) -> None:
                                    "(programming-guide: Limitation/SDP/Winograd/Batch)", unit="SDP")
 
 
-def check_layout(cfg: SdpConfig, atom: int) -> None:
-    """Table 35 (start address and strides of each feature surface the layer reads or writes)."""
-    for prefix, surf, _ in layout_surfaces(cfg):
-        check_feature_dma(f"{prefix}_", atom, surf.base, surf.line_stride, surf.surface_stride)
-
-
 def check_lut(cfg: SdpConfig) -> None:
     if cfg.y.lut_active:
         lut.check_limits(cfg.lut, cfg.proc_precision, "SDP")
@@ -68,10 +61,10 @@ def check_lut(cfg: SdpConfig) -> None:
 def validate(cfg: SdpConfig, profile, strict: bool = False) -> None:
     """Raise ProfileFeatureError / ConfigurationError / NotModelledError for an invalid or unmodelled layer.
 
-    The limitation rules are the registry's (golden/rules.py; golden/units/sdp/rules.py). Advisory rules
+    The limitation rules are the registry's (golden/rules.py; golden/units/sdp/rules.py, and the DMAs' Table 35
+    and stride rules in golden/units/dma_rules.py). Advisory rules
     (LimitationWarning) raise too when `strict` (what a stimulus generator should use).
     """
     check_profile(cfg, profile)
     rules.enforce("SDP", cfg, rules.Facts(profile=profile), strict, _advise)
-    check_layout(cfg, profile.memory_atomic_size)
     check_lut(cfg)

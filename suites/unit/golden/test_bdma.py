@@ -178,7 +178,7 @@ def test_launch_zero_does_nothing_and_an_empty_launch_is_rejected(tmp_path):
 def test_one_destination_ram_type_per_group(tmp_path):
     with pytest.raises(ConfigurationError, match="both DRAM and CV-SRAM") as info:
         run_lines(tmp_path, operation(small_op(0, dst_mc=True)), operation(small_op(1, dst_mc=False)), launch(0))
-    assert info.value.rule == LIMIT
+    assert info.value.rule == f"BDMA-GROUP-DST-RAM ({LIMIT})"
     assert "BDMA.CFG_CMD.DST_RAM_TYPE" in info.value.fields
 
 

@@ -230,7 +230,8 @@ def _error(**changes):
 
 def test_linear_le_span_rule():
     error = _error(**{"CDP.S_LUT_LE_END_LOW.LUT_LE_END_LOW": 65})
-    assert error.rule == "programming-guide: Limitation/LUT" and "CDP.S_LUT_LE_END_LOW" in error.fields
+    assert error.rule == "CDP-LUT-LE-SPAN (programming-guide: Limitation/LUT)"
+    assert "CDP.S_LUT_LE_END_LOW.LUT_LE_END_LOW" in error.fields
 
 
 def test_index_select_range_for_cdp_int8():

@@ -10,6 +10,7 @@ import pytest
 from golden.config import get_profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.units import conv
+from golden.units.conv.config import read_config
 from golden.units.conv.limits import dc_entries_per_slice
 from golden.units.conv.program import DirectLayer, direct_layer
 
@@ -138,3 +139,57 @@ def test_profile_features_are_required(feature, changes):
 ])
 def test_entries_per_slice_match_nvidia_traces(profile, width, channels, precision, entries):
     assert dc_entries_per_slice(get_profile(profile), width, channels, precision) == entries
+
+
+# -- the registry's rules that no generator reaches yet (image input, Winograd), on hand-built configurations ----
+def _winograd_cfg():
+    from golden.units.conv.program import WinogradLayer, winograd_layer
+    ctx = winograd_layer(get_profile("nv_full"), np.ones((8, 10, 10), dtype=np.int64),
+                         np.ones((4, 32, 4, 4), dtype=np.int64), WinogradLayer(out_hw=(8, 8)))
+    return read_config(ctx.regs)
+
+
+def _image_cfg():
+    from golden.units.conv.program import ImageLayer, image_layer
+    ctx = image_layer(get_profile("nv_full"), np.zeros((4, 6, 7), dtype=np.uint8),
+                      np.ones((5, 4, 3, 3), dtype=np.int64), ImageLayer(post_extension=2))
+    return read_config(ctx.regs)
+
+
+#: rule id -> (legal configuration, ConvConfig attributes that break the rule)
+UNGENERATED_CASES = {
+    "CONV-PIXEL-PRECISION": (_image_cfg, dict(pixel_format="T_R16_F")),
+    "CONV-PIXEL-SETTINGS": (_image_cfg, dict(channels=3)),
+    "CONV-PIXEL-Y-OFFSET": (_image_cfg, dict(pixel_y_offset=1)),
+    "CONV-PIXEL-MAPPING": (_image_cfg, dict(pixel_mapping="RESERVED")),
+    "CONV-POST-EXTENSION-CHANNELS": (_image_cfg, dict(post_y_extension=4, weight_channel_ext=20)),
+    "CONV-IMAGE-WEIGHT-CHANNELS": (_image_cfg, dict(weight_channel_ext=13)),
+    "CONV-IMAGE-WEIGHT-SIZE": (_image_cfg, dict(weight_width_ext=2)),
+    "CONV-WINOGRAD-FEATURE-INPUT": (_winograd_cfg, dict(csc_datain_format="pixel")),
+    "CONV-WINOGRAD-WEIGHT-SIZE": (_winograd_cfg, dict(weight_width_ext=3)),
+    "CONV-WINOGRAD-OUTPUT-SIZE": (_winograd_cfg, dict(csc_out_width=6)),
+    "CONV-WINOGRAD-DATAIN-SIZE": (_winograd_cfg, dict(csc_height_ext=13)),
+    "CONV-WINOGRAD-WEIGHT-CHANNELS": (_winograd_cfg, dict(weight_channel_ext=8)),
+    "CONV-WINOGRAD-DATAIN-CHANNELS": (_winograd_cfg, dict(csc_channel_ext=9)),
+    "CONV-WINOGRAD-CSC-STRIDES": (_winograd_cfg, dict(csc_stride_x=2)),
+    "CONV-WINOGRAD-OUTPUT": (_winograd_cfg, dict(csc_out_height=12)),
+    "CONV-WINOGRAD-PRA-TRUNCATE": (_winograd_cfg, dict(proc_precision="fp16", pra_truncate=1)),
+}
+
+
+def test_every_ungenerated_conv_rule_has_a_case():
+    from stimulus import illegal_conv
+    assert set(UNGENERATED_CASES) == illegal_conv.UNGENERATED
+
+
+@pytest.mark.parametrize("rule_id", sorted(UNGENERATED_CASES))
+def test_ungenerated_conv_rule_predicate(rule_id):
+    import dataclasses
+
+    from golden import rules
+    legal, changes = UNGENERATED_CASES[rule_id]
+    cfg = legal()
+    facts = rules.Facts(profile=get_profile("nv_full"))
+    assert not rules.violations("CONV", cfg, facts)  # the hand-built layer is legal
+    broken = dataclasses.replace(cfg, **changes)
+    assert rules.REGISTRY[rule_id].check(broken, facts) is not None

@@ -87,10 +87,12 @@ def test_pdp_strides_near_4_gib_name_the_surface(nvdla_data, tmp_path, register)
                                                   result.detail), result.detail
 
 
-@pytest.mark.parametrize("register", ["SDP_RDMA.D_SRC_LINE_STRIDE", "SDP_RDMA.D_BS_LINE_STRIDE",
-                                      "SDP_RDMA.D_BS_SURFACE_STRIDE"])
-def test_sdp_rdma_strides_near_4_gib_name_the_surface(nvdla_data, tmp_path, register):
-    result = play(_mutated(nvdla_data, tmp_path, SDP, {register: 0xFFFF_FFF8}), NV_SMALL)
+@pytest.mark.parametrize("registers", [
+    # a line stride that large makes the surfaces overlap (rule SDP-SRC-SURFACE-STRIDE) unless they move apart too
+    {"SDP_RDMA.D_SRC_LINE_STRIDE": 0x1000_0000, "SDP_RDMA.D_SRC_SURFACE_STRIDE": 0xFFFF_FFF8},
+    {"SDP_RDMA.D_BS_LINE_STRIDE": 0xFFFF_FFF8}, {"SDP_RDMA.D_BS_SURFACE_STRIDE": 0xFFFF_FFF8}])
+def test_sdp_rdma_strides_near_4_gib_name_the_surface(nvdla_data, tmp_path, registers):
+    result = play(_mutated(nvdla_data, tmp_path, SDP, registers), NV_SMALL)
     assert result.status == "error" and re.search(r"SDP_RDMA[ \w]* surface spans 0x\w+ bytes", result.detail), \
         result.detail
 

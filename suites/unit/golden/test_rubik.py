@@ -371,3 +371,43 @@ def test_huge_addresses_are_reported_not_wrapped():
 
     with pytest.raises(MemoryAccessError, match="2\\*\\*62"):
         run(regs("SPLIT", "int8", in_addr=0x4000_0000_8000_0000, **split_case()), filled_memory())
+
+
+#: Each Rubik rule of the registry (golden/units/rubik_rules.py) and a layer that breaks it alone. Rubik has no
+#: stimulus family yet, so these hand-built layers are its illegal configurations.
+RULE_CASES = {
+    "RUBIK-DAIN-PLANAR-ALIGN": ("MERGE", merge_case(in_addr=IN_BASE + 32)),
+    "RUBIK-DAOUT-PLANAR-ALIGN": ("SPLIT", split_case(out_line=96, out_planar=192)),
+    "RUBIK-CONTRACT-WIDTH": ("CONTRACT", contract_case(width=4097, in_line=4097 * 32, in_surf=4097 * 64,
+                                                       contract0=4097 * 64, out_line=4097 * 64,
+                                                       contract1=4097 * 128, out_surf=4097 * 256)),
+    "RUBIK-CONTRACT-CHANNELS": ("CONTRACT", contract_case(in_channels=6)),
+    "RUBIK-CONTRACT-STRIDE-0": ("CONTRACT", contract_case(contract0=256)),
+    "RUBIK-CONTRACT-STRIDE-1": ("CONTRACT", contract_case(contract1=128)),
+    "RUBIK-SPLIT-CHANNELS": ("SPLIT", split_case(out_channels=4)),
+    "RUBIK-DAIN-1X1XC-PACKED": ("SPLIT", split_case(width=1, height=1, in_channels=40, out_channels=40, in_line=32,
+                                                    in_surf=64)),
+    "RUBIK-DAIN-LINE-STRIDE": ("SPLIT", split_case(in_line=32, in_surf=192)),
+    "RUBIK-DAIN-SURFACE-STRIDE": ("SPLIT", split_case(in_channels=40, out_channels=40, in_surf=96)),
+    "RUBIK-DAIN-PLANAR-STRIDE": ("MERGE", merge_case(in_planar=64)),
+    "RUBIK-DAOUT-1X1XC-PACKED": ("MERGE", merge_case(width=1, height=1, in_channels=40, out_channels=40, out_line=32,
+                                                     out_surf=64)),
+    "RUBIK-DAOUT-LINE-STRIDE": ("CONTRACT", contract_case(out_line=96, contract1=192)),
+    "RUBIK-DAOUT-SURFACE-STRIDE": ("MERGE", merge_case(in_channels=40, out_channels=40, out_surf=96)),
+    "RUBIK-DAOUT-PLANAR-STRIDE": ("SPLIT", split_case(out_planar=64)),
+}
+
+
+def test_every_rubik_rule_has_a_breaking_layer():
+    from golden import rules
+    assert {r.id for r in rules.all_rules() if r.unit == "RUBIK"} == set(RULE_CASES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(RULE_CASES))
+def test_rubik_rule_rejects_its_layer_alone(rule_id):
+    from golden import rules
+    mode, case = RULE_CASES[rule_id]
+    with pytest.raises(ConfigurationError) as info:
+        run(regs(mode, "int8", **case), filled_memory())
+    assert info.value.rule == rules.REGISTRY[rule_id].label  # this rule and no other
+    assert set(rules.REGISTRY[rule_id].fields) == set(info.value.fields)

@@ -7,39 +7,56 @@ import pytest
 from golden import rules
 from golden.config import get_profile
 from golden.errors import ConfigurationError
-from stimulus import illegal
+from stimulus import illegal, illegal_conv, illegal_dma
 from stimulus.choose import Seeded
 
 ALL_RULES = rules.all_rules()
 
 
 def test_every_rule_has_an_illegal_generator_and_a_source():
-    assert {r.id for r in ALL_RULES} == set(illegal.BREAKERS)
+    # rules of layers no generator draws yet are broken on hand-built layers instead (UNGENERATED below)
+    assert {r.id for r in ALL_RULES if r.unit not in illegal.NO_FAMILY} == set(illegal.BREAKERS) | UNGENERATED
     for r in ALL_RULES:
-        assert r.source.split(":")[0] in ("programming-guide", "in-memory-data-formats", "register map"), r.id
+        assert r.source.split(":")[0] in ("programming-guide", "in-memory-data-formats", "precision-preservation",
+                                          "register map"), r.id
         assert r.fields and all(field.count(".") == 2 for field in r.fields), r.id
 
 
-#: Rules nv_small cannot reach (no fp16, no int16, no EW, LUT or BATCH), written out here.
-NV_SMALL_UNREACHABLE = {"SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-NO-CONVERSION-TO-PDP-OR-EQL",
-                        "SDP-EW-FP16-ALU-CVT", "SDP-EW-FP16-MUL-CVT", "SDP-BATCH-ON-THE-FLY", "SDP-BATCH-ALIGNMENT",
-                        "SDP-EW-PRELU-ALU", "SDP-ERDMA-NEEDED", "SDP-ERDMA-DATA-USE", "SDP-BRDMA-FP16-SIZE",
-                        "SDP-NRDMA-FP16-SIZE", "SDP-ERDMA-FP16-SIZE", "SDP-EQL-ALU-CVT", "SDP-EQL-LUT",
-                        "SDP-EQL-OUTPUT-CVT", "SDP-EQL-NO-WINOGRAD-BATCH",
-                        "SDP-ERDMA-1X1XC-PACKED"}
+#: Rules no generator reaches yet on any profile (the convolution generator draws no image input and no
+#: Winograd); their predicates are tested on hand-built layers in suites/unit/golden/test_dma_rules.py and
+#: test_conv_limits.py.
+UNGENERATED = {"CONV-CDMA-PIXEL-ALIGN", "CONV-PIXEL-PRECISION", "CONV-PIXEL-SETTINGS", "CONV-PIXEL-Y-OFFSET",
+               "CONV-PIXEL-MAPPING", "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS",
+               "CONV-IMAGE-WEIGHT-SIZE", "CONV-WINOGRAD-FEATURE-INPUT", "CONV-WINOGRAD-WEIGHT-SIZE",
+               "CONV-WINOGRAD-OUTPUT-SIZE", "CONV-WINOGRAD-DATAIN-SIZE", "CONV-WINOGRAD-WEIGHT-CHANNELS",
+               "CONV-WINOGRAD-DATAIN-CHANNELS", "CONV-WINOGRAD-CSC-STRIDES", "CONV-WINOGRAD-OUTPUT",
+               "CONV-WINOGRAD-PRA-TRUNCATE"}
+#: Rubik has no stimulus family yet (suites/unit/golden/test_rubik.py breaks each of its rules by hand).
+NO_FAMILY = {r.id for r in ALL_RULES if r.unit == "RUBIK"}
+#: Rules nv_small cannot reach (no fp16, no int16, no EW, LUT or BATCH, no BDMA, no weight compression), written
+#: out here.
+NV_SMALL_UNREACHABLE = UNGENERATED | NO_FAMILY | {
+    "SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-NO-CONVERSION-TO-PDP-OR-EQL", "SDP-EW-FP16-ALU-CVT",
+    "SDP-EW-FP16-MUL-CVT", "SDP-BATCH-ON-THE-FLY", "SDP-BATCH-ALIGNMENT", "SDP-EW-PRELU-ALU", "SDP-ERDMA-NEEDED",
+    "SDP-ERDMA-DATA-USE", "SDP-BRDMA-FP16-SIZE", "SDP-NRDMA-FP16-SIZE", "SDP-ERDMA-FP16-SIZE", "SDP-EQL-ALU-CVT",
+    "SDP-EQL-LUT", "SDP-EQL-OUTPUT-CVT", "SDP-EQL-NO-WINOGRAD-BATCH", "SDP-ERDMA-ALIGN", "CONV-CDMA-WMB-ALIGN",
+    "CONV-CDMA-WGS-ALIGN", "BDMA-SRC-LINE-STRIDE", "BDMA-SRC-SURFACE-STRIDE", "BDMA-DST-LINE-STRIDE",
+    "BDMA-DST-SURFACE-STRIDE", "BDMA-GROUP-NOT-EMPTY", "BDMA-GROUP-DST-RAM", "CONV-CLIP-TRUNCATE-FP16",
+    "SDP-ERDMA-1X1XC-PACKED"}
 
 
 def test_reachability_by_profile():
     small, full = get_profile("nv_small"), get_profile("nv_full")
     assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, small)} == NV_SMALL_UNREACHABLE
-    assert all(illegal.reachable(r.id, full) for r in ALL_RULES)
+    assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, full)} == UNGENERATED | NO_FAMILY
+    assert UNGENERATED == illegal_dma.UNGENERATED | illegal_conv.UNGENERATED and NO_FAMILY
 
 
 @pytest.mark.parametrize("rule_id", sorted(r.id for r in ALL_RULES))
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
 def test_illegal_layer_is_rejected_naming_its_rule(rule_id, profile_name, tmp_path):
     profile = get_profile(profile_name)
-    if profile_name == "nv_small" and rule_id in NV_SMALL_UNREACHABLE:
+    if rule_id in NV_SMALL_UNREACHABLE if profile_name == "nv_small" else rule_id in UNGENERATED | NO_FAMILY:
         with pytest.raises(illegal.NoIllegalLayer):
             illegal.illegal_layer(rule_id, Seeded([7, len(rule_id)]), profile, attempts=60)
         return

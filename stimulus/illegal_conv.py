@@ -1,0 +1,252 @@
+"""Breakers of the convolution's rules (golden/units/conv/rules.py): each changes a legal convolution layer's fields.
+
+A breaker takes the legal layer's fields (a copy), its decoded ConvConfig, the chooser and the profile, and returns
+the changed fields or None when this layer cannot be changed that way (another legal layer is drawn). A stage copy
+is broken in the copy no other rule reads (CACC's, or CSC's where the rules read CDMA's), and a change that would
+also break an equation moves its partner too (a padding grown on the left shrinks on the right), so that the
+registry's own predicates see exactly the one rule broken (stimulus/illegal.py checks it).
+The generator draws direct convolutions of one batch only: the image, Winograd and pixel rules are UNGENERATED
+(their predicates are tested on hand-built layers in suites/unit/golden/test_conv_limits.py).
+"""
+
+from __future__ import annotations
+
+from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
+
+PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
+
+
+def _bump(*names: str, by: int = 1):
+    """Add `by` to one field (the first of `names` the layer programs)."""
+    def breaker(fields, cfg, choose, profile):
+        for name in names:
+            if name in fields:
+                fields[name] = int(fields[name]) + by
+                return fields
+        return None
+    return breaker
+
+
+def _step(name: str):
+    """One down, or one up from 0 (a bank count stays a count)."""
+    def breaker(fields, cfg, choose, profile):
+        fields[name] = int(fields[name]) - 1 if int(fields[name]) > 0 else 1
+        return fields
+    return breaker
+
+
+def _other(name: str, choices: int = 2):
+    """Another value of an enum field (unwritten: at its reset, 0)."""
+    def breaker(fields, cfg, choose, profile):
+        fields[name] = (int(fields.get(name, 0)) + 1) % choices
+        return fields
+    return breaker
+
+
+def _set_both(register: str, field: str, value: int) -> dict:
+    return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
+
+
+def _feature_precision(fields, cfg, choose, profile):
+    other = (PRECISION_CODES[cfg.in_precision] + 1) % 3
+    fields.update({"CDMA.D_MISC_CFG.IN_PRECISION": other, "CSC.D_MISC_CFG.IN_PRECISION": other})
+    return fields
+
+
+def _clip_fp16(fields, cfg, choose, profile):
+    if cfg.proc_precision != "fp16":
+        return None
+    fields["CACC.D_CLIP_CFG.CLIP_TRUNCATE"] = choose.size(1, 16)
+    return fields
+
+
+def _clip_range(fields, cfg, choose, profile):
+    if cfg.proc_precision == "fp16":
+        return None
+    fields["CACC.D_CLIP_CFG.CLIP_TRUNCATE"] = choose.size(17, 31)
+    return fields
+
+
+def _crossing(fields, cfg, choose, profile):
+    """Channel post-extension with dilation: an N cell of the matrix (nothing else reads Y_EXTENSION here)."""
+    if cfg.dilation_x == 1 and cfg.dilation_y == 1:
+        return None
+    fields["CSC.D_POST_Y_EXTENSION.Y_EXTENSION"] = choose.choice((1, 2))
+    return fields
+
+
+def _post_extension_reserved(fields, cfg, choose, profile):
+    if cfg.dilation_x > 1 or cfg.dilation_y > 1:
+        return None
+    fields["CSC.D_POST_Y_EXTENSION.Y_EXTENSION"] = 3
+    return fields
+
+
+def _weights_of(cfg, channel_ext: int, fields: dict) -> dict:
+    """Move BYTE_PER_KERNEL and WEIGHT_BYTES along with a new WEIGHT_CHANNEL_EXT."""
+    per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * channel_ext * BYTES[cfg.proc_precision]
+    fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
+    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
+    return fields
+
+
+def _weight_channels(fields, cfg, choose, profile):
+    channel_ext = cfg.weight_channel_ext + 1
+    fields["CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT"] = channel_ext - 1
+    return _weights_of(cfg, channel_ext, fields)
+
+
+def _weight_bytes(fields, cfg, choose, profile):
+    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", cfg.weight_bytes + 128))
+    return fields
+
+
+def _datain_width(fields, cfg, choose, profile):
+    """CSC's width one more, the right padding one less: PL + W + PR stays."""
+    if cfg.pad_right < 1:
+        return None
+    fields["CSC.D_DATAIN_SIZE_EXT_0.DATAIN_WIDTH_EXT"] = cfg.csc_width_ext  # count + 1
+    fields["CDMA.D_ZERO_PADDING.PAD_RIGHT"] = cfg.pad_right - 1
+    return fields
+
+
+def _datain_height(fields, cfg, choose, profile):
+    if cfg.height < 2:
+        return None
+    fields["CDMA.D_DATAIN_SIZE_0.DATAIN_HEIGHT"] = cfg.height - 2  # one line fewer than CSC's
+    return fields
+
+
+def _release(fields, cfg, choose, profile):
+    fields["CSC.D_RELEASE.RLS_SLICES"] = cfg.csc_height_ext  # count DATAIN_HEIGHT_EXT + 1 + 1
+    return fields
+
+
+def _pad(side: str):
+    """PAD_<side> becomes the dilated kernel size, the opposite padding shrinks by as much (PL+W+PR stays)."""
+    opposite = {"LEFT": "RIGHT", "RIGHT": "LEFT", "TOP": "BOTTOM", "BOTTOM": "TOP"}[side]
+
+    def breaker(fields, cfg, choose, profile):
+        span = _spans(cfg)[0 if side in ("LEFT", "RIGHT") else 1]
+        pad, other = getattr(cfg, f"pad_{side.lower()}"), getattr(cfg, f"pad_{opposite.lower()}")
+        delta = span - pad
+        if other < delta:
+            return None
+        for name, value in ((side, span), (opposite, other - delta)):
+            fields[f"CDMA.D_ZERO_PADDING.PAD_{name}"] = value
+            if name in ("LEFT", "TOP"):
+                fields[f"CSC.D_ZERO_PADDING.PAD_{name}"] = value
+        return fields
+    return breaker
+
+
+def _out_size(side: str):
+    """The right (bottom) padding one less or one more than the output size needs."""
+    def breaker(fields, cfg, choose, profile):
+        span = _spans(cfg)[0 if side == "RIGHT" else 1]
+        pad = getattr(cfg, f"pad_{side.lower()}")
+        fields[f"CDMA.D_ZERO_PADDING.PAD_{side}"] = pad - 1 if pad > 0 else pad + 1
+        return fields if pad > 0 or pad + 1 < span else None
+    return breaker
+
+
+def _banks(fields, cfg, choose, profile):
+    banks = profile.cbuf_bank_number - (1 if cfg.weight_format == "compressed" else 0)
+    fields.update(_set_both("D_BANK", "WEIGHT_BANK", banks - cfg.data_bank))  # count: one bank too many
+    return fields
+
+
+def _entry_per_slice(fields, cfg, choose, profile):
+    need = dc_entries_per_slice(profile, cfg.width, cfg.channels, cfg.in_precision)
+    fields.update(_set_both("D_ENTRY_PER_SLICE", "ENTRIES", need))  # count need + 1
+    return fields
+
+
+def _data_banks(fields, cfg, choose, profile):
+    bank_entries = profile.cbuf_bank_bytes // (128 if profile.layout == "nvdlav1" else profile.cbuf_bank_width)
+    need = -(-cfg.entries * cfg.csc_height_ext * cfg.batches // bank_entries)
+    if need < 2:
+        return None
+    fields.update(_set_both("D_BANK", "DATA_BANK", need - 2))  # count need - 1
+    return fields
+
+
+def _weight_banks(fields, cfg, choose, profile):
+    """One weight bank, and kernels tall enough that one kernel group plus 128 bytes overflows it: WEIGHT_HEIGHT_EXT
+    grows (BYTE_PER_KERNEL and WEIGHT_BYTES with it) and the bottom padding by as many dilated rows, so that
+    (Output_Height - 1) * stride_y + R' == PT + Input_Height + PB still holds."""
+    if cfg.weight_format != "uncompressed" or cfg.winograd:
+        return None
+    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    row_bytes = cfg.byte_per_kernel // cfg.weight_height_ext  # S * C * BPE of one kernel row
+    rows = max(cfg.weight_height_ext, -(-(profile.cbuf_bank_bytes - 127) // (row_bytes * group)))
+    pad_bottom = cfg.pad_bottom + (rows - cfg.weight_height_ext) * cfg.dilation_y
+    if rows > 32 or pad_bottom > 63:  # the fields' widths (5 and 6 bits)
+        return None
+    per_kernel = row_bytes * rows
+    fields["CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT"] = rows - 1
+    fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
+    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
+    fields["CDMA.D_ZERO_PADDING.PAD_BOTTOM"] = pad_bottom
+    fields.update(_set_both("D_BANK", "WEIGHT_BANK", 0))  # count 1
+    return fields
+
+
+BREAKERS = {
+    "CONV-STAGES-CONV-MODE": _other("CACC.D_MISC_CFG.CONV_MODE"),
+    "CONV-STAGES-PROC-PRECISION": _other("CACC.D_MISC_CFG.PROC_PRECISION", 3),
+    "CONV-STAGES-IN-PRECISION": _other("CSC.D_MISC_CFG.IN_PRECISION", 3),
+    "CONV-STAGES-DATAIN-FORMAT": _other("CDMA.D_DATAIN_FORMAT.DATAIN_FORMAT"),
+    "CONV-STAGES-BATCHES": _bump("CACC.D_BATCH_NUMBER.BATCHES"),
+    "CONV-STAGES-WEIGHT-FORMAT": _other("CSC.D_WEIGHT_FORMAT.WEIGHT_FORMAT"),
+    "CONV-STAGES-KERNELS": _bump("CACC.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"),
+    "CONV-STAGES-WEIGHT-BYTES": _bump("CSC.D_WEIGHT_BYTES.WEIGHT_BYTES", by=128),
+    "CONV-STAGES-DATA-BANK": _step("CSC.D_BANK.DATA_BANK"),
+    "CONV-STAGES-WEIGHT-BANK": _step("CSC.D_BANK.WEIGHT_BANK"),
+    "CONV-STAGES-OUT-WIDTH": _bump("CACC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"),
+    "CONV-STAGES-OUT-HEIGHT": _bump("CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"),
+    "CONV-STAGES-PAD-LEFT": _bump("CSC.D_ZERO_PADDING.PAD_LEFT"),
+    "CONV-STAGES-PAD-TOP": _bump("CSC.D_ZERO_PADDING.PAD_TOP"),
+    "CONV-ATOMICS": _bump("CSC.D_ATOMICS.ATOMICS"),
+    "CONV-FEATURE-PRECISION": _feature_precision,
+    "CONV-CLIP-TRUNCATE-FP16": _clip_fp16,
+    "CONV-CLIP-TRUNCATE-RANGE": _clip_range,
+    "CONV-FEATURE-CROSSING": _crossing,
+    "CONV-POST-EXTENSION-RESERVED": _post_extension_reserved,
+    "CONV-WEIGHT-CHANNELS": _weight_channels,
+    "CONV-BYTE-PER-KERNEL": _bump("CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"),
+    "CONV-WEIGHT-BYTES": _weight_bytes,
+    "CONV-STAGES-DATAIN-WIDTH": _datain_width,
+    "CONV-STAGES-DATAIN-CHANNEL": _bump("CSC.D_DATAIN_SIZE_EXT_1.DATAIN_CHANNEL_EXT"),
+    "CONV-STAGES-X-STRIDE": _bump("CDMA.D_CONV_STRIDE.CONV_X_STRIDE"),
+    "CONV-STAGES-Y-STRIDE": _bump("CDMA.D_CONV_STRIDE.CONV_Y_STRIDE"),
+    "CONV-STAGES-DATAIN-HEIGHT": _datain_height,
+    "CONV-RELEASE-SLICES": _release,
+    "CONV-PAD-LEFT": _pad("LEFT"),
+    "CONV-PAD-RIGHT": _pad("RIGHT"),
+    "CONV-PAD-TOP": _pad("TOP"),
+    "CONV-PAD-BOTTOM": _pad("BOTTOM"),
+    "CONV-OUT-WIDTH": _out_size("RIGHT"),
+    "CONV-OUT-HEIGHT": _out_size("BOTTOM"),
+    "CONV-STAGES-PAD-VALUE": _bump("CSC.D_ZERO_PADDING_VALUE.PAD_VALUE"),
+    "CONV-BANKS": _banks,
+    "CONV-STAGES-ENTRIES": _bump("CSC.D_ENTRY_PER_SLICE.ENTRIES"),
+    "CONV-ENTRY-PER-SLICE": _entry_per_slice,
+    "CONV-DATA-BANKS": _data_banks,
+    "CONV-WEIGHT-BANKS": _weight_banks,
+}
+
+#: Rules of layers the convolution generator does not draw (image input, Winograd): tested on hand-built layers.
+UNGENERATED = {"CONV-PIXEL-PRECISION", "CONV-PIXEL-SETTINGS", "CONV-PIXEL-Y-OFFSET", "CONV-PIXEL-MAPPING",
+               "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS", "CONV-IMAGE-WEIGHT-SIZE",
+               "CONV-WINOGRAD-FEATURE-INPUT", "CONV-WINOGRAD-WEIGHT-SIZE", "CONV-WINOGRAD-OUTPUT-SIZE",
+               "CONV-WINOGRAD-DATAIN-SIZE", "CONV-WINOGRAD-WEIGHT-CHANNELS", "CONV-WINOGRAD-DATAIN-CHANNELS",
+               "CONV-WINOGRAD-CSC-STRIDES", "CONV-WINOGRAD-OUTPUT", "CONV-WINOGRAD-PRA-TRUNCATE"}
+
+
+def requires(rule_id: str, profile) -> bool:
+    if rule_id in UNGENERATED:
+        return False
+    if rule_id == "CONV-CLIP-TRUNCATE-FP16":
+        return "fp16" in profile.feature_types & profile.weight_types
+    return True

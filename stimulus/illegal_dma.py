@@ -1,0 +1,162 @@
+"""Breakers of the DMAs' address and stride rules (golden/units/dma_rules.py), one per rule, for every family.
+
+A feature-DMA breaker takes the legal layer's fields (a copy), the DMA's surface as the rule's own predicate sees
+it (DmaSurface, decoded from the legal layer), the chooser and the memory atom, and returns the changed fields or
+None when this layer cannot break the rule (another legal layer is drawn):
+
+* -ALIGN: one of the DMA's Table 35 values (chosen at random) moves by half its alignment; a line stride that
+  grows takes the surface stride along by a whole number of alignments, so no other rule breaks;
+* -LINE-STRIDE: the line stride becomes one alignment less than a line (a layer of more than one line);
+* -SURFACE-STRIDE: the surface stride becomes one alignment less than the surface (more than one surface).
+
+BDMA breakers change one operation's CFG_<SRC|DST>_LINE / _SURF writes (`Layer.writes`) the same way.
+"""
+
+from __future__ import annotations
+
+from golden.units.bdma import ATOM as BDMA_ATOM
+from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
+from golden.units.dma_rules import DMAS, Dma, DmaSurface
+
+#: The registry unit of a DMA rule -> the stimulus family whose legal layers it breaks.
+FAMILIES = {"PDP": "pdp", "SDP": "sdp", "CDP": "cdp", "CONV": "conv", "BDMA": "bdma"}
+
+
+def _align_breaker(dma: Dma):
+    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+        columns = [c for c, name in dma.fields.items()
+                   if getattr(surface, c) is not None and dma.required(c, atom, surface) and name in fields]
+        if not columns:
+            return None
+        column = choose.choice(columns)
+        align = dma.required(column, atom, surface)
+        fields[dma.fields[column]] += align // 2
+        surface_field = dma.fields.get("surface_stride")
+        if column == "line_stride" and surface.surfaces > 1 and surface_field in fields:
+            fields[surface_field] += surface.lines * dma.required("surface_stride", atom, surface)
+        return fields
+    return breaker
+
+
+def _line_breaker(dma: Dma):
+    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+        step = dma.required("line_stride", atom) or atom
+        if surface.lines < 2 or surface.line_bytes < step or dma.fields["line_stride"] not in fields:
+            return None
+        fields[dma.fields["line_stride"]] = surface.line_bytes - step
+        return fields
+    return breaker
+
+
+def _surface_breaker(dma: Dma):
+    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+        step = dma.required("surface_stride", atom) or atom
+        needed = surface.line_stride * (surface.lines - 1) + surface.line_bytes
+        if surface.surfaces < 2 or needed < step or dma.fields["surface_stride"] not in fields:
+            return None
+        fields[dma.fields["surface_stride"]] = needed - step
+        return fields
+    return breaker
+
+
+#: rule id -> (Dma, breaker(fields, surface, choose, atom))
+FEATURE_BREAKERS: dict = {}
+for _dma in DMAS.values():
+    FEATURE_BREAKERS[f"{_dma.id}-ALIGN"] = (_dma, _align_breaker(_dma))
+    if _dma.strides and _dma.line_rule:
+        FEATURE_BREAKERS[f"{_dma.id}-LINE-STRIDE"] = (_dma, _line_breaker(_dma))
+    if _dma.strides and "surface_stride" in _dma.fields:
+        FEATURE_BREAKERS[f"{_dma.id}-SURFACE-STRIDE"] = (_dma, _surface_breaker(_dma))
+
+
+# -- BDMA --------------------------------------------------------------------------------------------------------
+def bdma_group(layer, regmap) -> BdmaGroup:
+    """The group a BDMA layer launches, as the BDMA rules judge it."""
+    return BdmaGroup(tuple(bdma_operations(layer.writes, regmap)), layer.choices.get("group", 0))
+
+
+def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
+    """The operations a BDMA layer's writes cache (each CFG_OP write takes the CFG_* values written so far)."""
+    raw, operations = {}, []
+    for unit, name, value in writes:
+        if unit != "BDMA":
+            continue
+        if name == "CFG_OP":
+            operations.append(BdmaOperation.from_registers(regmap, dict(raw)))
+        elif name in OPERATION_REGISTERS:
+            raw[name] = value
+    return operations
+
+
+def _rewrite(writes: list, index: int, register: str, value: int) -> list:
+    """The writes with operation `index`'s write of `register` set to `value`."""
+    seen, out = -1, []
+    for unit, name, old in writes:
+        if unit == "BDMA" and name == "CFG_OP":
+            seen += 1
+        if unit == "BDMA" and name == register and seen == index - 1:
+            old = value
+        out.append((unit, name, old))
+    return out
+
+
+def _bdma_breaker(side: str, what: str):
+    low = side.lower()
+
+    def breaker(writes: list, operations: list[BdmaOperation], choose, regmap):
+        if what == "LINE":
+            candidates = [i for i, op in enumerate(operations) if op.lines > 1]
+        else:
+            candidates = [i for i, op in enumerate(operations) if op.surfaces > 1]
+        if not candidates:
+            return None
+        index = choose.choice(candidates)
+        op = operations[index]
+        if what == "LINE":
+            return _rewrite(writes, index, f"CFG_{side}_LINE", op.line_bytes - BDMA_ATOM)
+        surface = (op.lines - 1) * getattr(op, f"{low}_line_stride") + op.line_bytes
+        return _rewrite(writes, index, f"CFG_{side}_SURF", surface - BDMA_ATOM)
+    return breaker
+
+
+def _empty_group(writes: list, operations: list[BdmaOperation], choose, regmap):
+    """The group launched with no operation enabled: every CFG_OP write goes."""
+    return [w for w in writes if w[:2] != ("BDMA", "CFG_OP")]
+
+
+def _two_destinations(writes: list, operations: list[BdmaOperation], choose, regmap):
+    """One operation of a group of several writes to the other memory (same address: no buffer overlaps)."""
+    if len(operations) < 2:
+        return None
+    index = choose.choice(range(len(operations)))
+    op = operations[index]
+    # CFG_CMD: 1 = MC (the primary memory), 0 = CV-SRAM
+    value = regmap.get("BDMA", "CFG_CMD").encode(SRC_RAM_TYPE=int(not op.src_cvsram), DST_RAM_TYPE=int(op.dst_cvsram))
+    return _rewrite(writes, index, "CFG_CMD", value)
+
+
+#: rule id -> breaker(writes, operations, choose, regmap)
+BDMA_BREAKERS = {f"BDMA-{side}-{what}-STRIDE": _bdma_breaker(side, what if what == "LINE" else "SURF")
+                 for side in ("SRC", "DST") for what in ("LINE", "SURFACE")}
+BDMA_BREAKERS.update({"BDMA-GROUP-NOT-EMPTY": _empty_group, "BDMA-GROUP-DST-RAM": _two_destinations})
+
+#: Rules whose layers no generator draws yet (the convolution generator has no image input): their predicates are
+#: tested on hand-built configurations (suites/unit/golden/test_dma_rules.py).
+UNGENERATED = {"CONV-CDMA-PIXEL-ALIGN"}
+
+
+def requires(rule_id: str, profile) -> bool:
+    """Whether the profile has what breaking the rule needs."""
+    if rule_id in UNGENERATED:
+        return False
+    if rule_id.startswith(("CONV-CDMA-WMB", "CONV-CDMA-WGS")):
+        return bool(profile.weight_compression)
+    if rule_id.startswith("SDP-ERDMA"):
+        return profile.has("SDP_EW")
+    if rule_id.startswith("SDP-NRDMA"):
+        return profile.has("SDP_BN")
+    if rule_id.startswith("SDP-BRDMA"):
+        return profile.has("SDP_BS")
+    if rule_id == "BDMA-GROUP-DST-RAM":
+        return bool(profile.secondary_memif)
+    return True
