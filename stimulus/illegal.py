@@ -230,7 +230,11 @@ def _pdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
 
 
 def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
-    legal = sdp.random_layer(choose, profile)
+    from stimulus import sdp_lut
+
+    # the LUT's rules (and EQL's "no LUT") need a layer whose Y stage may read a legal LUT
+    lut = sdp_lut.random_lut(choose, profile) if rule_id in (*illegal_sdp.LUT_RULES, "SDP-EQL-LUT") else None
+    legal = sdp.random_layer(choose, profile, lut=lut)
     fields = illegal_sdp.BREAKERS[rule_id](dict(legal.fields), choose, profile)
     if fields is None:
         return None

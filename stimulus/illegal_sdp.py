@@ -305,3 +305,42 @@ def _operand_one_by_one(letter: str):
 
 BREAKERS.update({f"SDP-{x}RDMA-1X1XC-PACKED": _operand_one_by_one(x) for x in "BNE"})
 REQUIRES["SDP-ERDMA-1X1XC-PACKED"] = _has("SDP_EW")
+
+
+# ---- the LUT (golden/units/sdp/lut_rules.py) ------------------------------------------------------------------
+
+LUT_CFG = "SDP.S_LUT_CFG.LUT_LE_FUNCTION"
+
+
+def _lut_breaker(rule_id: str):
+    """A legal layer whose Y stage reads the LUT, with one index setting just outside its range (the next value
+    above the range, or below it where the 8-bit field has no room above) or one table's END moved by one."""
+    from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
+
+    def breaker(fields, choose, profile: Profile):
+        if not (_is(fields, "SDP.D_DP_EW_CFG.EW_BYPASS", 0) and _is(fields, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS", 0)):
+            return None
+        linear = _is(fields, LUT_CFG, "LINEAR")
+        proc = _precision(fields, "proc")
+        le, lo = SELECT_LIMITS["SDP", proc]
+        field, bounds = {"SDP-LUT-LE-SELECT": ("SDP.S_LUT_INFO.LUT_LE_INDEX_SELECT", le if linear else None),
+                         "SDP-LUT-LO-SELECT": ("SDP.S_LUT_INFO.LUT_LO_INDEX_SELECT", lo),
+                         "SDP-LUT-OFFSET": ("SDP.S_LUT_INFO.LUT_LE_INDEX_OFFSET",
+                                            None if linear else OFFSET_LIMITS["SDP", proc]),
+                         }.get(rule_id, (None, None))
+        if rule_id.endswith("-SPAN"):
+            table = rule_id.split("-")[2]
+            key = f"SDP.S_LUT_{table}_END.LUT_{table}_END"
+            fields[key] = (int(fields[key]) + 1) & 0xFFFFFFFF
+            return fields
+        if bounds is None:
+            return None
+        low, high = bounds
+        fields[field] = (high + 1 if high < 127 else low - 1) & 0xFF
+        return fields
+    return breaker
+
+
+LUT_RULES = ("SDP-LUT-LE-SELECT", "SDP-LUT-LO-SELECT", "SDP-LUT-OFFSET", "SDP-LUT-LE-SPAN", "SDP-LUT-LO-SPAN")
+BREAKERS.update({rule_id: _lut_breaker(rule_id) for rule_id in LUT_RULES})
+REQUIRES.update({rule_id: _has("SDP_EW", "SDP_LUT") for rule_id in LUT_RULES})

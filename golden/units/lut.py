@@ -190,48 +190,58 @@ def _fp32(bits: int) -> float:
     return float(np.array([bits & 0xFFFFFFFF], np.uint32).view(np.float32)[0])
 
 
-def check_index_ranges(params: LutParams, precision: str, unit: str) -> None:
-    """programming-guide Limitation/LUT: the index select (linear tables) and offset (exponent LE) ranges."""
-    f = f"{unit}.S_LUT_"
+def index_problems(params: LutParams, precision: str, unit: str) -> dict[str, str]:
+    """programming-guide Limitation/LUT: "LE" / "LO" (a linear table's INDEX_SELECT) or "OFFSET" (an exponent
+    LE table's INDEX_OFFSET) -> the message, for each one out of its range."""
     le_sel, lo_sel = SELECT_LIMITS[unit, precision]
-    checks = [("LO", params.lo_index_select, lo_sel, f"{f}INFO.LUT_LO_INDEX_SELECT")]
+    checks = [("LO", params.lo_index_select, lo_sel)]
     if params.le_function == "LINEAR":
-        checks.append(("LE", params.le_index_select, le_sel, f"{f}INFO.LUT_LE_INDEX_SELECT"))
+        checks.append(("LE", params.le_index_select, le_sel))
+    problems = {name: f"linear {name}_INDEX_SELECT {value} outside [{lo}, {hi}] for {unit} {precision}"
+                for name, value, (lo, hi) in checks if not lo <= value <= hi}
+    lo, hi = OFFSET_LIMITS[unit, precision]
+    if params.le_function != "LINEAR" and not lo <= params.le_index_offset <= hi:
+        problems["OFFSET"] = (f"exponent LE_INDEX_OFFSET {params.le_index_offset} outside [{lo}, {hi}] for {unit} "
+                              f"{precision}")
+    return problems
+
+
+def span_problem(params: LutParams, precision: str, table: str) -> str | None:
+    """programming-guide Limitation/LUT: SDP's table END - START equals the span its index configuration covers
+    (fp16: fp32 START/END, the sum clipped at FP32_MAX; int: 32-bit, clipped at INT32_MAX)."""
+    if table == "LO":
+        start, end, span = params.lo_start, params.lo_end, 2.0 ** (params.lo_index_select + 8)
+    elif params.le_function == "LINEAR":
+        start, end, span = params.le_start, params.le_end, 2.0 ** (params.le_index_select + 6)
     else:
-        lo, hi = OFFSET_LIMITS[unit, precision]
-        if not lo <= params.le_index_offset <= hi:
-            raise ConfigurationError(
-                f"exponent LE_INDEX_OFFSET {params.le_index_offset} outside [{lo}, {hi}] for {unit} "
-                f"{precision}",
-                fields=(f"{f}INFO.LUT_LE_INDEX_OFFSET",), rule=RULE)
-    for name, value, (lo, hi), fld in checks:
-        if not lo <= value <= hi:
-            raise ConfigurationError(f"linear {name}_INDEX_SELECT {value} outside [{lo}, {hi}] for {unit} "
-                                     f"{precision}", fields=(fld,), rule=RULE)
+        start, end, span = params.le_start, params.le_end, 2.0 ** (params.le_index_offset + 64)
+    if precision == "fp16":
+        s, e = _fp32(start), _fp32(end)
+        expected = np.float32(min(np.float64(s) + span, float(np.finfo(np.float32).max)))
+        ok = np.float32(e) == expected
+    else:
+        s, e = as_signed(start, 32), as_signed(end, 32)
+        ok = e - s == min(span, 2.0**31 - 1) or (e == 2**31 - 1 and s + span > e)
+    return None if ok else f"{table}_END - {table}_START must equal {span:g} for this index configuration"
+
+
+def check_index_ranges(params: LutParams, precision: str, unit: str) -> None:
+    """ConfigurationError for the first index_problems (the LO select first)."""
+    f = f"{unit}.S_LUT_INFO.LUT_"
+    fields = {"LO": f"{f}LO_INDEX_SELECT", "LE": f"{f}LE_INDEX_SELECT", "OFFSET": f"{f}LE_INDEX_OFFSET"}
+    for name, message in index_problems(params, precision, unit).items():
+        raise ConfigurationError(message, fields=(fields[name],), rule=RULE)
 
 
 def check_limits(params: LutParams, precision: str, unit: str = "SDP") -> None:
-    """programming-guide Limitation/LUT: index ranges and SDP's 32-bit START/END spans (CDP's 38-bit
-    spans are checked in golden/units/cdp/config.py)."""
-    f = f"{unit}.S_LUT_"
+    """ConfigurationError for the first index or span problem (golden/units/sdp/lut_rules.py registers the same
+    checks as rules; CDP's 38-bit spans are golden/units/cdp/rules.py's)."""
     check_index_ranges(params, precision, unit)
-    spans = [("LO", params.lo_start, params.lo_end, 2.0 ** (params.lo_index_select + 8))]
-    if params.le_function == "LINEAR":
-        spans.append(("LE", params.le_start, params.le_end, 2.0 ** (params.le_index_select + 6)))
-    else:
-        spans.append(("LE", params.le_start, params.le_end, 2.0 ** (params.le_index_offset + 64)))
-    for name, start, end, span in spans:
-        fields = (f"{f}{name}_START", f"{f}{name}_END")
-        if precision == "fp16":
-            s, e = _fp32(start), _fp32(end)
-            expected = np.float32(min(np.float64(s) + span, float(np.finfo(np.float32).max)))
-            ok = np.float32(e) == expected
-        else:
-            s, e = as_signed(start, 32), as_signed(end, 32)
-            ok = e - s == min(span, 2.0**31 - 1) or (e == 2**31 - 1 and s + span > e)
-        if not ok:
-            raise ConfigurationError(f"{name}_END - {name}_START must equal {span:g} for this index "
-                                     f"configuration", fields=fields, rule=RULE)
+    for table in ("LO", "LE"):
+        message = span_problem(params, precision, table)
+        if message is not None:
+            raise ConfigurationError(message, fields=(f"{unit}.S_LUT_{table}_START", f"{unit}.S_LUT_{table}_END"),
+                                     rule=RULE)
 
 
 # ---- index -------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import warnings
 
 from golden import rules
 from golden.errors import ConfigurationError, NotModelledError
-from golden.units import dma_rules, lut  # noqa: F401  (dma_rules registers the SDP DMAs' rules)
+from golden.units import dma_rules  # noqa: F401  (registers the SDP DMAs' rules)
 from golden.units.sdp.config import SdpConfig
 from golden.units.sdp.rules import BATCH
 
@@ -53,18 +53,12 @@ def check_profile(cfg: SdpConfig, profile) -> None:
                                    "(programming-guide: Limitation/SDP/Winograd/Batch)", unit="SDP")
 
 
-def check_lut(cfg: SdpConfig) -> None:
-    if cfg.y.lut_active:
-        lut.check_limits(cfg.lut, cfg.proc_precision, "SDP")
-
-
 def validate(cfg: SdpConfig, profile, strict: bool = False) -> None:
     """Raise ProfileFeatureError / ConfigurationError / NotModelledError for an invalid or unmodelled layer.
 
-    The limitation rules are the registry's (golden/rules.py; golden/units/sdp/rules.py, and the DMAs' Table 35
-    and stride rules in golden/units/dma_rules.py). Advisory rules
+    The limitation rules are the registry's (golden/rules.py; golden/units/sdp/rules.py and lut_rules.py, and the
+    DMAs' Table 35 and stride rules in golden/units/dma_rules.py). Advisory rules
     (LimitationWarning) raise too when `strict` (what a stimulus generator should use).
     """
     check_profile(cfg, profile)
     rules.enforce("SDP", cfg, rules.Facts(profile=profile), strict, _advise)
-    check_lut(cfg)
