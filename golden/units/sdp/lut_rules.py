@@ -30,7 +30,7 @@ _index_rule("OFFSET", "LUT_LE_INDEX_OFFSET", "an exponent LE table's index offse
 
 
 def _span_rule(table: str) -> None:
-    index_key = "LO" if table == "LO" else ("LE", "OFFSET")
+    index_key = ("LO",) if table == "LO" else ("LE", "OFFSET")
 
     @rule(f"SDP-LUT-{table}-SPAN", "SDP", RULE,
           (f"SDP.S_LUT_{table}_START.LUT_{table}_START", f"SDP.S_LUT_{table}_END.LUT_{table}_END"),

@@ -77,3 +77,13 @@ def test_rules_command_lists_every_rule(capsys):
     for r in ALL_RULES:
         assert f"{r.id} " in out and r.source in out and r.fields[0] in out
     assert f"{len(ALL_RULES)} rules from " in out
+
+
+@pytest.mark.parametrize("rule_id", ["SDP-LUT-LE-SELECT", "SDP-LUT-LO-SELECT", "SDP-LUT-OFFSET"])
+def test_an_index_setting_out_of_range_is_one_rule_not_also_its_span(rule_id):
+    """The span rules skip a table whose index setting is out of range (found by `nvdla-verif fuzz` on nv_full:
+    an LO select out of range also broke the LO span, so no layer broke the select rule alone)."""
+    profile = get_profile("nv_full")
+    for seed in range(4):
+        layer = illegal.illegal_layer(rule_id, Seeded([seed, 1]), profile, attempts=100)
+        assert illegal.broken_rules(layer, profile, "SDP") == {rule_id}
