@@ -1,8 +1,11 @@
 """Mutations of real traces for the golden-model fuzz harness (issue 17), as hypothesis strategies.
 
-A `Case` is one seed trace (NVIDIA's, found under --nvdla-data) with one mutation applied:
+A `Case` is one seed trace with one mutation applied. Seeds are NVIDIA's traces (found under --nvdla-data)
+and traces of generated layers (generated.py):
 
     register   one reg_write / write_reg value set to a boundary or random 32-bit value
+    field      one field of one written register (width from the register map) set to a boundary of its
+               width (0, 1, max, max-1, the top bit and the value below it) or a random value of it
     argument   one number of a memory or check command (base, size, crc) set to a boundary (up to 2**64-1)
     text       a line deleted, duplicated, swapped, cut short, or garbage / separators / a huge number inserted
     datfile    one memory file the trace loads damaged: cut short, a huge offset or size, a bad byte,
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-KINDS = ("register", "argument", "text", "datfile")
+KINDS = ("register", "field", "argument", "text", "datfile")
 BOUNDARY_32 = (0, 1, 2, 0x1F, 0x20, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFF_FFFF,
                0x8000_0000, 0xFFFF_FFE0, 0xFFFF_FFF8, 0xFFFF_FFFE, 0xFFFF_FFFF)
 BOUNDARY_64 = (*BOUNDARY_32, 1 << 32, (1 << 32) + 0x20, 1 << 34, 1 << 40, (1 << 62) - 1, 1 << 63, (1 << 64) - 1)
@@ -39,6 +42,9 @@ class Seed:
     profile: str
     text: bytes
     files: tuple[str, ...]  # memory files the trace names that exist next to it
+    #: (line number, register) of every register write, from the golden parser and the register map
+    registers: tuple = field(default=(), compare=False)
+    origin: str = "nvidia"  # or "generated"
 
 
 @dataclass
@@ -63,6 +69,19 @@ class Case:
         return trace
 
 
+def make_seed(trace: Path, profile: str, origin: str = "nvidia") -> Seed | None:
+    """The seed of one trace, None when some memory file it names is absent (it only ever says "missing file")."""
+    from golden.trace import RegWrite, load_trace
+
+    text = trace.read_bytes()
+    names = sorted({(m.group(1) or m.group(2)).decode() for m in _MEMORY_FILE.finditer(text)})
+    files = tuple(n for n in names if (trace.parent / n).is_file())
+    if len(files) != len(names):
+        return None
+    registers = tuple((c.line, c.register) for c in load_trace(trace).commands if isinstance(c, RegWrite))
+    return Seed(trace, profile, text, files, registers, origin)
+
+
 def load_seeds(root: Path) -> list[Seed]:
     """Every NVIDIA trace under root whose profile the folder names give and whose memory files exist."""
     from golden.config import infer_profile_name
@@ -71,13 +90,8 @@ def load_seeds(root: Path) -> list[Seed]:
     seeds = []
     for trace in find_traces(root):
         profile = infer_profile_name(trace)
-        if profile is None:
-            continue
-        text = trace.read_bytes()
-        names = sorted({(m.group(1) or m.group(2)).decode() for m in _MEMORY_FILE.finditer(text)})
-        files = tuple(n for n in names if (trace.parent / n).is_file())
-        if len(files) == len(names):  # a trace whose input files are absent only ever says "missing file"
-            seeds.append(Seed(trace, profile, text, files))
+        if profile is not None and (seed := make_seed(trace, profile)) is not None:
+            seeds.append(seed)
     return seeds
 
 
@@ -100,6 +114,30 @@ def register_mutation(draw, seed: Seed) -> Case:
     text = _replace(seed.text, match.start(2), match.end(2), f"{value:#x}".encode())
     line = seed.text.count(b"\n", 0, match.start()) + 1
     return Case(seed, "register", f"line {line}: value {value:#x}", text)
+
+
+def field_boundaries(width: int) -> tuple[int, ...]:
+    top = (1 << width) - 1
+    return tuple(sorted({0, 1, top, max(0, top - 1), 1 << (width - 1), (1 << (width - 1)) - 1}))
+
+
+@st.composite
+def field_mutation(draw, seed: Seed) -> Case:
+    writes = [(line, reg) for line, reg in seed.registers if reg.fields]
+    if not writes:
+        return draw(register_mutation(seed))
+    line, register = draw(st.sampled_from(writes))
+    lines = _lines(seed.text)
+    match = _REG_VALUE.search(lines[line - 1])
+    if match is None:  # a value the pattern does not see (a decimal spelling): mutate a whole value instead
+        return draw(register_mutation(seed))
+    target = draw(st.sampled_from(register.fields))
+    value = draw(st.one_of(st.sampled_from(field_boundaries(target.width)), st.integers(0, (1 << target.width) - 1)))
+    old = int(match.group(2), 0)
+    new = (old & ~target.mask & 0xFFFF_FFFF) | (value << target.lsb)
+    lines[line - 1] = _replace(lines[line - 1], match.start(2), match.end(2), f"{new:#x}".encode())
+    return Case(seed, "field", f"line {line}: {register.qualified}.{target.name} = {value:#x} ({target.width} bits)",
+                b"\n".join(lines))
 
 
 @st.composite
@@ -178,10 +216,10 @@ def datfile_mutation(draw, seed: Seed) -> Case:
     return Case(seed, "datfile", f"{name}: {action}", seed.text, {name: data})
 
 
-MUTATIONS = {"register": register_mutation, "argument": argument_mutation, "text": text_mutation,
-             "datfile": datfile_mutation}
+MUTATIONS = {"register": register_mutation, "field": field_mutation, "argument": argument_mutation,
+             "text": text_mutation, "datfile": datfile_mutation}
 #: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share.
-MIX = {"register": 4, "argument": 2, "text": 3, "datfile": 1}
+MIX = {"register": 2, "field": 2, "argument": 2, "text": 3, "datfile": 1}
 
 
 def cases(seeds: list[Seed]) -> st.SearchStrategy[Case]:
