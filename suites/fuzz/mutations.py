@@ -6,6 +6,7 @@ and traces of generated layers (generated.py):
     register   one reg_write / write_reg value set to a boundary or random 32-bit value
     field      one field of one written register (width from the register map) set to a boundary of its
                width (0, 1, max, max-1, the top bit and the value below it) or a random value of it
+    fields     2 to 4 such field mutations at once (sizes, strides and modes that only break together)
     argument   one number of a memory or check command (base, size, crc) set to a boundary (up to 2**64-1)
     text       a line deleted, duplicated, swapped, cut short, or garbage / separators / a huge number inserted
     datfile    one memory file the trace loads damaged: cut short, a huge offset or size, a bad byte,
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-KINDS = ("register", "field", "argument", "text", "datfile")
+KINDS = ("register", "field", "fields", "argument", "text", "datfile")
 BOUNDARY_32 = (0, 1, 2, 0x1F, 0x20, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFF_FFFF,
                0x8000_0000, 0xFFFF_FFE0, 0xFFFF_FFF8, 0xFFFF_FFFE, 0xFFFF_FFFF)
 BOUNDARY_64 = (*BOUNDARY_32, 1 << 32, (1 << 32) + 0x20, 1 << 34, 1 << 40, (1 << 62) - 1, 1 << 63, (1 << 64) - 1)
@@ -122,22 +123,30 @@ def field_boundaries(width: int) -> tuple[int, ...]:
 
 
 @st.composite
-def field_mutation(draw, seed: Seed) -> Case:
+def field_mutation(draw, seed: Seed, most: int = 1) -> Case:
+    """One field (most=1) or 2..most fields of the written registers, each set to a value of its width."""
     writes = [(line, reg) for line, reg in seed.registers if reg.fields]
     if not writes:
         return draw(register_mutation(seed))
-    line, register = draw(st.sampled_from(writes))
-    lines = _lines(seed.text)
-    match = _REG_VALUE.search(lines[line - 1])
-    if match is None:  # a value the pattern does not see (a decimal spelling): mutate a whole value instead
+    lines, changes = _lines(seed.text), []
+    for _ in range(draw(st.integers(min(2, most), most))):
+        line, register = draw(st.sampled_from(writes))
+        match = _REG_VALUE.search(lines[line - 1])
+        if match is None:  # a value the pattern does not see (a decimal spelling)
+            continue
+        target = draw(st.sampled_from(register.fields))
+        value = draw(st.one_of(st.sampled_from(field_boundaries(target.width)),
+                               st.integers(0, (1 << target.width) - 1)))
+        new = (int(match.group(2), 0) & ~target.mask & 0xFFFF_FFFF) | (value << target.lsb)
+        lines[line - 1] = _replace(lines[line - 1], match.start(2), match.end(2), f"{new:#x}".encode())
+        changes.append(f"line {line}: {register.qualified}.{target.name} = {value:#x} ({target.width} bits)")
+    if not changes:
         return draw(register_mutation(seed))
-    target = draw(st.sampled_from(register.fields))
-    value = draw(st.one_of(st.sampled_from(field_boundaries(target.width)), st.integers(0, (1 << target.width) - 1)))
-    old = int(match.group(2), 0)
-    new = (old & ~target.mask & 0xFFFF_FFFF) | (value << target.lsb)
-    lines[line - 1] = _replace(lines[line - 1], match.start(2), match.end(2), f"{new:#x}".encode())
-    return Case(seed, "field", f"line {line}: {register.qualified}.{target.name} = {value:#x} ({target.width} bits)",
-                b"\n".join(lines))
+    return Case(seed, "field" if most == 1 else "fields", "; ".join(changes), b"\n".join(lines))
+
+
+def fields_mutation(seed: Seed) -> st.SearchStrategy[Case]:
+    return field_mutation(seed, most=4)
 
 
 @st.composite
@@ -216,10 +225,10 @@ def datfile_mutation(draw, seed: Seed) -> Case:
     return Case(seed, "datfile", f"{name}: {action}", seed.text, {name: data})
 
 
-MUTATIONS = {"register": register_mutation, "field": field_mutation, "argument": argument_mutation,
-             "text": text_mutation, "datfile": datfile_mutation}
+MUTATIONS = {"register": register_mutation, "field": field_mutation, "fields": fields_mutation,
+             "argument": argument_mutation, "text": text_mutation, "datfile": datfile_mutation}
 #: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share.
-MIX = {"register": 2, "field": 2, "argument": 2, "text": 3, "datfile": 1}
+MIX = {"register": 2, "field": 2, "fields": 1, "argument": 2, "text": 3, "datfile": 1}
 
 
 def cases(seeds: list[Seed]) -> st.SearchStrategy[Case]:
