@@ -227,8 +227,9 @@ def datfile_mutation(draw, seed: Seed) -> Case:
 
 MUTATIONS = {"register": register_mutation, "field": field_mutation, "fields": fields_mutation,
              "argument": argument_mutation, "text": text_mutation, "datfile": datfile_mutation}
-#: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share.
-MIX = {"register": 2, "field": 2, "fields": 1, "argument": 2, "text": 3, "datfile": 1}
+#: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share. Hypothesis
+#: plays a repeated example once, so kinds with fewer distinct cases (register values) end up below their weight.
+MIX = {"register": 2, "field": 2, "fields": 2, "argument": 1, "text": 2, "datfile": 1}
 
 
 def cases(seeds: list[Seed]) -> st.SearchStrategy[Case]:
