@@ -10,7 +10,7 @@ and traces of generated layers (generated.py):
     argument   one number of a memory or check command (base, size, crc) set to a boundary (up to 2**64-1)
     text       a line deleted, duplicated, swapped, cut short, or garbage / separators / a huge number inserted
     datfile    one memory file the trace loads damaged: cut short, a huge offset or size, a bad byte,
-               records dropped or repeated, not UTF-8, empty
+               records (or lines of bytes) dropped or repeated, a huge number as a byte, not UTF-8, empty
 
 The mutated files are plain bytes; `Case.write(folder)` lays the case out next to links to the seed's other
 files, so a reproducer is the folder.
@@ -218,6 +218,17 @@ def datfile_mutation(draw, seed: Seed) -> Case:
         end = len(data) if end < 0 else end + 1
         begin = data.rfind(b"\n", 0, record.start()) + 1
         data = _replace(data, begin, end, b"" if action == "drop" else data[begin:end] * 2)
+    elif action in ("offset", "size", "drop", "repeat"):  # the traceplayer's lines of bytes: no records
+        lines = _lines(data)
+        at = draw(st.integers(0, len(lines) - 1))
+        if action == "drop":
+            lines.pop(at)
+        elif action == "repeat":
+            lines.insert(at, lines[at])
+        else:
+            value = draw(st.one_of(st.sampled_from(BOUNDARY_64), st.integers(0, 1 << 80)))
+            lines[at] = f"{value:#x}".encode()
+        data = b"\n".join(lines)
     elif action == "binary":
         data = data[:64] + b"\xff\xfe\x00\x80" + data[64:]
     else:
