@@ -1,11 +1,12 @@
 """Generated layers as fuzz seeds: a few traces per stimulus family and profile, written once per session.
 
-Master-layout profiles (nv_small, nv_large) get the stimulus package's own `.cfg` traces
-(stimulus.families.write_generated, CRCs from the golden model). nvdlav1's nv_full has no `.cfg` form
-(stimulus.export.write_trace refuses its layout), so its layers are written here as an `input.txn` in the
-traceplayer's language (../shared/nvdla/README.md, "traceplayer/"): `write_reg 0xffffWORD VALUE`,
-`load_mem BASE SIZE FILE`, one `wait` per layer, and `dump_mem BASE SIZE FILE` against the golden model's
-bytes of each checked region (played in memory through stimulus.export.play_layers).
+Every profile gets the stimulus package's own traces (stimulus.families.write_generated: `.cfg` with the
+golden model's CRCs for master-layout profiles such as nv_small and nv_large, `input.txn` for nvdlav1's nv_full).
+Where the stimulus package still refuses nvdlav1 (write_trace raising GenerationError), nv_full's layers are
+written here as an `input.txn` in the traceplayer's language (../shared/nvdla/README.md, "traceplayer/"):
+`write_reg 0xffffWORD VALUE`, `load_mem BASE SIZE FILE`, one `wait` per layer, and `dump_mem BASE SIZE FILE`
+against the golden model's bytes of each checked region (played in memory through stimulus.export.play_layers);
+write_txn can go once every branch has stimulus's input.txn writer.
 """
 
 from __future__ import annotations
@@ -73,9 +74,11 @@ def write_seed_traces(out: Path, per_family: int = PER_FAMILY) -> list[tuple[Pat
         profile = get_profile(profile_name)
         for family in families.available(profile):
             for index in range(per_family):
-                if profile.layout == "master":
+                try:
                     trace = families.write_generated(family, profile, SEED, index, out, count=2 if index % 2 else 1)
-                else:
-                    trace = write_txn(family, profile, index, out)
+                except export.GenerationError:
+                    if profile.layout == "master":
+                        raise
+                    trace = write_txn(family, profile, index, out)  # a stimulus package without input.txn
                 traces.append((trace, profile_name))
     return traces
