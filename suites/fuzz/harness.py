@@ -29,13 +29,24 @@ from mutations import Case
 
 FINDINGS = ("internal", "crash", "hang", "memory")
 GIB = 1 << 30
+STARTUP_SECONDS = 300
 
 
-def _worker(connection, address_space: int) -> None:
+#: What the worker plays a trace with ("module:function", called as play(path, profile)); tests substitute
+#: a player that misbehaves on purpose.
+GOLDEN_PLAYER = "golden.player:play"
+
+
+def _worker(connection, address_space: int, player: str = GOLDEN_PLAYER) -> None:
     """Play every trace path received; answer (status, detail, peak RSS bytes)."""
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    import importlib
+
     from golden.config import get_profile
-    from golden.player import play
+
+    module, _, function = player.partition(":")
+    play = getattr(importlib.import_module(module), function)
+    connection.send("ready")
 
     while True:
         message = connection.recv()
@@ -63,17 +74,23 @@ class Outcome:
 
 
 class Worker:
-    def __init__(self, timeout: float, memory_limit: int, address_space: int):
+    def __init__(self, timeout: float, memory_limit: int, address_space: int, player: str = GOLDEN_PLAYER):
         self.timeout, self.memory_limit, self.address_space = timeout, memory_limit, address_space
+        self.player = player
         self.process = None
         self.connection = None
 
     def start(self) -> None:
         context = multiprocessing.get_context("spawn")
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_worker, args=(child, self.address_space), daemon=True)
+        self.process = context.Process(target=_worker, args=(child, self.address_space, self.player),
+                                       daemon=True)
         self.process.start()
         child.close()
+        # the per-case time limit starts once the worker has imported the model (slow on a loaded machine)
+        if not self.connection.poll(STARTUP_SECONDS) or self.connection.recv() != "ready":
+            self.stop()
+            raise RuntimeError(f"the fuzz worker did not start within {STARTUP_SECONDS} s")
 
     def stop(self) -> None:
         if self.process is not None:
@@ -120,6 +137,7 @@ class Fuzzer:
     timeout: float = 30.0
     memory_limit: int = 2 * GIB
     address_space: int = 6 * GIB
+    player: str = GOLDEN_PLAYER
     counts: Counter = field(default_factory=Counter)
     kinds: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)
@@ -129,7 +147,7 @@ class Fuzzer:
     slowest: float = 0.0
 
     def __post_init__(self) -> None:
-        self.worker = Worker(self.timeout, self.memory_limit, self.address_space)
+        self.worker = Worker(self.timeout, self.memory_limit, self.address_space, self.player)
         self._serial = 0
 
     def close(self) -> None:

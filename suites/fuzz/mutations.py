@@ -1,12 +1,16 @@
 """Mutations of real traces for the golden-model fuzz harness (issue 17), as hypothesis strategies.
 
-A `Case` is one seed trace (NVIDIA's, found under --nvdla-data) with one mutation applied:
+A `Case` is one seed trace with one mutation applied. Seeds are NVIDIA's traces (found under --nvdla-data)
+and traces of generated layers (generated.py):
 
     register   one reg_write / write_reg value set to a boundary or random 32-bit value
+    field      one field of one written register (width from the register map) set to a boundary of its
+               width (0, 1, max, max-1, the top bit and the value below it) or a random value of it
+    fields     2 to 4 such field mutations at once (sizes, strides and modes that only break together)
     argument   one number of a memory or check command (base, size, crc) set to a boundary (up to 2**64-1)
     text       a line deleted, duplicated, swapped, cut short, or garbage / separators / a huge number inserted
     datfile    one memory file the trace loads damaged: cut short, a huge offset or size, a bad byte,
-               records dropped or repeated, not UTF-8, empty
+               records (or lines of bytes) dropped or repeated, a huge number as a byte, not UTF-8, empty
 
 The mutated files are plain bytes; `Case.write(folder)` lays the case out next to links to the seed's other
 files, so a reproducer is the folder.
@@ -20,7 +24,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-KINDS = ("register", "argument", "text", "datfile")
+KINDS = ("register", "field", "fields", "argument", "text", "datfile")
 BOUNDARY_32 = (0, 1, 2, 0x1F, 0x20, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFF_FFFF,
                0x8000_0000, 0xFFFF_FFE0, 0xFFFF_FFF8, 0xFFFF_FFFE, 0xFFFF_FFFF)
 BOUNDARY_64 = (*BOUNDARY_32, 1 << 32, (1 << 32) + 0x20, 1 << 34, 1 << 40, (1 << 62) - 1, 1 << 63, (1 << 64) - 1)
@@ -39,6 +43,9 @@ class Seed:
     profile: str
     text: bytes
     files: tuple[str, ...]  # memory files the trace names that exist next to it
+    #: (line number, register) of every register write, from the golden parser and the register map
+    registers: tuple = field(default=(), compare=False)
+    origin: str = "nvidia"  # or "generated"
 
 
 @dataclass
@@ -63,6 +70,19 @@ class Case:
         return trace
 
 
+def make_seed(trace: Path, profile: str, origin: str = "nvidia") -> Seed | None:
+    """The seed of one trace, None when some memory file it names is absent (it only ever says "missing file")."""
+    from golden.trace import RegWrite, load_trace
+
+    text = trace.read_bytes()
+    names = sorted({(m.group(1) or m.group(2)).decode() for m in _MEMORY_FILE.finditer(text)})
+    files = tuple(n for n in names if (trace.parent / n).is_file())
+    if len(files) != len(names):
+        return None
+    registers = tuple((c.line, c.register) for c in load_trace(trace).commands if isinstance(c, RegWrite))
+    return Seed(trace, profile, text, files, registers, origin)
+
+
 def load_seeds(root: Path) -> list[Seed]:
     """Every NVIDIA trace under root whose profile the folder names give and whose memory files exist."""
     from golden.config import infer_profile_name
@@ -71,13 +91,8 @@ def load_seeds(root: Path) -> list[Seed]:
     seeds = []
     for trace in find_traces(root):
         profile = infer_profile_name(trace)
-        if profile is None:
-            continue
-        text = trace.read_bytes()
-        names = sorted({(m.group(1) or m.group(2)).decode() for m in _MEMORY_FILE.finditer(text)})
-        files = tuple(n for n in names if (trace.parent / n).is_file())
-        if len(files) == len(names):  # a trace whose input files are absent only ever says "missing file"
-            seeds.append(Seed(trace, profile, text, files))
+        if profile is not None and (seed := make_seed(trace, profile)) is not None:
+            seeds.append(seed)
     return seeds
 
 
@@ -100,6 +115,38 @@ def register_mutation(draw, seed: Seed) -> Case:
     text = _replace(seed.text, match.start(2), match.end(2), f"{value:#x}".encode())
     line = seed.text.count(b"\n", 0, match.start()) + 1
     return Case(seed, "register", f"line {line}: value {value:#x}", text)
+
+
+def field_boundaries(width: int) -> tuple[int, ...]:
+    top = (1 << width) - 1
+    return tuple(sorted({0, 1, top, max(0, top - 1), 1 << (width - 1), (1 << (width - 1)) - 1}))
+
+
+@st.composite
+def field_mutation(draw, seed: Seed, most: int = 1) -> Case:
+    """One field (most=1) or 2..most fields of the written registers, each set to a value of its width."""
+    writes = [(line, reg) for line, reg in seed.registers if reg.fields]
+    if not writes:
+        return draw(register_mutation(seed))
+    lines, changes = _lines(seed.text), []
+    for _ in range(draw(st.integers(min(2, most), most))):
+        line, register = draw(st.sampled_from(writes))
+        match = _REG_VALUE.search(lines[line - 1])
+        if match is None:  # a value the pattern does not see (a decimal spelling)
+            continue
+        target = draw(st.sampled_from(register.fields))
+        value = draw(st.one_of(st.sampled_from(field_boundaries(target.width)),
+                               st.integers(0, (1 << target.width) - 1)))
+        new = (int(match.group(2), 0) & ~target.mask & 0xFFFF_FFFF) | (value << target.lsb)
+        lines[line - 1] = _replace(lines[line - 1], match.start(2), match.end(2), f"{new:#x}".encode())
+        changes.append(f"line {line}: {register.qualified}.{target.name} = {value:#x} ({target.width} bits)")
+    if not changes:
+        return draw(register_mutation(seed))
+    return Case(seed, "field" if most == 1 else "fields", "; ".join(changes), b"\n".join(lines))
+
+
+def fields_mutation(seed: Seed) -> st.SearchStrategy[Case]:
+    return field_mutation(seed, most=4)
 
 
 @st.composite
@@ -171,6 +218,17 @@ def datfile_mutation(draw, seed: Seed) -> Case:
         end = len(data) if end < 0 else end + 1
         begin = data.rfind(b"\n", 0, record.start()) + 1
         data = _replace(data, begin, end, b"" if action == "drop" else data[begin:end] * 2)
+    elif action in ("offset", "size", "drop", "repeat"):  # the traceplayer's lines of bytes: no records
+        lines = _lines(data)
+        at = draw(st.integers(0, len(lines) - 1))
+        if action == "drop":
+            lines.pop(at)
+        elif action == "repeat":
+            lines.insert(at, lines[at])
+        else:
+            value = draw(st.one_of(st.sampled_from(BOUNDARY_64), st.integers(0, 1 << 80)))
+            lines[at] = f"{value:#x}".encode()
+        data = b"\n".join(lines)
     elif action == "binary":
         data = data[:64] + b"\xff\xfe\x00\x80" + data[64:]
     else:
@@ -178,10 +236,11 @@ def datfile_mutation(draw, seed: Seed) -> Case:
     return Case(seed, "datfile", f"{name}: {action}", seed.text, {name: data})
 
 
-MUTATIONS = {"register": register_mutation, "argument": argument_mutation, "text": text_mutation,
-             "datfile": datfile_mutation}
-#: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share.
-MIX = {"register": 4, "argument": 2, "text": 3, "datfile": 1}
+MUTATIONS = {"register": register_mutation, "field": field_mutation, "fields": fields_mutation,
+             "argument": argument_mutation, "text": text_mutation, "datfile": datfile_mutation}
+#: The mix of kinds (weights): register values are the fuzzing use case, hence the largest share. Hypothesis
+#: plays a repeated example once, so kinds with fewer distinct cases (register values) end up below their weight.
+MIX = {"register": 2, "field": 2, "fields": 2, "argument": 1, "text": 2, "datfile": 1}
 
 
 def cases(seeds: list[Seed]) -> st.SearchStrategy[Case]:

@@ -1,11 +1,12 @@
-"""Fuzz the golden model with mutated NVIDIA traces (issue 17): no exception outside the project family, no
-hang, no memory blow-up.
+"""Fuzz the golden model with mutated traces (issue 17): no exception outside the project family, no hang, no
+memory blow-up. Two seed sets: NVIDIA's traces, and traces of generated layers (generated.py: every stimulus
+family each of nv_small, nv_large and nv_full can run, a few fixed-seed traces each, written once per session).
 
-CI plays a short budget (NVDLA_FUZZ_CASES, default 120 cases, derandomized so a CI run is repeatable); the
-nightly run sets NVDLA_FUZZ_CASES=100000 and NVDLA_FUZZ_SEED. Findings are written as reduced reproducer
-folders, and the counts as fuzz-report.json, under NVDLA_FUZZ_OUT (default: pytest's tmp_path).
-Limits per case: NVDLA_FUZZ_TIMEOUT seconds (default 30), peak RSS 2 GiB; the golden model's memory limit is
-NVDLA_VERIF_MEMORY_LIMIT (default here 512MiB, see golden/limits.py).
+CI plays a short budget of each (NVDLA_FUZZ_CASES, default 120 cases per seed set, derandomized so a CI run is
+repeatable); the nightly run sets NVDLA_FUZZ_CASES=50000 (10^5 in all) and NVDLA_FUZZ_SEED. Findings are
+written as reduced reproducer folders, and the counts as fuzz-report-<seeds>.json, under NVDLA_FUZZ_OUT
+(default: pytest's tmp_path). Limits per case: NVDLA_FUZZ_TIMEOUT seconds (default 30), peak RSS 2 GiB; the
+golden model's memory limit is NVDLA_VERIF_MEMORY_LIMIT (default here 512MiB, see golden/limits.py).
 """
 
 from __future__ import annotations
@@ -15,23 +16,56 @@ import os
 from pathlib import Path
 
 import pytest
+from generated import PROFILES, SEED, write_seed_traces
 from harness import Fuzzer, environment_cases
 from hypothesis import HealthCheck, given, seed, settings
-from mutations import cases, load_seeds
+from mutations import Case, cases, load_seeds, make_seed
+
+from golden.config import get_profile
+from golden.player import play
+from stimulus.families import available
 
 
-@pytest.fixture(scope="module")
-def seeds(nvdla_data):
+@pytest.fixture(scope="session")
+def nvidia_seeds(nvdla_data):
     found = load_seeds(nvdla_data)
     if not found:
         pytest.skip(f"no NVIDIA traces under {nvdla_data}")
     return found
 
 
-def test_mutated_traces_end_in_a_project_verdict(seeds, tmp_path, monkeypatch):
+@pytest.fixture(scope="session")
+def generated_seeds(tmp_path_factory):
+    traces = write_seed_traces(tmp_path_factory.mktemp("generated-seeds"))
+    return [make_seed(trace, profile, "generated") for trace, profile in traces]
+
+
+def test_generated_seeds_cover_every_family_of_every_profile_and_pass(generated_seeds):
+    covered = {(s.profile, s.trace.parent.name.removeprefix("gen_").rsplit(f"_s{SEED}_", 1)[0])
+               for s in generated_seeds}
+    assert covered == {(p, f) for p in PROFILES for f in available(get_profile(p))}
+    assert all(s is not None and s.registers for s in generated_seeds)
+    for s in generated_seeds:
+        result = play(s.trace, get_profile(s.profile))
+        assert (result.status, len(result.checks) > 0) == ("passed", True), (s.trace, result.detail)
+
+
+def test_a_generated_seed_checks_its_output(generated_seeds, tmp_path):
+    """The nv_full seeds are checked by dump_mem against the golden bytes: one wrong byte fails the trace."""
+    s = next(s for s in generated_seeds if s.profile == "nv_full")
+    golden = next(name for name in s.files if "_golden_" in name)
+    data = (s.trace.parent / golden).read_bytes()
+    at = data.rindex(b"0x") + 2  # the last byte's first hex digit (record or byte-line syntax)
+    wrong = data[:at] + (b"1" if data[at:at + 1] == b"0" else b"0") + data[at + 1:]
+    case = Case(s, "datfile", "one golden byte", s.text, {golden: wrong})
+    result = play(case.write(tmp_path), get_profile("nv_full"))
+    assert result.status == "failed", result.detail
+
+
+def _campaign(name: str, seeds, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("NVDLA_VERIF_MEMORY_LIMIT", os.environ.get("NVDLA_VERIF_MEMORY_LIMIT", "512MiB"))
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
-    out = Path(os.environ.get("NVDLA_FUZZ_OUT", tmp_path / "out"))
+    out = Path(os.environ.get("NVDLA_FUZZ_OUT", tmp_path / "out")) / name
     out.mkdir(parents=True, exist_ok=True)
     fuzzer = Fuzzer(tmp_path / "scratch", out, timeout=float(os.environ.get("NVDLA_FUZZ_TIMEOUT", 30)))
     count = environment_cases(120)
@@ -50,6 +84,14 @@ def test_mutated_traces_end_in_a_project_verdict(seeds, tmp_path, monkeypatch):
     finally:
         fuzzer.close()
         summary = fuzzer.summary()
-        (out / "fuzz-report.json").write_text(json.dumps(summary, indent=1) + "\n")
+        (out / f"fuzz-report-{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
     assert summary["cases"] >= min(count, 50), summary
     assert not fuzzer.findings, json.dumps(fuzzer.findings, indent=1)
+
+
+def test_mutated_nvidia_traces_end_in_a_project_verdict(nvidia_seeds, tmp_path, monkeypatch):
+    _campaign("nvidia", nvidia_seeds, tmp_path, monkeypatch)
+
+
+def test_mutated_generated_traces_end_in_a_project_verdict(generated_seeds, tmp_path, monkeypatch):
+    _campaign("generated", generated_seeds, tmp_path, monkeypatch)
