@@ -37,6 +37,19 @@ STARTUP_SECONDS = 300
 GOLDEN_PLAYER = "golden.player:play"
 
 
+def _peak_rss() -> int:
+    """This process's peak resident size in bytes: VmHWM, which exec resets (ru_maxrss keeps the peak of the
+    process that forked this one, e.g. a pytest worker that ran heavy tests before), else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def _worker(connection, address_space: int, player: str = GOLDEN_PLAYER) -> None:
     """Play every trace path received; answer (status, detail, peak RSS bytes)."""
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
@@ -58,7 +71,7 @@ def _worker(connection, address_space: int, player: str = GOLDEN_PLAYER) -> None
             answer = (result.status, result.detail[:2000])
         except BaseException as exc:  # play() itself must never raise: report it as a crash
             answer = ("crash", f"{type(exc).__name__}: {str(exc)[:2000]}")
-        connection.send((*answer, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))
+        connection.send((*answer, _peak_rss()))
 
 
 @dataclass
