@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from register_edits import with_fields
 
 from golden.config import get_profile
 from golden.errors import ConfigurationError, ProfileFeatureError
@@ -21,17 +22,6 @@ def layer(profile="nv_full", precision="int8", **kwargs):
     return direct_layer(get_profile(profile), cube, weights, DirectLayer(precision=precision, **kwargs))
 
 
-def with_fields(ctx, **changes):
-    """Change register fields, given as UNIT__REG__FIELD=value."""
-    values = {}
-    for key, number in changes.items():
-        unit, reg, name = key.split("__")
-        field = ctx.regs.register(unit, reg).field(name)
-        old = values.get((unit, reg), ctx.regs.value(unit, reg))
-        mask = ((1 << field.width) - 1) << field.lsb
-        values[unit, reg] = (old & ~mask) | (number << field.lsb)
-    ctx.regs = ctx.regs.with_values(values)
-    return ctx
 
 
 def test_legal_layer_runs():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from register_edits import with_fields
 
 from golden.config import get_profile
 from golden.errors import ConfigurationError, NotModelledError
@@ -17,16 +18,6 @@ from golden.units.conv.program import DATA_BASE, WEIGHT_BASE, DirectLayer, direc
 NV_FULL = get_profile("nv_full")
 
 
-def with_fields(ctx, **changes):
-    values = {}
-    for key, number in changes.items():
-        unit, reg, name = key.split("__")
-        field = ctx.regs.register(unit, reg).field(name)
-        old = values.get((unit, reg), ctx.regs.value(unit, reg))
-        mask = ((1 << field.width) - 1) << field.lsb
-        values[unit, reg] = (old & ~mask) | (number << field.lsb)
-    ctx.regs = ctx.regs.with_values(values)
-    return ctx
 
 
 @st.composite

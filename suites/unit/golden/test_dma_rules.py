@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from register_edits import with_fields
 
 from golden import rules
 from golden.config import get_profile
@@ -25,17 +26,6 @@ def conv_ctx(profile=FULL, channels=20):
     return direct_layer(profile, cube, weights, DirectLayer(precision="int8"))
 
 
-def with_values(ctx, **fields):
-    """Set whole fields given as UNIT__REG__FIELD=value (the fields here are whole 32-bit registers or flags)."""
-    values = {}
-    for key, number in fields.items():
-        unit, reg, name = key.split("__")
-        field = ctx.regs.register(unit, reg).field(name)
-        old = values.get((unit, reg), ctx.regs.value(unit, reg))
-        mask = ((1 << field.width) - 1) << field.lsb
-        values[unit, reg] = (old & ~mask) | (number << field.lsb)
-    ctx.regs = ctx.regs.with_values(values)
-    return ctx
 
 
 def check(rule_id: str, ctx, profile=FULL):
@@ -52,22 +42,22 @@ IMAGE = {"CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT": 1, "CSC__D_DATAIN_FORMAT__DATAI
 ])
 @pytest.mark.parametrize("profile", [FULL, SMALL], ids=["nv_full", "nv_small"])
 def test_pixel_input_start_and_line_stride_are_32_byte_aligned(address, line, broken, profile):
-    ctx = with_values(conv_ctx(profile), **IMAGE, CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=address,
+    ctx = with_fields(conv_ctx(profile), **IMAGE, CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=address,
                       CDMA__D_LINE_STRIDE__LINE_STRIDE=line)
     message = check("CONV-CDMA-PIXEL-ALIGN", ctx, profile)
     assert (message is not None) == broken, message
     if broken:
         assert "Pitch linear pixel" in message and "32 bytes" in message
     # a feature layer is not a pixel layer: the rule does not apply to it
-    assert check("CONV-CDMA-PIXEL-ALIGN", with_values(conv_ctx(profile), CDMA__D_LINE_STRIDE__LINE_STRIDE=line + 4),
+    assert check("CONV-CDMA-PIXEL-ALIGN", with_fields(conv_ctx(profile), CDMA__D_LINE_STRIDE__LINE_STRIDE=line + 4),
                  profile) is None
 
 
 def test_feature_alignment_scales_with_the_memory_atom():
     """Table 35 says 32 bytes for a 32-byte atom; nv_small's 8-byte atom programs 8-byte strides."""
-    assert check("CONV-CDMA-FEATURE-ALIGN", with_values(conv_ctx(SMALL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
+    assert check("CONV-CDMA-FEATURE-ALIGN", with_fields(conv_ctx(SMALL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
                                                         0x80000008), SMALL) is None
-    message = check("CONV-CDMA-FEATURE-ALIGN", with_values(conv_ctx(FULL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
+    message = check("CONV-CDMA-FEATURE-ALIGN", with_fields(conv_ctx(FULL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
                                                           0x80000008), FULL)
     assert "Feature data cube" in message and "start address" in message
 
@@ -76,13 +66,13 @@ def test_surface_stride_must_clear_the_previous_surface():
     ctx = conv_ctx(channels=40)  # two 32-byte surfaces
     cfg = read_config(ctx.regs)
     needed = cfg.line_stride * (cfg.height - 1) + cfg.width * FULL.memory_atomic_size
-    assert check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_values(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed)) is None
-    message = check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_values(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed - 32))
+    assert check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_fields(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed)) is None
+    message = check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_fields(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed - 32))
     assert "overlaps the previous surface" in message
 
 
 def test_the_convolution_rejects_through_the_registry():
-    ctx = with_values(conv_ctx(), CDMA__D_WEIGHT_ADDR_LOW__WEIGHT_ADDR_LOW=0x80100010)
+    ctx = with_fields(conv_ctx(), CDMA__D_WEIGHT_ADDR_LOW__WEIGHT_ADDR_LOW=0x80100010)
     with pytest.raises(ConfigurationError) as info:
         conv.run(ctx)
     assert info.value.rule.startswith("CONV-CDMA-WEIGHT-ALIGN (in-memory-data-formats: Table 35")
