@@ -23,7 +23,7 @@ from stimulus.families import GENERATORS, available
 
 @dataclass
 class Finding:
-    kind: str  # rejected-without-reason, accepted-against-rule, wrong-rule, crash, no-illegal-layer
+    kind: str  # rejected-without-reason, accepted-against-rule, wrong-rule, crash, no-illegal-layer, generator-error
     case: str  # what to rerun: family or rule, seed, index
     detail: str
 
@@ -60,6 +60,10 @@ def run_illegal(rule_id: str, profile: Profile, seed: int, index: int, folder: P
         layer = illegal.illegal_layer(rule_id, Seeded([seed, index]), profile)
     except illegal.NoIllegalLayer as exc:
         return Finding("no-illegal-layer", case, str(exc))
+    except NvdlaVerifError as exc:  # a breaker wrote what the register map cannot hold
+        return Finding("generator-error", case, str(exc))
+    except Exception as exc:
+        return Finding("crash", case, _crash(exc))
     try:
         illegal.run_on_golden(layer, profile, folder, f"{rule_id}_{index}")
     except ConfigurationError as exc:

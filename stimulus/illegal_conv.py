@@ -11,17 +11,21 @@ The generator draws direct convolutions of one batch only: the image, Winograd a
 
 from __future__ import annotations
 
+from golden.regs.regmap import RegisterMap
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
 
 def _bump(*names: str, by: int = 1):
-    """Add `by` to one field (the first of `names` the layer programs)."""
+    """Move one field (the first of `names` the layer programs) by `by`, up or, at the top of its width, down."""
     def breaker(fields, cfg, choose, profile):
         for name in names:
             if name in fields:
-                fields[name] = int(fields[name]) + by
+                unit, register, field = name.split(".")
+                top = (1 << RegisterMap.for_profile(profile).get(unit, register).field(field).width) - 1
+                value = int(fields[name])
+                fields[name] = value + by if value + by <= top else value - by
                 return fields
         return None
     return breaker

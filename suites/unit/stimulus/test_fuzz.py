@@ -43,3 +43,27 @@ def test_a_crash_and_a_legal_layer_rejected_are_findings(monkeypatch):
     assert pooling.pool_int is not broken
     assert report.findings and {f.kind for f in report.findings} == {"rejected-without-reason"}
     assert all("ZeroDivisionError" in f.detail and "planted" in f.detail for f in report.findings)
+
+
+def test_a_breaker_writing_past_a_field_is_a_finding_not_an_abort(monkeypatch):
+    """Found by `fuzz --profile nv_small_256 --seed 2026 -n 2000`: CONV-STAGES-PAD-VALUE's breaker added 1 to a
+    PAD_VALUE of 0xFFFF, the register map refused 0x10000 and the whole run stopped with exit 2."""
+    from golden.errors import RegisterError
+    from stimulus import illegal
+
+    def overflowing(*args, **kwargs):
+        raise RegisterError("value 0x10000 does not fit the 16-bit field", register="CSC.D_ZERO_PADDING_VALUE")
+
+    monkeypatch.setattr(illegal, "illegal_layer", overflowing)
+    report = fuzz.fuzz(get_profile("nv_small"), 1, 2, ["pdp"])
+    assert {f.kind for f in report.findings} == {"generator-error"} and report.illegal == 2
+
+
+def test_a_bumped_field_at_the_top_of_its_width_moves_down():
+    from stimulus.illegal_conv import _bump
+
+    name = "CSC.D_ZERO_PADDING_VALUE.PAD_VALUE"
+    profile = get_profile("nv_small")
+    assert _bump(name)({name: 0xFFFF}, None, None, profile) == {name: 0xFFFE}
+    assert _bump(name)({name: 0x7FFF}, None, None, profile) == {name: 0x8000}
+    assert _bump("CSC.D_WEIGHT_BYTES.WEIGHT_BYTES", by=128)({}, None, None, profile) is None
