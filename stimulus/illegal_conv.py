@@ -122,6 +122,8 @@ def _datain_height(fields, cfg, choose, profile):
 
 
 def _release(fields, cfg, choose, profile):
+    if cfg.csc_height_ext > 0xFFF:  # a 4096-line input: the 12-bit field cannot count one slice more
+        return None
     fields["CSC.D_RELEASE.RLS_SLICES"] = cfg.csc_height_ext  # count DATAIN_HEIGHT_EXT + 1 + 1
     return fields
 

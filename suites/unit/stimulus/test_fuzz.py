@@ -67,3 +67,16 @@ def test_a_bumped_field_at_the_top_of_its_width_moves_down():
     assert _bump(name)({name: 0xFFFF}, None, None, profile) == {name: 0xFFFE}
     assert _bump(name)({name: 0x7FFF}, None, None, profile) == {name: 0x8000}
     assert _bump("CSC.D_WEIGHT_BYTES.WEIGHT_BYTES", by=128)({}, None, None, profile) is None
+
+
+def test_release_breaker_skips_an_input_of_4096_lines(tmp_path):
+    """Found by `fuzz --profile nv_medium_1024_full --seed 2026 -n 2000`: CONV-RELEASE-SLICES case 538 drew a
+    4096-line input, and one slice more than that does not fit RLS_SLICES' 12 bits."""
+    from types import SimpleNamespace
+
+    from stimulus.illegal_conv import BREAKERS
+
+    breaker, profile = BREAKERS["CONV-RELEASE-SLICES"], get_profile("nv_medium_1024_full")
+    assert breaker({}, SimpleNamespace(csc_height_ext=4096), None, profile) is None
+    assert breaker({}, SimpleNamespace(csc_height_ext=4095), None, profile) == {"CSC.D_RELEASE.RLS_SLICES": 4095}
+    assert fuzz.run_illegal("CONV-RELEASE-SLICES", profile, 2026, 538, tmp_path) is None
