@@ -5,12 +5,13 @@ the changed fields or None when this layer cannot be changed that way (another l
 is broken in the copy no other rule reads (CACC's, or CSC's where the rules read CDMA's), and a change that would
 also break an equation moves its partner too (a padding grown on the left shrinks on the right), so that the
 registry's own predicates see exactly the one rule broken (stimulus/illegal.py checks it).
-The generator draws direct convolutions of one batch only: the image, Winograd and pixel rules are UNGENERATED
-(their predicates are tested on hand-built layers in suites/unit/golden/test_conv_limits.py).
+Image-input rules are broken on the image layers the generator draws; the rules in UNGENERATED still have no
+breaker (their predicates are tested on hand-built layers in suites/unit/golden/test_conv_limits.py).
 """
 
 from __future__ import annotations
 
+from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
 
@@ -198,6 +199,30 @@ def _weight_banks(fields, cfg, choose, profile):
     return fields
 
 
+def _image_only(breaker):
+    """A breaker of an image-input rule: other layers the generator draws are passed over (None)."""
+    def only(fields, cfg, choose, profile):
+        return breaker(fields, cfg, choose, profile) if cfg.image else None
+    return only
+
+
+@_image_only
+def _pixel_x_offset(fields, cfg, choose, profile):
+    limit = pixel.x_offset_limit(pixel.pixel_format(cfg.pixel_format), profile.memory_atomic_size)
+    if limit >= 31:  # PIXEL_X_OFFSET has 5 bits: R8 / Y8 on a 32-byte atom cannot go past their range
+        return None
+    fields["CDMA.D_PIXEL_OFFSET.PIXEL_X_OFFSET"] = choose.integer(limit + 1, 31)
+    return fields
+
+
+@_image_only
+def _pixel_convertor(fields, cfg, choose, profile):
+    if cfg.in_precision == cfg.proc_precision:
+        return None
+    fields["CDMA.D_CVT_CFG.CVT_EN"] = 0
+    return fields
+
+
 BREAKERS = {
     "CONV-STAGES-CONV-MODE": _other("CACC.D_MISC_CFG.CONV_MODE"),
     "CONV-STAGES-PROC-PRECISION": _other("CACC.D_MISC_CFG.PROC_PRECISION", 3),
@@ -240,11 +265,16 @@ BREAKERS = {
     "CONV-ENTRY-PER-SLICE": _entry_per_slice,
     "CONV-DATA-BANKS": _data_banks,
     "CONV-WEIGHT-BANKS": _weight_banks,
+    "CONV-PIXEL-SETTINGS": _pixel_x_offset,
+    "CONV-PIXEL-CONVERTOR": _pixel_convertor,
+    "CONV-PIXEL-Y-OFFSET": _image_only(lambda fields, cfg, choose, profile: {
+        **fields, "CDMA.D_PIXEL_OFFSET.PIXEL_Y_OFFSET": choose.integer(1, 7)}),
+    "CONV-PIXEL-MAPPING": _image_only(_other("CDMA.D_DATAIN_FORMAT.PIXEL_MAPPING")),
 }
 
-#: Rules of layers the convolution generator does not draw (image input, Winograd): tested on hand-built layers.
-UNGENERATED = {"CONV-PIXEL-PRECISION", "CONV-PIXEL-SETTINGS", "CONV-PIXEL-Y-OFFSET", "CONV-PIXEL-MAPPING",
-               "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS", "CONV-IMAGE-WEIGHT-SIZE",
+#: Rules with no breaker yet (image weights, Winograd): their predicates are tested on hand-built layers.
+UNGENERATED = {"CONV-PIXEL-PRECISION", "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS",
+               "CONV-IMAGE-WEIGHT-SIZE",
                "CONV-WINOGRAD-FEATURE-INPUT", "CONV-WINOGRAD-WEIGHT-SIZE", "CONV-WINOGRAD-OUTPUT-SIZE",
                "CONV-WINOGRAD-DATAIN-SIZE", "CONV-WINOGRAD-WEIGHT-CHANNELS", "CONV-WINOGRAD-DATAIN-CHANNELS",
                "CONV-WINOGRAD-CSC-STRIDES", "CONV-WINOGRAD-OUTPUT", "CONV-WINOGRAD-PRA-TRUNCATE"}
@@ -255,4 +285,6 @@ def requires(rule_id: str, profile) -> bool:
         return False
     if rule_id == "CONV-CLIP-TRUNCATE-FP16":
         return "fp16" in profile.feature_types & profile.weight_types
+    if rule_id == "CONV-PIXEL-CONVERTOR":  # pixels of one precision into a pipeline of another
+        return len(profile.feature_types) > 1
     return True

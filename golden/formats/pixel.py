@@ -8,8 +8,13 @@ alpha as 0..3), np.float16 for the _F formats.
 
 Memory: line h of plane p starts at base_p + h * line_stride_p (LINE_STRIDE,
 LINE_UV_STRIDE for the UV plane of the semi-planar formats); pixel w sits at
-(x_offset + w) * bytes_per_pixel_p inside the line, x_offset being PIXEL_X_OFFSET,
-the pixels between the 32-byte aligned address and the ROI. Component order inside
+(x_p + w) * bytes_per_pixel_p inside the line. x_p is PIXEL_X_OFFSET, the pixels
+between the atom-aligned address and the ROI, taken modulo the pixels of plane p in
+one memory atom: Table 33's ranges (0..atom/bytes_per_pixel_0 - 1) are for a 32-byte
+atom, and nvdla/hw's CDMA (NV_NVDLA_CDMA_IMG_ctrl.v) masks the offset per plane with
+atom/bytes_per_pixel_p - 1, asserting "Pixel X offset is out of range" for plane 0.
+So on an 8-byte-atom profile R8 allows 0..7, and the UV plane (2 bytes per pixel)
+of a semi-planar format starts at its own aligned address with x_1 = x_0 mod atom/2. Component order inside
 a pixel: a name lists its components from the most to the least significant end of
 the little-endian pixel word (A8B8G8R8: R is byte 0; R8G8B8A8: A is byte 0;
 Y8___U8V8: the UV plane holds V then U), as NVIDIA's C model reads them.
@@ -112,6 +117,18 @@ FORMATS: dict[str, PixelFormat] = {f.name: f for f in (
     _f("T_Y16___V16U16_N444", 35, 2, 3, "int16", 15, (2, 4), 16, (0, 1, 2)),
 )}
 BY_CODE = {f.code: f for f in FORMATS.values()}
+#: The memory atom Table 33's X offset ranges are written for.
+TABLE_ATOM = 32
+
+
+def x_offset_limit(fmt: PixelFormat, atom: int = TABLE_ATOM) -> int:
+    """The largest PIXEL_X_OFFSET: the plane-0 pixels of one memory atom, less one."""
+    return max(atom // fmt.plane_bytes[0], 1) - 1
+
+
+def plane_offsets(fmt: PixelFormat, x_offset: int, atom: int = TABLE_ATOM) -> tuple[int, ...]:
+    """Each plane's X offset in pixels: PIXEL_X_OFFSET modulo the plane's pixels per atom (see the docstring)."""
+    return tuple(x_offset % max(atom // size, 1) for size in fmt.plane_bytes)
 SIGN_OVERRIDES = ("UNSIGNED_INT", "SIGNED_INT")
 
 
@@ -124,16 +141,18 @@ def pixel_format(name_or_code) -> PixelFormat:
                                  fields=("CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT",), rule=RULE) from None
 
 
-def check_settings(fmt: PixelFormat, channels: int, precision: str | None = None, x_offset: int = 0) -> None:
-    """The per-format valid settings of Table 33: channel size, input precision, X offset."""
+def check_settings(fmt: PixelFormat, channels: int, precision: str | None = None, x_offset: int = 0,
+                   atom: int = TABLE_ATOM) -> None:
+    """The per-format valid settings of Table 33: channel size, input precision, X offset (for the atom)."""
     if channels != fmt.channels:
         raise ConfigurationError(f"{fmt.name} needs channel size {fmt.channels}, got {channels}",
                                  fields=("CDMA.D_DATAIN_SIZE_1.DATAIN_CHANNEL",), rule=RULE)
     if precision is not None and precision != fmt.precision:
         raise ConfigurationError(f"{fmt.name} needs input precision {fmt.precision}, got {precision}",
                                  fields=("CDMA.D_MISC_CFG.IN_PRECISION",), rule=RULE)
-    if not 0 <= x_offset <= fmt.x_offset_max:
-        raise ConfigurationError(f"{fmt.name} allows PIXEL_X_OFFSET 0..{fmt.x_offset_max}, got {x_offset}",
+    if not 0 <= x_offset <= x_offset_limit(fmt, atom):
+        raise ConfigurationError(f"{fmt.name} allows PIXEL_X_OFFSET 0..{x_offset_limit(fmt, atom)} with a "
+                                 f"{atom}-byte memory atom, got {x_offset}",
                                  fields=("CDMA.D_PIXEL_OFFSET.PIXEL_X_OFFSET",), rule=RULE)
 
 
@@ -146,19 +165,20 @@ def _line_strides(fmt, line_stride, uv_line_stride):
 
 
 def pixel_span(fmt, height: int, width: int, line_stride: int, uv_line_stride=None,
-               x_offset: int = 0) -> tuple[int, ...]:
-    """Bytes of each plane from its (32-byte aligned) start address to the last pixel's end."""
+               x_offset: int = 0, atom: int = TABLE_ATOM) -> tuple[int, ...]:
+    """Bytes of each plane from its (atom-aligned) start address to the last pixel's end."""
     fmt = fmt if isinstance(fmt, PixelFormat) else pixel_format(fmt)
     strides = _line_strides(fmt, line_stride, uv_line_stride)
-    return tuple((height - 1) * s + (x_offset + width) * b for s, b in zip(strides, fmt.plane_bytes,
-                                                                          strict=True))
+    return tuple((height - 1) * s + (x + width) * b for s, b, x in zip(strides, fmt.plane_bytes,
+                                                                     plane_offsets(fmt, x_offset, atom), strict=True))
 
 
-def _check_lines(fmt, width, strides, x_offset):
-    for plane, (stride, size) in enumerate(zip(strides, fmt.plane_bytes, strict=True)):
-        if stride < (x_offset + width) * size:
+def _check_lines(fmt, width, strides, x_offset, atom):
+    for plane, (stride, size, x) in enumerate(zip(strides, fmt.plane_bytes, plane_offsets(fmt, x_offset, atom),
+                                                  strict=True)):
+        if stride < (x + width) * size:
             raise ConfigurationError(
-                f"{fmt.name} plane {plane}: line stride {stride} < {(x_offset + width) * size} bytes of pixels",
+                f"{fmt.name} plane {plane}: line stride {stride} < {(x + width) * size} bytes of pixels",
                 fields=("CDMA.D_LINE_STRIDE" if plane == 0 else "CDMA.D_LINE_UV_STRIDE",),
                 rule="programming-guide: Register definition (CDMA.LINE_STRIDE/LINE_UV_STRIDE)")
 
@@ -181,7 +201,7 @@ def _pixel_words(fmt: PixelFormat, cube: np.ndarray) -> np.ndarray:
 
 
 def pack_pixels(cube, fmt, line_stride: int, uv_line_stride=None, x_offset: int = 0, *,
-                fill: int = 0) -> tuple[np.ndarray, ...]:
+                fill: int = 0, atom: int = TABLE_ATOM) -> tuple[np.ndarray, ...]:
     """Pitch-linear bytes of each plane (new np.uint8 buffers; bytes between pixels are `fill`)."""
     fmt = fmt if isinstance(fmt, PixelFormat) else pixel_format(fmt)
     values = np.asarray(cube)
@@ -191,16 +211,16 @@ def pack_pixels(cube, fmt, line_stride: int, uv_line_stride=None, x_offset: int 
     if values.ndim != 3:
         raise ConfigurationError(f"pixel cube must be (C, H, W), got {values.shape}", rule=RULE, fields=())
     channels, height, width = values.shape
-    check_settings(fmt, channels, x_offset=x_offset)
+    check_settings(fmt, channels, x_offset=x_offset, atom=atom)
     strides = _line_strides(fmt, line_stride, uv_line_stride)
-    _check_lines(fmt, width, strides, x_offset)
+    _check_lines(fmt, width, strides, x_offset, atom)
     words = _pixel_words(fmt, values).view(np.uint8).reshape(height, width, -1)
     planes, start = [], 0
-    for stride, size, span in zip(strides, fmt.plane_bytes,
-                                  pixel_span(fmt, height, width, line_stride, uv_line_stride, x_offset),
-                                  strict=True):
+    for stride, size, span, x in zip(strides, fmt.plane_bytes,
+                                     pixel_span(fmt, height, width, line_stride, uv_line_stride, x_offset, atom),
+                                     plane_offsets(fmt, x_offset, atom), strict=True):
         plane = np.full(span, fill, dtype=np.uint8)
-        lines = np.lib.stride_tricks.as_strided(plane[x_offset * size:], shape=(height, width, size),
+        lines = np.lib.stride_tricks.as_strided(plane[x * size:], shape=(height, width, size),
                                                 strides=(stride, size, 1))
         lines[...] = words[:, :, start:start + size]
         start += size
@@ -209,7 +229,7 @@ def pack_pixels(cube, fmt, line_stride: int, uv_line_stride=None, x_offset: int 
 
 
 def unpack_pixels(planes, fmt, height: int, width: int, line_stride: int, uv_line_stride=None,
-                  x_offset: int = 0, base_offsets=None) -> np.ndarray:
+                  x_offset: int = 0, base_offsets=None, atom: int = TABLE_ATOM) -> np.ndarray:
     """The (C, H, W) raw component cube stored pitch-linear in the given plane buffers."""
     fmt = fmt if isinstance(fmt, PixelFormat) else pixel_format(fmt)
     if isinstance(planes, (bytes, bytearray, memoryview, np.ndarray)):
@@ -217,19 +237,19 @@ def unpack_pixels(planes, fmt, height: int, width: int, line_stride: int, uv_lin
     if len(planes) != fmt.planes:
         raise ConfigurationError(f"{fmt.name} has {fmt.planes} plane(s), got {len(planes)} buffer(s)",
                                  rule=RULE, fields=("PIXEL_FORMAT",))
-    check_settings(fmt, fmt.channels, x_offset=x_offset)
+    check_settings(fmt, fmt.channels, x_offset=x_offset, atom=atom)
     strides = _line_strides(fmt, line_stride, uv_line_stride)
-    _check_lines(fmt, width, strides, x_offset)
-    spans = pixel_span(fmt, height, width, line_stride, uv_line_stride, x_offset)
+    _check_lines(fmt, width, strides, x_offset, atom)
+    spans = pixel_span(fmt, height, width, line_stride, uv_line_stride, x_offset, atom)
     base_offsets = base_offsets or (0,) * fmt.planes
     parts = []
-    for buf, base, stride, size, span in zip(planes, base_offsets, strides, fmt.plane_bytes, spans,
-                                             strict=True):
+    for buf, base, stride, size, span, x in zip(planes, base_offsets, strides, fmt.plane_bytes, spans,
+                                                plane_offsets(fmt, x_offset, atom), strict=True):
         raw = as_byte_buffer(buf)
         if base < 0 or base + span > raw.size:
             raise ConfigurationError(f"{fmt.name}: plane needs bytes [{base}, {base + span}), buffer has "
                                      f"{raw.size}", rule=RULE, fields=("LINE_STRIDE",))
-        parts.append(np.lib.stride_tricks.as_strided(raw[base + x_offset * size:], shape=(height, width, size),
+        parts.append(np.lib.stride_tricks.as_strided(raw[base + x * size:], shape=(height, width, size),
                                                      strides=(stride, size, 1)))
     pixels = np.concatenate(parts, axis=2) if len(parts) > 1 else np.ascontiguousarray(parts[0])
     if fmt.packed:

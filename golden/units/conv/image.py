@@ -31,10 +31,12 @@ def read_pixels(ctx, cfg: ConvConfig) -> np.ndarray:
     """The raw (C, H, W) component cube of the ROI."""
     fmt = pixel.pixel_format(cfg.pixel_format)
     uv = cfg.uv_line_stride if fmt.planes == 2 else None
-    spans = pixel.pixel_span(fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset)
+    atom = ctx.profile.memory_atomic_size
+    spans = pixel.pixel_span(fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset, atom)
     addresses = (cfg.data_addr, cfg.data_addr_1)[:fmt.planes]
     planes = tuple(cdma.read_bytes(ctx, cfg.data_ram, a, s) for a, s in zip(addresses, spans, strict=True))
-    return pixel.unpack_pixels(planes, fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset)
+    return pixel.unpack_pixels(planes, fmt, cfg.height, cfg.width, cfg.line_stride, uv, cfg.pixel_x_offset,
+                               atom=atom)
 
 
 def convert(raw: np.ndarray, cfg: ConvConfig) -> np.ndarray:

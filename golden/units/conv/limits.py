@@ -45,6 +45,11 @@ def check(profile: Profile, cfg: ConvConfig) -> None:
 def check_profile(profile: Profile, cfg: ConvConfig) -> None:
     profile.require_precision(cfg.proc_precision, "the convolution layer",
                               fields=("CDMA.D_MISC_CFG.PROC_PRECISION",))
+    if cfg.image:
+        # Table 33's "valid input precision": nv_small's CDMA decodes only the 8-bit formats (nvdla/hw
+        # NV_NVDLA_CDMA_IMG_ctrl.v leaves the others out when FEATURE_DATA_TYPE_INT8 is the only type)
+        profile.require_precision(cfg.in_precision, f"{cfg.pixel_format} image input",
+                                  fields=("CDMA.D_MISC_CFG.IN_PRECISION", "CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"))
     if cfg.winograd:
         profile.require("WINOGRAD", "Winograd convolution", fields=("CSC.D_MISC_CFG.CONV_MODE",))
     if cfg.batches > 1:

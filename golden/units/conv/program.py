@@ -313,10 +313,13 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     weights = feature.as_elements(np.asarray(weights), precision)
     kernels, _, rows, cols = weights.shape
     bpe = feature.element_bytes(precision)
-    line_stride = -(-(layer.x_offset + width) * fmt.plane_bytes[0] // 32) * 32
-    uv_stride = -(-(layer.x_offset + width) * fmt.plane_bytes[-1] // 32) * 32
+    atom = profile.memory_atomic_size
+    offsets = pixel.plane_offsets(fmt, layer.x_offset, atom)
+    line_stride = -(-(offsets[0] + width) * fmt.plane_bytes[0] // 32) * 32
+    uv_stride = -(-(offsets[-1] + width) * fmt.plane_bytes[-1] // 32) * 32
     memory = memory or MemorySystem()
-    planes = pixel.pack_pixels(raw, fmt, line_stride, uv_stride if fmt.planes == 2 else None, layer.x_offset)
+    planes = pixel.pack_pixels(raw, fmt, line_stride, uv_stride if fmt.planes == 2 else None, layer.x_offset,
+                               atom=atom)
     memory.pri.write(DATA_BASE, planes[0])
     if fmt.planes == 2:
         memory.pri.write(IMAGE_BASE_1, planes[1])

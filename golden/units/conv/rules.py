@@ -113,6 +113,18 @@ def _pixel_precision(cfg, facts):
         return f"fp16 image input ({cfg.pixel_format}) with {cfg.proc_precision} output is an invalid case"
 
 
+@rule("CONV-PIXEL-CONVERTOR", "CONV",
+      "in-memory-data-formats: Table 29 (image input precision) and programming-guide: Register definition "
+      "(CDMA.PIXEL_SIGN_OVERRIDE)",
+      ("CDMA.D_CVT_CFG.CVT_EN", "CDMA.D_MISC_CFG.IN_PRECISION", "CDMA.D_MISC_CFG.PROC_PRECISION"),
+      "image input changes precision only through the CDMA convertor")
+def _pixel_convertor(cfg, facts):
+    # nvdla/hw NV_NVDLA_CDMA_cvt.v asserts "cvt mode is not enable when format change" for this case
+    if cfg.image and not cfg.cvt_en and cfg.in_precision != cfg.proc_precision:
+        return (f"{cfg.in_precision} pixels into a {cfg.proc_precision} pipeline need the CDMA convertor "
+                "(CVT_EN)")
+
+
 @rule("CONV-CLIP-TRUNCATE-FP16", "CONV", TRUNC, ("CACC.D_CLIP_CFG.CLIP_TRUNCATE",),
       "cc_out_trunc applies to INT8/INT16 pipelines only")
 def _clip_fp16(cfg, facts):
@@ -156,12 +168,14 @@ def _post_extension(cfg, facts):
 # -- image input -------------------------------------------------------------------------------------------------
 @rule("CONV-PIXEL-SETTINGS", "CONV", "in-memory-data-formats: Table 33 (pixel formats)",
       ("CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT", "CDMA.D_DATAIN_SIZE_1.DATAIN_CHANNEL",
-       "CDMA.D_PIXEL_OFFSET.PIXEL_X_OFFSET"), "the pixel format's channel count, precision and x offset")
+       "CDMA.D_PIXEL_OFFSET.PIXEL_X_OFFSET"),
+      "the pixel format's channel count, precision and x offset (the offset range scaled to the memory atom)")
 def _pixel_settings(cfg, facts):
     if not cfg.image:
         return None
     try:
-        pixel.check_settings(pixel.pixel_format(cfg.pixel_format), cfg.channels, cfg.in_precision, cfg.pixel_x_offset)
+        pixel.check_settings(pixel.pixel_format(cfg.pixel_format), cfg.channels, cfg.in_precision, cfg.pixel_x_offset,
+                             facts.profile.memory_atomic_size)
     except ConfigurationError as exc:
         return f"{exc.message} ({exc.rule})"
 

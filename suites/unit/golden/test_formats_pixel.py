@@ -77,7 +77,30 @@ def test_round_trip(name, height, width, x_offset, extra, seed):
     back = unpack_pixels(planes, fmt, height, width, strides[0], uv, x_offset)
     assert back.dtype == cube.dtype and np.array_equal(back.view(np.uint8), cube.view(np.uint8))
     for plane, size in zip(planes, fmt.plane_bytes, strict=True):
-        assert (plane[:x_offset * size] == 0xCD).all()            # redundant pixels before the ROI
+        skipped = x_offset % (32 // size)  # the UV plane's offset wraps at its own atom (nvdla/hw IMG_ctrl mask)
+        assert (plane[:skipped * size] == 0xCD).all()             # redundant pixels before the ROI
+
+
+def test_x_offset_range_follows_the_memory_atom():
+    """nv_small's 8-byte atom: RTL IMG_ctrl masks plane 0 with atom/bytes-per-pixel - 1 and asserts on more."""
+    check_settings(FORMATS["T_R8"], 1, x_offset=7, atom=8)
+    check_settings(FORMATS["T_A8B8G8R8"], 4, x_offset=1, atom=8)
+    check_settings(FORMATS["T_A16B16G16R16"], 4, x_offset=0, atom=8)
+    for name, channels, bad in (("T_R8", 1, 8), ("T_A8B8G8R8", 4, 2), ("T_A16B16G16R16", 4, 1)):
+        with pytest.raises(ConfigurationError, match="8-byte memory atom"):
+            check_settings(FORMATS[name], channels, x_offset=bad, atom=8)
+    check_settings(FORMATS["T_R8"], 1, x_offset=31)  # Table 33, 32-byte atom
+
+
+def test_semi_planar_uv_plane_wraps_its_offset_at_its_atom():
+    """T_Y8___U8V8 on an 8-byte atom with PIXEL_X_OFFSET 5: Y starts 5 bytes in, the UV plane (4 pixels of 2 bytes
+    per atom) 5 mod 4 = 1 pixel, i.e. 2 bytes, in."""
+    yuv = np.array([[[10]], [[20]], [[30]]], dtype=np.uint8)  # Y, U, V of one pixel
+    luma, chroma = pack_pixels(yuv, "T_Y8___U8V8_N444", 8, 8, x_offset=5, fill=0xEE, atom=8)
+    assert list(luma) == [0xEE] * 5 + [10]
+    assert list(chroma) == [0xEE, 0xEE, 30, 20]  # V then U (module docstring)
+    back = unpack_pixels((luma, chroma), "T_Y8___U8V8_N444", 1, 1, 8, 8, x_offset=5, atom=8)
+    assert back.ravel().tolist() == [10, 20, 30]
 
 
 @pytest.mark.parametrize("name, memory", [

@@ -153,4 +153,6 @@ def test_conv_modes_close_the_conv_group(profile_name):
     assert not any(names.values()), {k: v for k, v in names.items() if v}
     mode_bins = _hits(coverage, "conv.mode")
     assert set(mode_bins) == ({"direct", "winograd", "image"} if profile.winograd else {"direct", "image"})
-    assert len(_hits(coverage, "conv.pixel_format")) == (36 if "fp16" in profile.feature_types else 33)
+    # nv_small reads the 13 formats of 8-bit components only (Table 33's input precision int8; nvdla/hw
+    # NV_NVDLA_CDMA_IMG_ctrl.v decodes no other on an int8-only build)
+    assert len(_hits(coverage, "conv.pixel_format")) == (36 if "fp16" in profile.feature_types else 13)

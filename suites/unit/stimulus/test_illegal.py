@@ -22,12 +22,11 @@ def test_every_rule_has_an_illegal_generator_and_a_source():
         assert r.fields and all(field.count(".") == 2 for field in r.fields), r.id
 
 
-#: Rules no generator reaches yet on any profile (the convolution generator draws no image input and no
-#: Winograd); their predicates are tested on hand-built layers in suites/unit/golden/test_dma_rules.py and
-#: test_conv_limits.py.
-UNGENERATED = {"CONV-CDMA-PIXEL-ALIGN", "CONV-PIXEL-PRECISION", "CONV-PIXEL-SETTINGS", "CONV-PIXEL-Y-OFFSET",
-               "CONV-PIXEL-MAPPING", "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS",
-               "CONV-IMAGE-WEIGHT-SIZE", "CONV-WINOGRAD-FEATURE-INPUT", "CONV-WINOGRAD-WEIGHT-SIZE",
+#: Rules with no breaker yet on any profile; their predicates are tested on hand-built layers in
+#: suites/unit/golden/test_dma_rules.py and test_conv_limits.py.
+UNGENERATED = {"CONV-CDMA-PIXEL-ALIGN", "CONV-PIXEL-PRECISION", "CONV-POST-EXTENSION-CHANNELS",
+               "CONV-IMAGE-WEIGHT-CHANNELS", "CONV-IMAGE-WEIGHT-SIZE", "CONV-WINOGRAD-FEATURE-INPUT",
+               "CONV-WINOGRAD-WEIGHT-SIZE",
                "CONV-WINOGRAD-OUTPUT-SIZE", "CONV-WINOGRAD-DATAIN-SIZE", "CONV-WINOGRAD-WEIGHT-CHANNELS",
                "CONV-WINOGRAD-DATAIN-CHANNELS", "CONV-WINOGRAD-CSC-STRIDES", "CONV-WINOGRAD-OUTPUT",
                "CONV-WINOGRAD-PRA-TRUNCATE"}
@@ -43,7 +42,7 @@ NV_SMALL_UNREACHABLE = UNGENERATED | NO_FAMILY | {
     "CONV-CDMA-WGS-ALIGN", "BDMA-SRC-LINE-STRIDE", "BDMA-SRC-SURFACE-STRIDE", "BDMA-DST-LINE-STRIDE",
     "BDMA-DST-SURFACE-STRIDE", "BDMA-GROUP-NOT-EMPTY", "BDMA-GROUP-DST-RAM", "CONV-CLIP-TRUNCATE-FP16",
     "SDP-ERDMA-1X1XC-PACKED", "SDP-LUT-LE-SELECT", "SDP-LUT-LO-SELECT", "SDP-LUT-OFFSET", "SDP-LUT-LE-SPAN",
-    "SDP-LUT-LO-SPAN"}
+    "SDP-LUT-LO-SPAN", "CONV-PIXEL-CONVERTOR"}
 
 
 def test_reachability_by_profile():
