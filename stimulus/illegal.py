@@ -190,7 +190,7 @@ PDP_COMPANIONS = {
 
 BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_conv.BREAKERS,
             **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
-COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS}
+COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS, **illegal_conv.COMPANIONS}
 DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
 

@@ -223,6 +223,51 @@ def _pixel_convertor(fields, cfg, choose, profile):
     return fields
 
 
+def _winograd_only(breaker):
+    """A breaker of a Winograd rule: other layers the generator draws are passed over (None)."""
+    def only(fields, cfg, choose, profile):
+        return breaker(dict(fields), cfg, choose, profile) if cfg.winograd else None
+    return only
+
+
+def _set(name: str, value):
+    """The field set to `value`, or to value(fields, cfg) (None: this layer cannot be changed so)."""
+    def breaker(fields, cfg, choose, profile):
+        new = value(fields, cfg) if callable(value) else value
+        return None if new is None else {**fields, name: new}
+    return breaker
+
+
+def _winograd_sizes(ext: int, out: int, pad_right: int = 0):
+    """DATAIN_WIDTH_EXT and the output width (CSC, CACC and D_ATOMICS with it) grown, PAD_RIGHT by `pad_right`
+    strides (so that ceil((W + PL + PR) / sx) grows with the extension)."""
+    def breaker(fields, cfg, choose, profile):
+        fields["CSC.D_DATAIN_SIZE_EXT_0.DATAIN_WIDTH_EXT"] += ext
+        for unit in ("CSC", "CACC"):
+            fields[f"{unit}.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] += out
+        fields["CSC.D_ATOMICS.ATOMICS"] = ((fields["CSC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] + 1)
+                                          * (fields["CSC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1) - 1)
+        if pad_right:
+            fields["CDMA.D_ZERO_PADDING.PAD_RIGHT"] = cfg.pad_right + pad_right * cfg.stride_x
+        return fields
+    return breaker
+
+
+#: (precision, channels) -> a pixel format of that input precision and channel count (Table 33)
+_PIXEL_OF = {("int8", 1): "T_R8", ("int8", 4): "T_A8B8G8R8", ("int16", 1): "T_R16", ("int16", 4): "T_A16B16G16R16"}
+
+
+def _winograd_image(fields, cfg, choose, profile):
+    """Image input into a Winograd layer whose channels and precision a pixel format has, so that only the
+    Winograd rule and its cell of the feature-crossing matrix (a COMPANION) are broken."""
+    name = _PIXEL_OF.get((cfg.proc_precision, cfg.channels))
+    if name is None:
+        return None
+    fields.update({"CDMA.D_DATAIN_FORMAT.DATAIN_FORMAT": 1, "CSC.D_DATAIN_FORMAT.DATAIN_FORMAT": 1,
+                   "CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT": pixel.pixel_format(name).code})
+    return fields
+
+
 BREAKERS = {
     "CONV-STAGES-CONV-MODE": _other("CACC.D_MISC_CFG.CONV_MODE"),
     "CONV-STAGES-PROC-PRECISION": _other("CACC.D_MISC_CFG.PROC_PRECISION", 3),
@@ -270,14 +315,24 @@ BREAKERS = {
     "CONV-PIXEL-Y-OFFSET": _image_only(lambda fields, cfg, choose, profile: {
         **fields, "CDMA.D_PIXEL_OFFSET.PIXEL_Y_OFFSET": choose.integer(1, 7)}),
     "CONV-PIXEL-MAPPING": _image_only(_other("CDMA.D_DATAIN_FORMAT.PIXEL_MAPPING")),
+    "CONV-WINOGRAD-FEATURE-INPUT": _winograd_only(_winograd_image),
+    "CONV-WINOGRAD-WEIGHT-SIZE": _winograd_only(_set("CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT", 2)),
+    "CONV-WINOGRAD-OUTPUT-SIZE": _winograd_only(_winograd_sizes(1, 1, pad_right=1)),
+    "CONV-WINOGRAD-DATAIN-SIZE": _winograd_only(_winograd_sizes(4, 4)),
+    "CONV-WINOGRAD-OUTPUT": _winograd_only(_winograd_sizes(0, 4)),
+    "CONV-WINOGRAD-WEIGHT-CHANNELS": _winograd_only(_bump("CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT")),
+    "CONV-WINOGRAD-DATAIN-CHANNELS": _winograd_only(_bump("CSC.D_DATAIN_SIZE_EXT_1.DATAIN_CHANNEL_EXT")),
+    "CONV-WINOGRAD-CSC-STRIDES": _winograd_only(_set("CSC.D_CONV_STRIDE_EXT.CONV_X_STRIDE_EXT", 1)),
+    "CONV-WINOGRAD-PRA-TRUNCATE": _winograd_only(_set("CSC.D_PRA_CFG.PRA_TRUNCATE",
+                                                      lambda fields, cfg: 1 if cfg.proc_precision == "fp16" else None)),
 }
+#: Rules a breaker may break along with its own: a Winograd layer reading pixels is also the image x Winograd cell
+#: of the feature-crossing matrix (one fact, two sources).
+COMPANIONS = {"CONV-WINOGRAD-FEATURE-INPUT": {"CONV-FEATURE-CROSSING"}}
 
-#: Rules with no breaker yet (image weights, Winograd): their predicates are tested on hand-built layers.
+#: Rules with no breaker yet (image weights, fp16 pixels): their predicates are tested on hand-built layers.
 UNGENERATED = {"CONV-PIXEL-PRECISION", "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS",
-               "CONV-IMAGE-WEIGHT-SIZE",
-               "CONV-WINOGRAD-FEATURE-INPUT", "CONV-WINOGRAD-WEIGHT-SIZE", "CONV-WINOGRAD-OUTPUT-SIZE",
-               "CONV-WINOGRAD-DATAIN-SIZE", "CONV-WINOGRAD-WEIGHT-CHANNELS", "CONV-WINOGRAD-DATAIN-CHANNELS",
-               "CONV-WINOGRAD-CSC-STRIDES", "CONV-WINOGRAD-OUTPUT", "CONV-WINOGRAD-PRA-TRUNCATE"}
+               "CONV-IMAGE-WEIGHT-SIZE"}
 
 
 def requires(rule_id: str, profile) -> bool:
@@ -287,4 +342,6 @@ def requires(rule_id: str, profile) -> bool:
         return "fp16" in profile.feature_types & profile.weight_types
     if rule_id == "CONV-PIXEL-CONVERTOR":  # pixels of one precision into a pipeline of another
         return len(profile.feature_types) > 1
+    if rule_id.startswith("CONV-WINOGRAD-"):
+        return profile.winograd and (rule_id != "CONV-WINOGRAD-PRA-TRUNCATE" or "fp16" in profile.feature_types)
     return True
