@@ -29,17 +29,13 @@ from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
+from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_sdp, pdp, sdp
+from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
 sdp_validate = importlib.import_module("golden.units.sdp.validate")
-
-
-#: Units with rules but no stimulus family yet: their rules are tested on hand-built layers
-#: (suites/unit/golden/test_rubik.py: RULE_CASES).
-NO_FAMILY = {"RUBIK"}
 
 
 class NoIllegalLayer(NvdlaVerifError):
@@ -189,9 +185,13 @@ PDP_COMPANIONS = {
 
 
 BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_conv.BREAKERS,
-            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS}
+            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS, **illegal_rubik.BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS, **illegal_conv.COMPANIONS}
 DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
+
+
+def _rubik_decode(regs, profile: Profile) -> RubikLayer:
+    return RubikLayer.from_registers(LayerContext(profile, regs, MemorySystem.for_profile(profile)))
 
 
 def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
@@ -201,7 +201,8 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
         return {r.id for r, _ in rules.violations(unit, illegal_dma.bdma_group(layer, regmap),
                                                    rules.Facts(profile=profile))}
     regs = layer.values(regmap)
-    return {r.id for r, _ in rules.violations(unit, DECODERS[unit](regs), rules.Facts(regs, profile))}
+    decoded = _rubik_decode(regs, profile) if unit == "RUBIK" else DECODERS[unit](regs)
+    return {r.id for r, _ in rules.violations(unit, decoded, rules.Facts(regs, profile))}
 
 
 def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
@@ -254,6 +255,15 @@ def _cdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 
 
+def _rubik_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    from stimulus.families import GENERATORS
+
+    legal = GENERATORS["rubik"](choose, profile, 0)
+    decoded = _rubik_decode(legal.values(RegisterMap.for_profile(profile)), profile)
+    fields = illegal_rubik.BREAKERS[rule_id](dict(legal.fields), decoded, choose)
+    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+
+
 def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     from stimulus.families import GENERATORS
 
@@ -266,9 +276,7 @@ def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
-    if unit in NO_FAMILY:
-        return False
-    if unit in ("PDP", "CDP", "BDMA") and not profile.has(unit):  # SDP and the convolution are in every profile
+    if unit in ("PDP", "CDP", "BDMA", "RUBIK") and not profile.has(unit):  # SDP and CONV: every profile
         return False
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         return illegal_dma.requires(rule_id, profile)
@@ -280,9 +288,7 @@ def reachable(rule_id: str, profile: Profile) -> bool:
 def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -> Layer:
     """A layer breaking `rule_id` (and only its declared companions besides)."""
     if rule_id not in BREAKERS:
-        raise NoIllegalLayer(f"no illegal generator for rule {rule_id}"
-                             + (" (its unit has no stimulus family yet)" if rule_id in rules.REGISTRY
-                                and rules.REGISTRY[rule_id].unit in NO_FAMILY else ""), where=rule_id)
+        raise NoIllegalLayer(f"no illegal generator for rule {rule_id}", where=rule_id)
     if not reachable(rule_id, profile):
         raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
     unit = rules.REGISTRY[rule_id].unit
@@ -290,7 +296,8 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         candidate = _dma_candidate
     else:
-        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate}.get(unit, _sdp_candidate)
+        candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate,
+                     "RUBIK": _rubik_candidate}.get(unit, _sdp_candidate)
     for _ in range(attempts):
         layer = candidate(rule_id, choose, profile)
         if layer is None:

@@ -59,7 +59,8 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
     per_atom = ATOM // bpe
     memories = ["pri_mem", "sec_mem"] if profile.has("SECONDARY_MEMIF") else ["pri_mem"]
     src_mem, dst_mem = c.choice(memories), c.choice(memories)
-    width, height = c.size(1, 12), c.size(1, 6)
+    # a 1x1xC cube on purpose: its strides follow their own rule (Limitation/Data Format)
+    width, height = (1, 1) if c.flag(0.1) else (c.size(1, 12), c.size(1, 6))
     src = BASES[src_mem] + slot * SLOT + 64 * c.size(0, 31)
     dst = BASES[dst_mem] + slot * SLOT + DST_OFFSET + 64 * c.size(0, 31)
     reg: dict[str, int] = {}  # byte values of the 32-byte-unit registers, by register name

@@ -15,7 +15,7 @@ ALL_RULES = rules.all_rules()
 
 def test_every_rule_has_an_illegal_generator_and_a_source():
     # rules of layers no generator draws yet are broken on hand-built layers instead (UNGENERATED below)
-    assert {r.id for r in ALL_RULES if r.unit not in illegal.NO_FAMILY} == set(illegal.BREAKERS) | UNGENERATED
+    assert {r.id for r in ALL_RULES} == set(illegal.BREAKERS) | UNGENERATED
     for r in ALL_RULES:
         assert r.source.split(":")[0] in ("programming-guide", "in-memory-data-formats", "precision-preservation",
                                           "register map"), r.id
@@ -26,11 +26,11 @@ def test_every_rule_has_an_illegal_generator_and_a_source():
 #: suites/unit/golden/test_dma_rules.py and test_conv_limits.py.
 UNGENERATED = {"CONV-CDMA-PIXEL-ALIGN", "CONV-PIXEL-PRECISION", "CONV-POST-EXTENSION-CHANNELS",
                "CONV-IMAGE-WEIGHT-CHANNELS", "CONV-IMAGE-WEIGHT-SIZE"}
-#: Rubik has no stimulus family yet (suites/unit/golden/test_rubik.py breaks each of its rules by hand).
-NO_FAMILY = {r.id for r in ALL_RULES if r.unit == "RUBIK"}
+#: Rubik exists on nv_full only.
+RUBIK = {r.id for r in ALL_RULES if r.unit == "RUBIK"}
 #: Rules nv_small cannot reach (no fp16, no int16, no EW, LUT or BATCH, no BDMA, no weight compression), written
 #: out here.
-NV_SMALL_UNREACHABLE = UNGENERATED | NO_FAMILY | {
+NV_SMALL_UNREACHABLE = UNGENERATED | RUBIK | {
     "SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-NO-CONVERSION-TO-PDP-OR-EQL", "SDP-EW-FP16-ALU-CVT",
     "SDP-EW-FP16-MUL-CVT", "SDP-BATCH-ON-THE-FLY", "SDP-BATCH-ALIGNMENT", "SDP-EW-PRELU-ALU", "SDP-ERDMA-NEEDED",
     "SDP-ERDMA-DATA-USE", "SDP-BRDMA-FP16-SIZE", "SDP-NRDMA-FP16-SIZE", "SDP-ERDMA-FP16-SIZE", "SDP-EQL-ALU-CVT",
@@ -44,15 +44,15 @@ NV_SMALL_UNREACHABLE = UNGENERATED | NO_FAMILY | {
 def test_reachability_by_profile():
     small, full = get_profile("nv_small"), get_profile("nv_full")
     assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, small)} == NV_SMALL_UNREACHABLE
-    assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, full)} == UNGENERATED | NO_FAMILY
-    assert UNGENERATED == illegal_dma.UNGENERATED | illegal_conv.UNGENERATED and NO_FAMILY
+    assert {r.id for r in ALL_RULES if not illegal.reachable(r.id, full)} == UNGENERATED
+    assert UNGENERATED == illegal_dma.UNGENERATED | illegal_conv.UNGENERATED
 
 
 @pytest.mark.parametrize("rule_id", sorted(r.id for r in ALL_RULES))
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
 def test_illegal_layer_is_rejected_naming_its_rule(rule_id, profile_name, tmp_path):
     profile = get_profile(profile_name)
-    if rule_id in NV_SMALL_UNREACHABLE if profile_name == "nv_small" else rule_id in UNGENERATED | NO_FAMILY:
+    if rule_id in NV_SMALL_UNREACHABLE if profile_name == "nv_small" else rule_id in UNGENERATED:
         with pytest.raises(illegal.NoIllegalLayer):
             illegal.illegal_layer(rule_id, Seeded([7, len(rule_id)]), profile, attempts=60)
         return
