@@ -14,6 +14,7 @@ from __future__ import annotations
 from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
+from stimulus.conv_modes import post_extensions
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
@@ -268,6 +269,42 @@ def _winograd_image(fields, cfg, choose, profile):
     return fields
 
 
+def _image_weights(width: int, height: int, channels: int):
+    """WEIGHT_SIZE_EXT set to (width, height, channels) as functions of the layer, BYTE_PER_KERNEL and WEIGHT_BYTES
+    moved with it (R*S*C*BPE, times K rounded up to 128 bytes), so that only the image weight rule breaks."""
+    def breaker(fields, cfg, choose, profile):
+        w, h, c = width(cfg), height(cfg), channels(cfg)
+        if c is None:
+            return None
+        fields.update({"CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT": w - 1,
+                       "CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT": h - 1,
+                       "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT": c - 1})
+        per_kernel = w * h * c * BYTES[cfg.proc_precision]
+        fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
+        for unit in ("CDMA", "CSC"):
+            fields[f"{unit}.D_WEIGHT_BYTES.WEIGHT_BYTES"] = -(-per_kernel * cfg.csc_kernels // 128) * 128
+        return fields
+    return breaker
+
+
+@_image_only
+def _post_extension_channels(fields, cfg, choose, profile):
+    if cfg.weight_channel_ext <= 16:
+        return None
+    fields["CSC.D_POST_Y_EXTENSION.Y_EXTENSION"] = 2 if cfg.weight_channel_ext <= 32 else 1  # 4 lines, or 2
+    return fields
+
+
+@_image_only
+def _fp16_pixels(fields, cfg, choose, profile):
+    """T_R16 / T_R16_I become T_R16_F: Table 33 gives all three one channel and input precision int16, so only
+    the fp16-pixels-into-an-integer-pipeline rule (Table 29) breaks."""
+    if cfg.pixel_format not in ("T_R16", "T_R16_I") or cfg.proc_precision == "fp16":
+        return None
+    fields["CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"] = pixel.pixel_format("T_R16_F").code
+    return fields
+
+
 BREAKERS = {
     "CONV-STAGES-CONV-MODE": _other("CACC.D_MISC_CFG.CONV_MODE"),
     "CONV-STAGES-PROC-PRECISION": _other("CACC.D_MISC_CFG.PROC_PRECISION", 3),
@@ -315,6 +352,13 @@ BREAKERS = {
     "CONV-PIXEL-Y-OFFSET": _image_only(lambda fields, cfg, choose, profile: {
         **fields, "CDMA.D_PIXEL_OFFSET.PIXEL_Y_OFFSET": choose.integer(1, 7)}),
     "CONV-PIXEL-MAPPING": _image_only(_other("CDMA.D_DATAIN_FORMAT.PIXEL_MAPPING")),
+    "CONV-PIXEL-PRECISION": _fp16_pixels,
+    "CONV-POST-EXTENSION-CHANNELS": _post_extension_channels,
+    "CONV-IMAGE-WEIGHT-SIZE": _image_only(_image_weights(lambda cfg: 2, lambda cfg: cfg.weight_height_ext,
+                                                         lambda cfg: cfg.weight_channel_ext)),
+    "CONV-IMAGE-WEIGHT-CHANNELS": _image_only(_image_weights(
+        lambda cfg: 1, lambda cfg: cfg.weight_height_ext,
+        lambda cfg: cfg.weight_channel_ext + 1 if cfg.channels > 1 else None)),
     "CONV-WINOGRAD-FEATURE-INPUT": _winograd_only(_winograd_image),
     "CONV-WINOGRAD-WEIGHT-SIZE": _winograd_only(_set("CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT", 2)),
     "CONV-WINOGRAD-OUTPUT-SIZE": _winograd_only(_winograd_sizes(1, 1, pad_right=1)),
@@ -330,9 +374,8 @@ BREAKERS = {
 #: of the feature-crossing matrix (one fact, two sources).
 COMPANIONS = {"CONV-WINOGRAD-FEATURE-INPUT": {"CONV-FEATURE-CROSSING"}}
 
-#: Rules with no breaker yet (image weights, fp16 pixels): their predicates are tested on hand-built layers.
-UNGENERATED = {"CONV-PIXEL-PRECISION", "CONV-POST-EXTENSION-CHANNELS", "CONV-IMAGE-WEIGHT-CHANNELS",
-               "CONV-IMAGE-WEIGHT-SIZE"}
+#: Rules with no breaker: none left (their hand-built cases stay in suites/unit/golden/test_conv_limits.py).
+UNGENERATED: set[str] = set()
 
 
 def requires(rule_id: str, profile) -> bool:
@@ -342,6 +385,10 @@ def requires(rule_id: str, profile) -> bool:
         return "fp16" in profile.feature_types & profile.weight_types
     if rule_id == "CONV-PIXEL-CONVERTOR":  # pixels of one precision into a pipeline of another
         return len(profile.feature_types) > 1
+    if rule_id == "CONV-PIXEL-PRECISION":  # 16-bit pixels (T_R16) into an integer pipeline
+        return "int16" in profile.feature_types
+    if rule_id == "CONV-POST-EXTENSION-CHANNELS":
+        return 2 in post_extensions(profile)
     if rule_id.startswith("CONV-WINOGRAD-"):
         return profile.winograd and (rule_id != "CONV-WINOGRAD-PRA-TRUNCATE" or "fp16" in profile.feature_types)
     return True
