@@ -14,8 +14,9 @@ one memory atom: Table 33's ranges (0..atom/bytes_per_pixel_0 - 1) are for a 32-
 atom, and nvdla/hw's CDMA (NV_NVDLA_CDMA_IMG_ctrl.v) masks the offset per plane with
 atom/bytes_per_pixel_p - 1, asserting "Pixel X offset is out of range" for plane 0.
 So on an 8-byte-atom profile R8 allows 0..7, and the UV plane (2 bytes per pixel)
-of a semi-planar format starts at its own aligned address with x_1 = x_0 mod atom/2. Component order inside
-a pixel: a name lists its components from the most to the least significant end of
+of a semi-planar format starts at its own aligned address with x_1 = x_0 mod atom/2.
+
+Component order inside a pixel: a name lists its components from the most to the least significant end of
 the little-endian pixel word (A8B8G8R8: R is byte 0; R8G8B8A8: A is byte 0;
 Y8___U8V8: the UV plane holds V then U), as NVIDIA's C model reads them.
 
@@ -117,6 +118,7 @@ FORMATS: dict[str, PixelFormat] = {f.name: f for f in (
     _f("T_Y16___V16U16_N444", 35, 2, 3, "int16", 15, (2, 4), 16, (0, 1, 2)),
 )}
 BY_CODE = {f.code: f for f in FORMATS.values()}
+SIGN_OVERRIDES = ("UNSIGNED_INT", "SIGNED_INT")
 #: The memory atom Table 33's X offset ranges are written for.
 TABLE_ATOM = 32
 
@@ -129,7 +131,6 @@ def x_offset_limit(fmt: PixelFormat, atom: int = TABLE_ATOM) -> int:
 def plane_offsets(fmt: PixelFormat, x_offset: int, atom: int = TABLE_ATOM) -> tuple[int, ...]:
     """Each plane's X offset in pixels: PIXEL_X_OFFSET modulo the plane's pixels per atom (see the docstring)."""
     return tuple(x_offset % max(atom // size, 1) for size in fmt.plane_bytes)
-SIGN_OVERRIDES = ("UNSIGNED_INT", "SIGNED_INT")
 
 
 def pixel_format(name_or_code) -> PixelFormat:
