@@ -196,12 +196,16 @@ def _pixel_mapping(cfg, facts):
 
 @rule("CONV-POST-EXTENSION-CHANNELS", "CONV", "in-memory-data-formats: Weight Channel Post-extension for image input",
       ("CSC.D_POST_Y_EXTENSION.Y_EXTENSION", "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT"),
-      "2-line post-extension needs pre-extended channels <= 32, 4-line <= 16")
+      "P-line post-extension needs pre-extended channels <= MAC atomic C / P (32 and 16 for a 64-channel atom)")
 def _post_extension_channels(cfg, facts):
+    # the document gives 32 (2 lines) and 16 (4 lines) for nv_full's 64-channel atom; the P lines of one output
+    # pixel share one MAC atom (nvdla/hw cmod NV_NVDLA_csc.cpp: "only one block operation in one channel
+    # operation when post_y_extension>1"), so a smaller atom lowers both
     if cfg.image and cfg.post_y_extension > 1:
-        limit = 32 if cfg.post_y_extension == 2 else 16
+        limit = facts.profile.mac_atomic_c // cfg.post_y_extension
         if cfg.weight_channel_ext > limit:
-            return (f"{cfg.post_y_extension}-line post-extension needs pre-extended channels <= {limit}, got "
+            return (f"{cfg.post_y_extension}-line post-extension needs pre-extended channels <= {limit} "
+                    f"(MAC atomic C {facts.profile.mac_atomic_c} / {cfg.post_y_extension}), got "
                     f"{cfg.weight_channel_ext}")
 
 

@@ -199,3 +199,16 @@ def test_nv_small_reads_only_8_bit_pixel_formats(name):
     with pytest.raises(ProfileFeatureError, match="int16"):
         limits.check(get_profile("nv_small"), dataclasses.replace(cfg, proc_precision="int8"))
     limits.check_profile(get_profile("nv_full"), cfg)
+
+
+@pytest.mark.parametrize(("profile", "lines", "widest"), [("nv_full", 2, 32), ("nv_full", 4, 16), ("nv_small", 2, 4),
+                                                          ("nv_small", 4, 2)])
+def test_post_extension_channels_follow_the_mac_atom(profile, lines, widest):
+    """The document's 32 / 16 channels are nv_full's 64-channel atom split over 2 / 4 lines; nv_small's 8-channel
+    atom leaves 4 / 2 (the lines of one output pixel share one atom: nvdla/hw cmod NV_NVDLA_csc.cpp)."""
+    from golden import rules
+    facts = rules.Facts(profile=get_profile(profile))
+    legal = dataclasses.replace(_image_cfg(), post_y_extension=lines, weight_channel_ext=widest)
+    assert rules.REGISTRY["CONV-POST-EXTENSION-CHANNELS"].check(legal, facts) is None
+    wider = dataclasses.replace(legal, weight_channel_ext=widest + 1)
+    assert f"<= {widest}" in rules.REGISTRY["CONV-POST-EXTENSION-CHANNELS"].check(wider, facts)
