@@ -210,11 +210,29 @@ def image_formats(profile: Profile) -> list[str]:
             if fmt.precision in types and (not fmt.floating or "fp16" in types)]
 
 
-def post_extensions(profile: Profile) -> tuple[int, ...]:
-    """The channel post-extensions drawn. On NVIDIA's nv_small RTL (8-byte atom) 7 of 30 generated image layers with
-    a 2- or 4-line post-extension disagreed with the model (seed 707, all with it, none without; the cause is not
-    found yet: the bench issue's RTL notes), so below Table 33's 32-byte atom only 1 is drawn until it is."""
-    return (1, 2, 4) if profile.memory_atomic_size >= pixel.TABLE_ATOM else (1,)
+#: The channel post-extensions drawn (Weight Channel Post-extension: 1, 2 or 4 lines).
+POST_EXTENSIONS = (1, 2, 4)
+
+
+def post_extension_fits(profile: Profile, lines: int, channels: int, stride_x: int, wide: int) -> bool:
+    """Whether a `lines`-line post-extension is drawn for a kernel of `wide` pre-extended channels over pixels of
+    `channels` components at x stride `stride_x`.
+
+    The lines of one output pixel share one MAC atom (CONV-POST-EXTENSION-CHANNELS). NVIDIA's RTL also starts a
+    post-extended line at element (lines - 1) * stride_x * channels + wide - 1 (NV_NVDLA_CSC_dl.v, pixel_x_init):
+    the pixels of `lines` neighbouring outputs must fit one atom too. On the nv_small RTL (8-channel atom) all 88
+    of 198 post-extended layers within that agreed with the model, 81 of the 110 beyond it did not (single-pixel
+    layers read zeros). The document and NVIDIA's cmod have no such limit, so the model does not enforce it and the
+    generator keeps within it; with a 64-channel atom and x strides up to 4 it never binds."""
+    if lines == 1:
+        return True
+    atomic = profile.mac_atomic_c
+    return wide * lines <= atomic and (lines - 1) * stride_x * channels + wide <= atomic
+
+
+def _largest(fits, top: int) -> int:
+    """The largest n in 1..top that fits (1 always does)."""
+    return max(n for n in range(1, top + 1) if n == 1 or fits(n))
 
 
 def _left_pad_limit(profile: Profile, fmt: pixel.PixelFormat) -> int:
@@ -246,13 +264,17 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
                                   fields=("CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT",))
         precision = "fp16"
     atom = profile.memory_atomic_size
-    rows, cols = c.size(1, 5), c.size(1, 5)
-    stride = (c.size(1, 4), c.size(1, 4))
+    # the post-extension first, then the kernel width and x stride it allows (a 4-line one needs a narrow kernel
+    # and a small stride on a small atom, too rare to draw afterwards)
+    longer = [p for p in POST_EXTENSIONS[1:] if post_extension_fits(profile, p, fmt.channels, 1, fmt.channels)]
+    post = c.choice(longer) if longer and c.flag(0.4) else 1
+    rows = c.size(1, 5)
+    cols = c.size(1, _largest(lambda s: post_extension_fits(profile, post, fmt.channels, 1, fmt.channels * s), 5))
+    wide = fmt.channels * cols
+    stride = (c.size(1, 4), c.size(1, _largest(lambda x: post_extension_fits(profile, post, fmt.channels, x, wide), 4)))
     (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
     if left > _left_pad_limit(profile, fmt):
         width, left = width + left, 0  # the padding becomes pixels: the output width stays
-    wide = fmt.channels * cols  # 2 lines for C <= 32, 4 for C <= 16 (Weight Channel Post-extension)
-    post = c.choice([p for p in post_extensions(profile) if wide <= 64 // p])
     integer = precision != "fp16"
     mean = tuple(c.integer(-300, 300) for _ in range(4)) if c.flag(0.3) else None
     # pixels of another precision than the pipeline's reach it only through the convertor (CONV-PIXEL-CONVERTOR;

@@ -34,7 +34,7 @@ from golden.units.pdp.config import decode as pdp_decode
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
-from stimulus.conv_modes import image_formats, post_extensions
+from stimulus.conv_modes import POST_EXTENSIONS, image_formats
 
 SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
 
@@ -198,7 +198,7 @@ class Coverage:
                         if p.batch else ("1",)),
             self._point(g, "pixel_format", lambda c: c.pixel_format if c.image else None, image_formats(p)),
             self._point(g, "post_extension", lambda c: c.post_y_extension if c.image else None,
-                        post_extensions(p)),
+                        POST_EXTENSIONS),
             self._point(g, "image_cvt", lambda c: _image_cvt(c) if c.image else None, ("off", "offset", "mean")),
             self._cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
             self._cross(g, "precision_x_mode", ["precision", "mode"]),

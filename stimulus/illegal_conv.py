@@ -14,7 +14,6 @@ from __future__ import annotations
 from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
-from stimulus.conv_modes import post_extensions
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
@@ -289,9 +288,10 @@ def _image_weights(width: int, height: int, channels: int):
 
 @_image_only
 def _post_extension_channels(fields, cfg, choose, profile):
-    if cfg.weight_channel_ext <= 16:
+    atomic = profile.mac_atomic_c
+    if cfg.weight_channel_ext <= atomic // 4:
         return None
-    fields["CSC.D_POST_Y_EXTENSION.Y_EXTENSION"] = 2 if cfg.weight_channel_ext <= 32 else 1  # 4 lines, or 2
+    fields["CSC.D_POST_Y_EXTENSION.Y_EXTENSION"] = 2 if cfg.weight_channel_ext <= atomic // 2 else 1  # 4 lines, or 2
     return fields
 
 
@@ -387,8 +387,6 @@ def requires(rule_id: str, profile) -> bool:
         return len(profile.feature_types) > 1
     if rule_id == "CONV-PIXEL-PRECISION":  # 16-bit pixels (T_R16) into an integer pipeline
         return "int16" in profile.feature_types
-    if rule_id == "CONV-POST-EXTENSION-CHANNELS":
-        return 2 in post_extensions(profile)
     if rule_id.startswith("CONV-WINOGRAD-"):
         return profile.winograd and (rule_id != "CONV-WINOGRAD-PRA-TRUNCATE" or "fp16" in profile.feature_types)
     return True

@@ -62,7 +62,10 @@ def _master(profile_name: str):
 @pytest.mark.parametrize("mode", ["direct", "winograd", "image", "batch"])
 def test_exported_traces_replay_with_their_crcs(mode, tmp_path):
     profile = _master("nv_large")
-    layers = [conv.random_layer(Seeded([7, len(mode), slot]), profile, slot, mode=mode) for slot in range(2)]
+    # both layers read SDP operands or neither, as in a family's trace (stimulus.conv.shared says why)
+    operands = mode in ("direct", "image")
+    layers = [conv.random_layer(Seeded([7, len(mode), slot]), profile, slot, mode=mode, operands=operands)
+              for slot in range(2)]
     cfg = write_trace(layers, tmp_path / profile.name / f"gen_{mode}", f"gen_{mode}", profile)
     result = play(cfg, profile)
     assert result.status == "passed", result.detail
@@ -186,3 +189,30 @@ def test_layers_of_a_trace_stay_in_their_slots(profile_name):
             spans += parts
         spans.sort()
         assert all(b <= a2 for (_, b), (a2, _) in zip(spans, spans[1:], strict=False)), index
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_post_extension_keeps_neighbouring_outputs_in_one_atom(profile_name):
+    """2- and 4-line post-extension are drawn, and never past what NVIDIA's nv_small RTL computes: the elements of
+    `lines` neighbouring output pixels, (lines - 1) * stride_x * channels + C_ext, fit one MAC atom."""
+    profile = get_profile(profile_name)
+    regmap = RegisterMap.for_profile(profile)
+    lines = set()
+    for seed in range(150):
+        cfg = read_config(conv.random_layer(Seeded([9, seed]), profile, mode="image").values(regmap))
+        lines.add(cfg.post_y_extension)
+        if cfg.post_y_extension > 1:
+            group = (cfg.post_y_extension - 1) * cfg.stride_x * cfg.channels + cfg.weight_channel_ext
+            assert group <= profile.mac_atomic_c, (seed, cfg.pixel_format, cfg.stride_x, cfg.weight_channel_ext)
+    assert lines == {1, 2, 4}
+
+
+def test_post_extension_limit_measured_on_nv_small():
+    """The cases of the nv_small RTL runs: 4 components at x stride 1 with a 1x1 kernel fit 2 lines (4 + 4 = 8);
+    at x stride 2 they do not (8 + 4), nor 4 lines of one component at x stride 3 (9 + 1)."""
+    small = get_profile("nv_small")
+    assert conv_modes.post_extension_fits(small, 2, channels=4, stride_x=1, wide=4)
+    assert not conv_modes.post_extension_fits(small, 2, channels=4, stride_x=2, wide=4)
+    assert not conv_modes.post_extension_fits(small, 4, channels=1, stride_x=3, wide=1)
+    assert conv_modes.post_extension_fits(small, 4, channels=1, stride_x=2, wide=2)
+    assert not conv_modes.post_extension_fits(small, 2, channels=1, stride_x=1, wide=5)  # 2 x 5 > 8 channels
