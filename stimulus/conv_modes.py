@@ -235,15 +235,6 @@ def _largest(fits, top: int) -> int:
     return max(n for n in range(1, top + 1) if n == 1 or fits(n))
 
 
-def _left_pad_limit(profile: Profile, fmt: pixel.PixelFormat) -> int:
-    """The largest left padding drawn. On NVIDIA's nv_small RTL (8-byte atom) B8G8R8X8 layers with a left padding
-    of 4 pixels (two atoms) disagreed with the model in bytes not yet explained (the bench issue's RTL notes), so
-    on atoms below Table 33's 32 bytes the padding stays inside one atom of every plane."""
-    if profile.memory_atomic_size >= pixel.TABLE_ATOM:
-        return 7
-    return min(profile.memory_atomic_size // size for size in fmt.plane_bytes) - 1
-
-
 def raw_pixels(rng: np.random.Generator, fmt: pixel.PixelFormat, shape: tuple) -> np.ndarray:
     """Components as stored: every value of each field's width, the extremes included."""
     if fmt.floating:
@@ -273,8 +264,6 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
     wide = fmt.channels * cols
     stride = (c.size(1, 4), c.size(1, _largest(lambda x: post_extension_fits(profile, post, fmt.channels, x, wide), 4)))
     (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
-    if left > _left_pad_limit(profile, fmt):
-        width, left = width + left, 0  # the padding becomes pixels: the output width stays
     integer = precision != "fp16"
     mean = tuple(c.integer(-300, 300) for _ in range(4)) if c.flag(0.3) else None
     # pixels of another precision than the pipeline's reach it only through the convertor (CONV-PIXEL-CONVERTOR;

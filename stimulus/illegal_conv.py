@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
-from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice
+from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice, image_entries_per_slice
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
@@ -296,6 +296,16 @@ def _post_extension_channels(fields, cfg, choose, profile):
 
 
 @_image_only
+def _image_entries(fields, cfg, choose, profile):
+    """ENTRY_PER_SLICE one entry short of the padded image line (CDMA and CSC alike)."""
+    need = image_entries_per_slice(profile, cfg.pad_left, cfg.width, cfg.pad_right, cfg.channels,
+                                   cfg.proc_precision)
+    if need < 2:
+        return None
+    return {**fields, **_set_both("D_ENTRY_PER_SLICE", "ENTRIES", need - 2)}
+
+
+@_image_only
 def _fp16_pixels(fields, cfg, choose, profile):
     """T_R16 / T_R16_I become T_R16_F: Table 33 gives all three one channel and input precision int16, so only
     the fp16-pixels-into-an-integer-pipeline rule (Table 29) breaks."""
@@ -354,6 +364,7 @@ BREAKERS = {
     "CONV-PIXEL-MAPPING": _image_only(_other("CDMA.D_DATAIN_FORMAT.PIXEL_MAPPING")),
     "CONV-PIXEL-PRECISION": _fp16_pixels,
     "CONV-POST-EXTENSION-CHANNELS": _post_extension_channels,
+    "CONV-IMAGE-ENTRY-PER-SLICE": _image_entries,
     "CONV-IMAGE-WEIGHT-SIZE": _image_only(_image_weights(lambda cfg: 2, lambda cfg: cfg.weight_height_ext,
                                                          lambda cfg: cfg.weight_channel_ext)),
     "CONV-IMAGE-WEIGHT-CHANNELS": _image_only(_image_weights(

@@ -25,6 +25,7 @@ from golden.units.conv.rules import (  # noqa: F401  (registers the CONV rules; 
     WINOGRAD,
     dc_entries_per_slice,
     entry_bytes,
+    image_entries_per_slice,
     kernel_size,
 )
 

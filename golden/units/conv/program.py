@@ -19,7 +19,14 @@ from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext
-from golden.units.conv.limits import GENERAL, REGDEF, WINOGRAD, dc_entries_per_slice, entry_bytes
+from golden.units.conv.limits import (
+    GENERAL,
+    REGDEF,
+    WINOGRAD,
+    dc_entries_per_slice,
+    entry_bytes,
+    image_entries_per_slice,
+)
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 DATA_BASE = 0x8000_0000
@@ -329,7 +336,7 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     (sy, sx), (pt, pl) = layer.stride, layer.pad
     out_h, pb = output_size(height, pt, rows, sy, 1)
     out_w, pr = output_size(width, pl, cols, sx, 1)
-    entries = -(-width * channels * bpe // entry_bytes(profile)) + 1
+    entries = image_entries_per_slice(profile, pl, width, pr, channels, precision) + 1  # one spare, as before
     bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
     data_banks = -(-entries * height // bank_entries)
     mode = PRECISION_CODES[precision]

@@ -486,6 +486,29 @@ def _entry_per_slice(cfg, facts):
                 f"{cfg.in_precision} channels takes {need} entries")
 
 
+def image_entries_per_slice(profile, pad_left: int, width: int, pad_right: int, channels: int,
+                            precision: str) -> int:
+    """CBUF entries of one image line as CDMA stores it: the padding pixels too (nvdla/hw
+    NV_NVDLA_CDMA_IMG_pack.v writes pad_left + width + pad_right converted pixels per line)."""
+    return -(-(pad_left + width + pad_right) * channels * BYTES[precision] // entry_bytes(profile))
+
+
+@rule("CONV-IMAGE-ENTRY-PER-SLICE", "CONV", f"{REGDEF}, <CDMA|CSC>.D_ENTRY_PER_SLICE",
+      ("CDMA.D_ENTRY_PER_SLICE.ENTRIES", "CSC.D_ENTRY_PER_SLICE.ENTRIES", "CDMA.D_ZERO_PADDING.PAD_LEFT",
+       "CDMA.D_ZERO_PADDING.PAD_RIGHT"),
+      "ENTRY_PER_SLICE + 1 holds an image line with its left and right padding (image input)")
+def _image_entry_per_slice(cfg, facts):
+    # NVIDIA's 11 image traces (unpadded) set exactly this many. On the nv_small RTL, image layers whose count
+    # left the padding out gave other outputs (27 of 152 with more than one atom of left padding), none with it
+    if not cfg.image:
+        return None
+    need = image_entries_per_slice(facts.profile, cfg.pad_left, cfg.width, cfg.pad_right, cfg.channels,
+                                   cfg.proc_precision)
+    if cfg.entries < need:
+        return (f"ENTRY_PER_SLICE + 1 = {cfg.entries}, an image line of {cfg.pad_left} + {cfg.width} + "
+                f"{cfg.pad_right} pixels of {cfg.channels} {cfg.proc_precision} channels takes {need} entries")
+
+
 @rule("CONV-DATA-BANKS", "CONV", "programming-guide: Convolution pipeline programming/Features (banks_for_data)",
       ("CDMA.D_BANK.DATA_BANK",), "DATA_BANK holds the input's entries (entries x lines x batches)")
 def _data_banks(cfg, facts):

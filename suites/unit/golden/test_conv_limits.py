@@ -212,3 +212,19 @@ def test_post_extension_channels_follow_the_mac_atom(profile, lines, widest):
     assert rules.REGISTRY["CONV-POST-EXTENSION-CHANNELS"].check(legal, facts) is None
     wider = dataclasses.replace(legal, weight_channel_ext=widest + 1)
     assert f"<= {widest}" in rules.REGISTRY["CONV-POST-EXTENSION-CHANNELS"].check(wider, facts)
+
+
+def test_image_entry_per_slice_counts_the_padding():
+    """NVIDIA's nv_small img_51x96x4_* traces: 51 pixels of 4 int8 channels on 8-byte entries take 26 entries
+    (their ENTRY_PER_SLICE is 0x19). A left padding of 4 and a right one of 1 make 224 bytes: 28 entries."""
+    from golden import rules
+    from golden.units.conv.rules import image_entries_per_slice
+    small = get_profile("nv_small")
+    assert image_entries_per_slice(small, 0, 51, 0, 4, "int8") == 0x19 + 1
+    assert image_entries_per_slice(small, 4, 51, 1, 4, "int8") == 28
+    facts = rules.Facts(profile=small)
+    cfg = dataclasses.replace(_image_cfg(), width=51, channels=4, proc_precision="int8", pad_left=4, pad_right=1,
+                              entries=28)
+    assert rules.REGISTRY["CONV-IMAGE-ENTRY-PER-SLICE"].check(cfg, facts) is None
+    short = rules.REGISTRY["CONV-IMAGE-ENTRY-PER-SLICE"].check(dataclasses.replace(cfg, entries=27), facts)
+    assert "4 + 51 + 1 pixels" in short and "takes 28 entries" in short
