@@ -2,9 +2,9 @@
 
 A rule has an id (UNIT-WHAT), the unit, the document and section it comes from, the register fields it
 involves, a sentence, and a predicate over a decoded configuration: `check(cfg, facts)` (facts: the register
-values and the profile) returns None when the layer keeps the rule (or the rule does not apply to it) and
-otherwise the message for this layer. An advisory rule is one NVIDIA's own traces break with a defined
-result: validation warns unless strict (stimulus legality). A unit's validation is
+values, the profile, and what earlier layers left in the CBUF) returns None when the layer keeps the rule (or
+the rule does not apply to it) and otherwise the message for this layer. An advisory rule is one NVIDIA's own
+traces break with a defined result: validation warns unless strict (stimulus legality). A unit's validation is
 `enforce(unit, cfg, facts)`: the first rule broken, in registration order, raises a
 ConfigurationError whose `rule` starts with the rule's id and whose `fields` are the rule's fields (then
 the ids and fields of any further rule the layer breaks).
@@ -31,6 +31,9 @@ class Facts:
     """What a predicate may read besides the decoded configuration."""
     regs: object = None  # golden.regs.values.RegisterValues
     profile: object = None  # golden.config.Profile
+    #: What the layers before left in the convolution buffer (golden.units.conv.cbuf.Left); None: the layer
+    #: runs alone, and the rules over what earlier layers left do not apply.
+    cbuf: object = None
 
     @property
     def atom(self) -> int:

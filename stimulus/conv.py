@@ -23,11 +23,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.formats.feature import feature_span
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
+from golden.units.conv.cbuf import Left
+from golden.units.conv.config import read_config as conv_decode
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
 
@@ -56,6 +59,7 @@ STAGES = 0.5
 KEEP = 0.3
 
 modes = conv_modes.modes
+RING = rules.REGISTRY["CONV-WEIGHT-RING"]
 
 
 def place(address: int, slot: int) -> int:
@@ -122,7 +126,7 @@ class Chain:
     """The layers of one trace so far: what the last one left in the CBUF (its draw and what it kept)."""
     kept: tuple | None = None  # (ConvDraw, "data" | "weight" | "both")
     queue: list = field(default_factory=list)  # the rest of a multi-layer sequence (stimulus/deconv.py)
-    last: Layer | None = None  # the last layer (its CBUF weight banks, see _restart_weight_ring)
+    left: Left = field(default_factory=Left)  # what the layers so far leave in the CBUF (see follow)
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = None, to_pdp: bool | None = None,
@@ -155,10 +159,10 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
             else:
                 drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
             layer = complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
-            if chain is not None:
-                _restart_weight_ring(layer, chain)
             if chain is not None and drawn.arrays is not None and choose.flag(KEEP):
                 chain.kept = (drawn, _keep(layer, choose.choice(("data", "weight", "both"))))
+            if chain is not None:
+                follow(layer, chain, profile)
             return layer
         except ProfileFeatureError:
             raise
@@ -168,32 +172,20 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
                              fields=("CDMA.D_BANK.DATA_BANK",), rule="programming-guide: CBUF allocation")
 
 
-def _restart_weight_ring(layer: Layer, chain: Chain) -> None:
-    """Give the layer another WEIGHT_BANK than the last one when that one's weights leave the CDMA's and CSC's
-    CBUF weight pointers apart. nv_small RTL (vmod/nvdla): CDMA_wt writes all WEIGHT_BYTES (R*S*C*BPE*K rounded
-    up to 128) into the weight banks, its write index running on from layer to layer; CSC_wl moves its read
-    start (wt_entry_st) on by the entries it actually read (wt_rls_cnt), fewer when WEIGHT_BYTES holds padding,
-    so the next layer's weights are read from the last one's padding (a generated 2-layer trace wrote 0 for every
-    output; planting the second layer's weights at entry ceil(65/8) of the first layer's padding made it agree).
-    A bank change sends both through their pending state, which restarts both pointers at 0 (CSC_sg need_pending,
-    CDMA_wt clear_all). A layer that reuses the weights keeps the banks."""
-    weight_bank = layer.fields["CDMA.D_BANK.WEIGHT_BANK"]
-    reuses = layer.fields.get("CSC.D_MISC_CFG.WEIGHT_REUSE", 0)
-    if chain.last is not None and _leaves_pointers_apart(chain.last) and not reuses \
-            and weight_bank == chain.last.fields["CDMA.D_BANK.WEIGHT_BANK"]:
+def follow(layer: Layer, chain: Chain, profile: Profile) -> None:
+    """Give the layer another WEIGHT_BANK where CONV-WEIGHT-RING asks for one (the last layer released weights
+    whose WEIGHT_BYTES held padding: golden/units/conv/rules.py), then note what the layer leaves in the CBUF.
+    The registry's own predicate decides, so the generator and the golden model's check cannot drift apart."""
+    regmap = RegisterMap.for_profile(profile)
+    cfg = conv_decode(layer.values(regmap))
+    if RING.check(cfg, rules.Facts(profile=profile, cbuf=chain.left)) is not None:
+        weight_bank = layer.fields["CDMA.D_BANK.WEIGHT_BANK"]
         if weight_bank == 0:
-            raise ConfigurationError("the weights take one CBUF bank: no other WEIGHT_BANK restarts the weight ring",
-                                     fields=("CDMA.D_BANK.WEIGHT_BANK",), rule="nv_small RTL: CBUF weight ring")
+            raise RING.error("the weights take one CBUF bank: no other WEIGHT_BANK restarts the weight ring")
         for unit in ("CDMA", "CSC"):  # one bank fewer than the builder gave (every bank the data leaves)
             layer.fields[f"{unit}.D_BANK.WEIGHT_BANK"] = weight_bank - 1
-    chain.last = layer
-
-
-def _leaves_pointers_apart(layer: Layer) -> bool:
-    """The layer releases weights whose WEIGHT_BYTES holds padding beyond BYTE_PER_KERNEL x kernels."""
-    fields = layer.fields
-    stored = (fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] + 1) * (fields["CDMA.D_WEIGHT_SIZE_1.WEIGHT_KERNEL"] + 1)
-    return stored != fields["CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES"] and not fields.get("CSC.D_MISC_CFG.SKIP_WEIGHT_RLS", 0)
+        cfg = conv_decode(layer.values(regmap))
+    chain.left = chain.left.after(cfg)
 
 
 def _keep(layer: Layer, what: str) -> str:

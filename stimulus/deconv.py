@@ -95,7 +95,11 @@ def build(choose, profile: Profile, cube: np.ndarray, weights: np.ndarray, strid
                         [Region("pri_mem", out_base, size, "dst")], "RUBIK", ("RBK",),
                         {"mode": "deconv", "precision": precision, "stride": stride, "phase": "contract"},
                         waits=True))
-    return [conv.complete(layer, profile) for layer in layers]
+    layers = [conv.complete(layer, profile) for layer in layers]
+    chain = conv.Chain()
+    for phase in layers[:-1]:  # back to back on the same banks, a phase's weights may leave the weight ring apart
+        conv.follow(phase, chain, profile)
+    return layers
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, chain: conv.Chain | None = None) -> Layer:
@@ -109,7 +113,10 @@ def random_layer(choose, profile: Profile, slot: int = 0, chain: conv.Chain | No
         chain.queue = sequence(choose, profile, slot)
         if slot == 0:
             chain.queue[0].waits = False
-    return chain.queue.pop(0)
+    layer = chain.queue.pop(0)
+    if "CDMA" in layer.enable:  # the phases' weights may leave the weight ring apart (CONV-WEIGHT-RING)
+        conv.follow(layer, chain, profile)
+    return layer
 
 
 def shared(choose, profile: Profile) -> dict:

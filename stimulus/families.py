@@ -42,8 +42,8 @@ def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1)
     shared = SHARED[family](choose, profile) if family in SHARED else {}
     drawn = [generator(choose, profile, slot, **shared) for slot in range(count)]
     chain = shared.get("chain")
-    while chain is not None and chain.queue:
-        drawn.append(chain.queue.pop(0))  # a started sequence ends in the trace: a deconvolution's Rubik layer checks
+    while chain is not None and chain.queue:  # a started sequence ends in the trace: a deconvolution's Rubik
+        drawn.append(generator(choose, profile, count, **shared))  # layer checks (the generator pops the queue)
     return drawn
 
 

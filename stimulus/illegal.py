@@ -24,6 +24,7 @@ from golden.units import pdp as golden_pdp
 from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
 from golden.units.cdp.config import decode as cdp_decode
+from golden.units.conv.cbuf import left_by
 from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
@@ -31,7 +32,7 @@ from golden.units.pdp.config import validate as pdp_validate
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, pdp, sdp
+from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, illegal_sequence, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
@@ -185,7 +186,8 @@ PDP_COMPANIONS = {
 
 
 BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **illegal_conv.BREAKERS,
-            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS, **illegal_rubik.BREAKERS}
+            **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS, **illegal_rubik.BREAKERS,
+            **illegal_sequence.BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS, **illegal_conv.COMPANIONS}
 DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
@@ -202,7 +204,15 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
                                                    rules.Facts(profile=profile))}
     regs = layer.values(regmap)
     decoded = _rubik_decode(regs, profile) if unit == "RUBIK" else DECODERS[unit](regs)
-    return {r.id for r, _ in rules.violations(unit, decoded, rules.Facts(regs, profile))}
+    left = None
+    if unit == "CONV" and layer.follows:
+        left = left_by(conv_decode(earlier.values(regmap)) for earlier in layer.follows if "CDMA" in earlier.enable)
+    return {r.id for r, _ in rules.violations(unit, decoded, rules.Facts(regs, profile, left))}
+
+
+def sequence(layer: Layer) -> list[Layer]:
+    """The layers a trace of `layer` holds: those it follows, then itself."""
+    return [*layer.follows, layer]
 
 
 def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
@@ -273,6 +283,24 @@ def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 
 
+def _sequence_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
+    """Two back-to-back legal convolution layers, changed so that the second breaks the rule (the first
+    stays legal and runs before it: Layer.follows)."""
+    from stimulus import conv
+
+    shared = conv.shared(choose, profile)  # the chain, and SDP operands in both layers or in neither
+    pair = [conv.random_layer(choose, profile, slot, **shared) for slot in range(2)]
+    regmap = RegisterMap.for_profile(profile)
+    cfgs = [conv_decode(layer.values(regmap)) for layer in pair]
+    changed = illegal_sequence.BREAKERS[rule_id](dict(pair[0].fields), dict(pair[1].fields), *cfgs, choose, profile)
+    if changed is None:
+        return None
+    first = replace_layer(pair[0], fields=changed[0], choices=dict(pair[0].choices))
+    if broken_rules(first, profile, "CONV"):
+        return None
+    return replace_layer(pair[1], fields=changed[1], choices=dict(pair[1].choices), follows=[first])
+
+
 def reachable(rule_id: str, profile: Profile) -> bool:
     """Whether the profile has what the rule's illegal generator needs (e.g. fp16 for an fp16 rule)."""
     unit = rules.REGISTRY[rule_id].unit
@@ -295,6 +323,8 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
     allowed = {rule_id} | COMPANIONS.get(rule_id, set())
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         candidate = _dma_candidate
+    elif rule_id in illegal_sequence.BREAKERS:
+        candidate = _sequence_candidate
     else:
         candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate,
                      "RUBIK": _rubik_candidate}.get(unit, _sdp_candidate)
@@ -331,4 +361,4 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
             memory.by_name(image.memory).write(image.base, image.data)
         golden_sdp.run(LayerContext(profile, regs, memory))
         return
-    Player(load_trace(write_unchecked([layer], folder / name, name, profile)), profile).run()
+    Player(load_trace(write_unchecked(sequence(layer), folder / name, name, profile)), profile).run()

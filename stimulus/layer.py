@@ -59,6 +59,9 @@ class Layer:
     #: The layer reads what earlier layers of its trace write (a deconvolution's phases): the trace waits for
     #: their done interrupts before loading and programming it.
     waits: bool = False
+    #: Layers its trace runs before it: an illegal layer breaking a rule over what they left in the CBUF
+    #: (stimulus/illegal_sequence.py).
+    follows: list = field(default_factory=list)
 
     def units(self) -> list[str]:
         seen: dict[str, None] = {}

@@ -63,7 +63,7 @@ def run_illegal(item: Item, settings: Settings) -> Run:
     if flying or layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON":
         return _illegal_on_golden(item, settings, layer, profile, folder, name, "an on-the-fly layer cannot "
                                   "launch on its own as a trace")
-    path = write_unchecked([layer], folder / name, name, profile)
+    path = write_unchecked(illegal.sequence(layer), folder / name, name, profile)
     rtl = settings.impl.partition(":")[0] == "rtl"
     judge = (settings.reference_spec() or "golden") if rtl else settings.impl
     result = play_layer(path, profile, judge, None, settings.timeout_scale)

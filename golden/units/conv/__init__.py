@@ -33,26 +33,30 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
     if (cfg.data_reuse or cfg.weight_reuse) and (cfg.image or cfg.winograd):
         raise NotModelledError("data/weight reuse is modelled for direct convolution of feature data only",
                                unit="CDMA")
-    if cfg.image:
-        return image.run_layer(ctx, cfg)
-    if cfg.winograd:
-        return winograd.convolve(cdma.load_feature(ctx, cfg), cdma.load_winograd_weights(ctx, cfg),
-                                 cfg.precision, cfg.pad_value,
-                                 (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
-                                 (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),
-                                 cfg.pra_truncate, cfg.clip_truncate, cfg.nan_to_zero)
     buffer = getattr(ctx, "cbuf", None)
-    cube = cbuf.input_cube(buffer, cfg, lambda: cdma.load_feature(ctx, cfg))
-    weights = cbuf.weights(buffer, cfg, lambda: cdma.load_weights(ctx, cfg))
-    result = convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
-                      nan_to_zero=cfg.nan_to_zero)
-    cbuf.release(buffer, cfg, cube, weights)
+    if cfg.image:
+        result = image.run_layer(ctx, cfg)
+    elif cfg.winograd:
+        result = winograd.convolve(cdma.load_feature(ctx, cfg), cdma.load_winograd_weights(ctx, cfg),
+                                   cfg.precision, cfg.pad_value,
+                                   (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
+                                   (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),
+                                   cfg.pra_truncate, cfg.clip_truncate, cfg.nan_to_zero)
+    else:
+        cube = cbuf.input_cube(buffer, cfg, lambda: cdma.load_feature(ctx, cfg))
+        weights = cbuf.weights(buffer, cfg, lambda: cdma.load_weights(ctx, cfg))
+        result = convolve(cube, weights, direct_geometry(cfg), cfg.precision, cfg.csc_pad_value, cfg.clip_truncate,
+                          nan_to_zero=cfg.nan_to_zero)
+        cbuf.release(buffer, cfg, cube, weights)
+        return result
+    cbuf.release(buffer, cfg)
     return result
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg: ConvConfig = read_config(ctx.regs)
-    limits.check(ctx.profile, cfg)
+    buffer = getattr(ctx, "cbuf", None)
+    limits.check(ctx.profile, cfg, None if buffer is None else buffer.left)
     result = run_layer(ctx, cfg)
     single = cfg.cacc_batches == 1
     out = result.output[0] if single else result.output

@@ -1,4 +1,4 @@
-"""What the convolution buffer keeps between hardware layers: data and weight reuse.
+"""What the convolution buffer keeps between hardware layers: data and weight reuse, and the weight ring.
 
 Programming guide, Register definition: with SKIP_RELEASE false, a layer releases RLS_SLICES input slices
 (CSC.D_RELEASE) and all its weights; with SKIP_DATA_RLS / SKIP_WEIGHT_RLS nothing is released. A following
@@ -10,59 +10,85 @@ Reuse needs the previous layer's CONV_MODE and DATA_BANK (Limitation/General). T
 SKIP_RLS in the previous layer, while its own RLS_SLICES example reuses the slices a partial release
 left; the model accepts both.
 
-The state lives in a ConvBuffer the driver keeps for a sequence of layers and hands over as ctx.cbuf
+`Left` is what the rules (golden/units/conv/rules.py, CONV-*-REUSE-*, CONV-WEIGHT-RING) read of the layers
+before: it follows from their registers alone, so stimulus computes it for a sequence it has not run. The
+arrays live in a ConvBuffer the driver keeps for a sequence of layers and hands over as ctx.cbuf
 (golden/hardware.py keeps one per device, so a trace's layers reuse in launch order; a layer run alone
 without one is reported as not modelled when it asks for reuse).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from golden.errors import ConfigurationError, NotModelledError
+from golden.errors import NotModelledError
 from golden.units.conv.config import ConvConfig
 
-RULE = "programming-guide: Limitation/Convolution/General (data re-use)"
+
+def data_key(cfg: ConvConfig) -> tuple:
+    """What DATA_REUSE needs unchanged from the layer that kept the slices."""
+    return cfg.conv_mode, cfg.data_bank, cfg.proc_precision, cfg.channels, cfg.width
+
+
+def weight_key(cfg: ConvConfig) -> tuple:
+    """What WEIGHT_REUSE needs unchanged from the layer that kept the weights."""
+    return cfg.csc_kernels, cfg.weight_channel_ext, cfg.weight_height_ext, cfg.weight_width_ext, cfg.proc_precision
+
+
+def ring_apart(cfg: ConvConfig) -> bool:
+    """The layer leaves CDMA's and CSC's CBUF weight pointers apart: it releases weights whose WEIGHT_BYTES holds
+    padding beyond BYTE_PER_KERNEL x kernels (nvdla/hw CDMA_wt writes all WEIGHT_BYTES into the weight banks,
+    CSC_wl moves its read start on only by the entries it read; see CONV-WEIGHT-RING)."""
+    return cfg.byte_per_kernel * cfg.kernels != cfg.weight_bytes and not cfg.skip_weight_rls
+
+
+@dataclass(frozen=True)
+class Left:
+    """What the layers before left in the CBUF, as the rules see it."""
+    data_key: tuple | None = None  # data_key of the layer whose slices stay
+    slices: int = 0  # unreleased input slices
+    weight_key: tuple | None = None  # weight_key of the layer whose weights stay (SKIP_WEIGHT_RLS)
+    ring_bank: int | None = None  # WEIGHT_BANK while CDMA's and CSC's weight pointers are apart
+
+    def after(self, cfg: ConvConfig) -> Left:
+        """What stays once the layer is done."""
+        if ring_apart(cfg):
+            ring = cfg.weight_bank
+        else:  # another WEIGHT_BANK restarts both pointers; on the same one they stay apart
+            ring = self.ring_bank if cfg.weight_bank == self.ring_bank else None
+        if cfg.image or cfg.winograd:  # reuse is modelled for direct layers of feature data only
+            return Left(ring_bank=ring)
+        rows = cfg.csc_height_ext if cfg.data_reuse else cfg.height
+        slices = rows if cfg.skip_data_rls else max(rows - cfg.rls_slices, 0)
+        return Left(data_key(cfg), slices, weight_key(cfg) if cfg.skip_weight_rls else None, ring)
+
+
+def left_by(configs) -> Left:
+    """What a sequence of convolution layers leaves, from their decoded registers."""
+    left = Left()
+    for cfg in configs:
+        left = left.after(cfg)
+    return left
 
 
 @dataclass
 class ConvBuffer:
+    left: Left = field(default_factory=Left)
     data: np.ndarray | None = None  # (N, C, H_kept, W) unreleased input slices
-    data_key: tuple | None = None  # (conv mode, DATA_BANK, precision, C, W) of the layer that left them
     weights: np.ndarray | None = None
-    weight_key: tuple | None = None
-
-
-def _data_key(cfg: ConvConfig) -> tuple:
-    return cfg.conv_mode, cfg.data_bank, cfg.proc_precision, cfg.channels, cfg.width
 
 
 def input_cube(buffer: ConvBuffer | None, cfg: ConvConfig, fetch) -> np.ndarray:
-    """The (N, C, H_ext, W) cube CSC reads: fetched by CDMA, or unreleased slices (+ fetched ones)."""
+    """The (N, C, H_ext, W) cube CSC reads: fetched by CDMA, or unreleased slices (+ fetched ones). The rules
+    (CONV-DATA-REUSE-*) have checked that the kept slices fit the layer."""
     if not cfg.data_reuse:
         return fetch()
     if buffer is None:
         raise NotModelledError("DATA_REUSE needs the previous layer's CBUF state (ctx.cbuf)", unit="CDMA")
-    if buffer.data is None or not buffer.data.shape[2]:
-        raise ConfigurationError("DATA_REUSE, but the previous layer released all its slices",
-                                 fields=("CDMA.D_MISC_CFG.DATA_REUSE", "CDMA.D_MISC_CFG.SKIP_DATA_RLS",
-                                         "CSC.D_RELEASE.RLS_SLICES"), rule=RULE)
-    if buffer.data_key != _data_key(cfg):
-        raise ConfigurationError(
-            f"DATA_REUSE needs the previous layer's conv mode, DATA_BANK, precision, C and W; was "
-            f"{buffer.data_key}, now {_data_key(cfg)}", fields=("CDMA.D_MISC_CFG.CONV_MODE", "CDMA.D_BANK.DATA_BANK"),
-            rule=RULE)
     kept = buffer.data
-    if cfg.csc_height_ext <= kept.shape[2]:
-        cube = kept  # everything CSC reads is in the CBUF: the fetch is skipped
-    else:
-        cube = np.concatenate([kept, fetch()], axis=2)
-    if cube.shape[2] < cfg.csc_height_ext:
-        raise ConfigurationError(
-            f"DATAIN_HEIGHT_EXT + 1 = {cfg.csc_height_ext} but the CBUF holds {cube.shape[2]} slices",
-            fields=("CSC.D_DATAIN_SIZE_EXT_0.DATAIN_HEIGHT_EXT",), rule=RULE)
+    cube = kept if cfg.csc_height_ext <= kept.shape[2] else np.concatenate([kept, fetch()], axis=2)
     return cube[:, :, :cfg.csc_height_ext]
 
 
@@ -71,23 +97,18 @@ def weights(buffer: ConvBuffer | None, cfg: ConvConfig, fetch) -> np.ndarray:
         return fetch()
     if buffer is None:
         raise NotModelledError("WEIGHT_REUSE needs the previous layer's CBUF state (ctx.cbuf)", unit="CDMA")
-    key = (cfg.csc_kernels, cfg.weight_channel_ext, cfg.weight_height_ext, cfg.weight_width_ext,
-           cfg.proc_precision)
-    if buffer.weights is None or buffer.weight_key != key:
-        raise ConfigurationError("WEIGHT_REUSE needs a previous layer that kept the same weights "
-                                 "(SKIP_WEIGHT_RLS)", fields=("CDMA.D_MISC_CFG.WEIGHT_REUSE",), rule=RULE)
     return buffer.weights
 
 
-def release(buffer: ConvBuffer | None, cfg: ConvConfig, cube: np.ndarray, weight_values: np.ndarray) -> None:
-    """Update the buffer after a layer: keep what it did not release."""
+def release(buffer: ConvBuffer | None, cfg: ConvConfig, cube: np.ndarray | None = None,
+            weight_values: np.ndarray | None = None) -> None:
+    """Update the buffer after a layer: keep what it did not release (an image or Winograd layer keeps
+    nothing reusable)."""
     if buffer is None:
         return
+    buffer.left = buffer.left.after(cfg)
+    if cube is None:
+        buffer.data = buffer.weights = None
+        return
     buffer.data = cube if cfg.skip_data_rls else cube[:, :, cfg.rls_slices:]
-    buffer.data_key = _data_key(cfg)
-    if cfg.skip_weight_rls:
-        buffer.weights = weight_values
-        buffer.weight_key = (cfg.csc_kernels, cfg.weight_channel_ext, cfg.weight_height_ext,
-                             cfg.weight_width_ext, cfg.proc_precision)
-    else:
-        buffer.weights = buffer.weight_key = None
+    buffer.weights = weight_values if cfg.skip_weight_rls else None

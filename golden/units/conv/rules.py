@@ -13,6 +13,7 @@ from __future__ import annotations
 from golden.errors import ConfigurationError
 from golden.formats import pixel
 from golden.rules import rule
+from golden.units.conv.cbuf import data_key, weight_key
 
 GENERAL = "programming-guide: Limitation/Convolution/General"
 REGDEF = "programming-guide: Convolution pipeline programming/Register definition"
@@ -527,3 +528,75 @@ def _weight_banks(cfg, facts):
     group_bytes = cfg.byte_per_kernel * min(group, cfg.kernels)
     if cfg.weight_format == "uncompressed" and group_bytes + 128 > cfg.weight_bank * profile.cbuf_bank_bytes:
         return f"WEIGHT_BANK {cfg.weight_bank} cannot hold one kernel group ({group_bytes} bytes) plus 128 bytes"
+
+
+# -- what the layers before left in the CBUF (facts.cbuf: golden/units/conv/cbuf.py; None for a layer run alone) --
+REUSE = f"{GENERAL} (data re-use) and {REGDEF} (WEIGHT/DATA_REUSE, SKIP_RELEASE)"
+
+
+def _reusing_data(cfg, facts) -> bool:
+    return cfg.data_reuse and facts.cbuf is not None and not cfg.image and not cfg.winograd
+
+
+@rule("CONV-DATA-REUSE-KEPT", "CONV", REUSE,
+      ("CDMA.D_MISC_CFG.DATA_REUSE", "CDMA.D_MISC_CFG.SKIP_DATA_RLS", "CSC.D_RELEASE.RLS_SLICES"),
+      "DATA_REUSE needs input slices the previous layer left unreleased")
+def _data_reuse_kept(cfg, facts):
+    if _reusing_data(cfg, facts) and not facts.cbuf.slices:
+        return "DATA_REUSE, but the previous layer released all its input slices (or there was none)"
+
+
+@rule("CONV-DATA-REUSE-SAME", "CONV", REUSE,
+      ("CDMA.D_MISC_CFG.DATA_REUSE", "CDMA.D_MISC_CFG.CONV_MODE", "CDMA.D_BANK.DATA_BANK",
+       "CDMA.D_MISC_CFG.PROC_PRECISION", "CDMA.D_DATAIN_SIZE_1.DATAIN_CHANNEL", "CDMA.D_DATAIN_SIZE_0.DATAIN_WIDTH"),
+      "DATA_REUSE keeps the previous layer's conv mode, DATA_BANK, precision, channels and width")
+def _data_reuse_same(cfg, facts):
+    if _reusing_data(cfg, facts) and facts.cbuf.slices and facts.cbuf.data_key != data_key(cfg):
+        names = ("conv mode", "DATA_BANK", "precision", "channels", "width")
+        changed = ", ".join(f"{name} {was} -> {now}" for name, was, now in
+                            zip(names, facts.cbuf.data_key, data_key(cfg), strict=True) if was != now)
+        return f"DATA_REUSE, but the layer changes what the kept slices were stored with: {changed}"
+
+
+@rule("CONV-DATA-REUSE-HEIGHT", "CONV", REUSE,
+      ("CSC.D_DATAIN_SIZE_EXT_0.DATAIN_HEIGHT_EXT", "CDMA.D_DATAIN_SIZE_0.DATAIN_HEIGHT"),
+      "DATAIN_HEIGHT_EXT + 1 <= the kept slices, or the kept slices plus CDMA's DATAIN_HEIGHT + 1 fetched")
+def _data_reuse_height(cfg, facts):
+    if not _reusing_data(cfg, facts) or not facts.cbuf.slices or facts.cbuf.data_key != data_key(cfg):
+        return None
+    kept = facts.cbuf.slices
+    if cfg.csc_height_ext > kept + cfg.height:
+        return (f"DATAIN_HEIGHT_EXT + 1 = {cfg.csc_height_ext}, but the CBUF holds {kept} kept slices and CDMA "
+                f"fetches {cfg.height}")
+
+
+@rule("CONV-WEIGHT-REUSE-KEPT", "CONV", REUSE,
+      ("CDMA.D_MISC_CFG.WEIGHT_REUSE", "CDMA.D_MISC_CFG.SKIP_WEIGHT_RLS", "CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT",
+       "CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT", "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT",
+       "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_KERNEL"),
+      "WEIGHT_REUSE needs the same weights kept by the previous layer (SKIP_WEIGHT_RLS)")
+def _weight_reuse_kept(cfg, facts):
+    if not cfg.weight_reuse or facts.cbuf is None or cfg.image or cfg.winograd:
+        return None
+    if facts.cbuf.weight_key is None:
+        return "WEIGHT_REUSE, but the previous layer released its weights (SKIP_WEIGHT_RLS=0) or there were none"
+    if facts.cbuf.weight_key != weight_key(cfg):
+        return (f"WEIGHT_REUSE, but the kept weights are (K, C, R, S, precision) {facts.cbuf.weight_key}, "
+                f"this layer's {weight_key(cfg)}")
+
+
+# NVIDIA's nv_small RTL, not the guide: CDMA_wt writes all WEIGHT_BYTES into the weight banks, its write index
+# running on from layer to layer, while CSC_wl moves its read start on only by the entries it read, fewer when
+# WEIGHT_BYTES holds padding; a later layer on the same banks reads the padding as weights (a generated 2-layer
+# trace wrote 0 for every output). A WEIGHT_BANK change sends both through their pending state, which restarts
+# both pointers (CSC_sg need_pending, CDMA_wt clear_all).
+@rule("CONV-WEIGHT-RING", "CONV", f"{REGDEF} (WEIGHT_BANK, SKIP_RELEASE), as nvdla/hw's CDMA_wt and CSC_wl keep "
+      "the CBUF weight ring",
+      ("CDMA.D_BANK.WEIGHT_BANK", "CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES", "CDMA.D_MISC_CFG.WEIGHT_REUSE"),
+      "after a layer that released weights with padding in WEIGHT_BYTES, the next one that fetches weights "
+      "takes another WEIGHT_BANK")
+def _weight_ring(cfg, facts):
+    if facts.cbuf is None or cfg.weight_reuse or facts.cbuf.ring_bank != cfg.weight_bank:
+        return None
+    return (f"WEIGHT_BANK + 1 = {cfg.weight_bank} again after a layer whose WEIGHT_BYTES held padding: CDMA's and "
+            "CSC's weight pointers stay apart, the layer would read that padding as weights")

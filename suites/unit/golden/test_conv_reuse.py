@@ -80,8 +80,11 @@ def test_second_part_reuses_the_unreleased_slices(case):
     rest = DirectLayer(**{**layer.__dict__, "pad": (0, 0), "out_hw": (full.shape[1] - o1, full.shape[2])})
     second = direct_layer(NV_FULL, cube[:, s2:], weights, rest)
     line = second.regs.field("CDMA", "D_LINE_STRIDE", "LINE_STRIDE")
+    # another WEIGHT_BANK: the first part's weights may leave the weight ring apart (CONV-WEIGHT-RING)
+    weight_bank = second.regs.field("CDMA", "D_BANK", "WEIGHT_BANK") - 1
     # CDMA fetches only the new lines; the overlap lines in memory are overwritten so a model reading them fails
     second = with_fields(second, CDMA__D_MISC_CFG__DATA_REUSE=1, CSC__D_MISC_CFG__DATA_REUSE=1,
+                         CDMA__D_BANK__WEIGHT_BANK=weight_bank, CSC__D_BANK__WEIGHT_BANK=weight_bank,
                          CDMA__D_DATAIN_SIZE_0__DATAIN_HEIGHT=cube.shape[1] - e1 - 1,
                          CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=DATA_BASE + (e1 - s2) * line)
     second.memory.pri.write(DATA_BASE, np.full((e1 - s2) * line, 0x55, dtype=np.uint8))

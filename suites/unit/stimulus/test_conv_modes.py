@@ -64,8 +64,9 @@ def test_exported_traces_replay_with_their_crcs(mode, tmp_path):
     profile = _master("nv_large")
     # both layers read SDP operands or neither, as in a family's trace (stimulus.conv.shared says why)
     operands = mode in ("direct", "image")
-    layers = [conv.random_layer(Seeded([7, len(mode), slot]), profile, slot, mode=mode, operands=operands)
-              for slot in range(2)]
+    chain = conv.Chain()  # what the first layer leaves in the CBUF (reuse, the weight ring) shapes the second
+    layers = [conv.random_layer(Seeded([7, len(mode), slot]), profile, slot, mode=mode, operands=operands,
+                                chain=chain) for slot in range(2)]
     cfg = write_trace(layers, tmp_path / profile.name / f"gen_{mode}", f"gen_{mode}", profile)
     result = play(cfg, profile)
     assert result.status == "passed", result.detail
@@ -129,8 +130,9 @@ def test_distributions_reach_the_corners():
 def test_pooled_and_operand_layers_run_and_replay(profile_name, operands, tmp_path):
     """PDP on the fly after SDP, with SDP's stages bypassed or reading operands from memory."""
     profile = get_profile(profile_name)
-    layers = [conv.random_layer(Seeded([5, seed]), profile, seed % 2, to_pdp=True, operands=operands)
-              for seed in range(4)]
+    chains = (conv.Chain(), conv.Chain())  # one per trace below
+    layers = [conv.random_layer(Seeded([5, seed]), profile, seed % 2, to_pdp=True, operands=operands,
+                                chain=chains[seed // 2]) for seed in range(4)]
     regmap = RegisterMap.for_profile(profile)
     for layer in layers:
         values = layer.values(regmap)

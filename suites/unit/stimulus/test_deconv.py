@@ -66,8 +66,9 @@ def test_groups_alternate_per_unit_and_waits_are_check_nothing(tmp_path):
     """PDP and SDP_RDMA first used by a trace's second layer start in group 0 (nv_small, written as .cfg);
     a layer that ends on PDP also consumes SDP's done interrupt."""
     profile = get_profile("nv_small")
-    plain = conv.random_layer(Seeded(1), profile, 0, to_pdp=False, operands=False)
-    pooled = conv.random_layer(Seeded(2), profile, 1, to_pdp=True, operands=True)
+    chain = conv.Chain()  # the second layer follows what the first leaves in the CBUF (CONV-WEIGHT-RING)
+    plain = conv.random_layer(Seeded(1), profile, 0, to_pdp=False, operands=False, chain=chain)
+    pooled = conv.random_layer(Seeded(2), profile, 1, to_pdp=True, operands=True, chain=chain)
     pooled.waits = True
     cfg = write_trace([plain, pooled], tmp_path / profile.name / "mixed", "mixed", profile)
     text = cfg.read_text()
@@ -76,7 +77,8 @@ def test_groups_alternate_per_unit_and_waits_are_check_nothing(tmp_path):
     assert text.index("check_nothing(layer0_done)") < text.index("PDP.S_POINTER")
     assert play(cfg, profile).status == "passed"
     # SDP's done interrupt of a pooled layer is consumed there, not by the next layer's SDP watch
-    again = [conv.random_layer(Seeded(seed), profile, seed, to_pdp=False, operands=True) for seed in (2, 3)]
+    again = [conv.random_layer(Seeded(seed), profile, seed, to_pdp=False, operands=True, chain=chain)
+             for seed in (2, 3)]
     cfg = write_trace([pooled, *again], tmp_path / profile.name / "pooled_first", "pooled_first", profile)
     assert play(cfg, profile).status == "passed"
     assert "intr_notify(SDP_0, layer0_sdp);" in cfg.read_text() and "check_nothing(layer0_sdp)" in cfg.read_text()

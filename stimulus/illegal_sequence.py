@@ -1,0 +1,72 @@
+"""Breakers of the rules over what an earlier layer left in the CBUF (golden/units/conv/rules.py: CONV-DATA-REUSE-*,
+CONV-WEIGHT-REUSE-KEPT, CONV-WEIGHT-RING): they take two back-to-back legal convolution layers and change the first
+or the second so that the second breaks the rule, the first staying legal. The illegal layer is the second; the
+first runs before it in its trace (Layer.follows).
+
+A breaker takes (first fields, second fields, first config, second config, choose, profile) and returns the two
+field dicts, or None when this pair cannot be changed that way.
+"""
+
+from __future__ import annotations
+
+from golden.units.conv.cbuf import ring_apart
+
+
+def _both(register: str, field: str, value: int) -> dict:
+    return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
+
+
+def _data_released(first, second, cfg1, cfg2, choose, profile):
+    """The first layer releases every input slice the second reuses."""
+    if not cfg2.data_reuse:
+        return None
+    release = _both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
+    release["CSC.D_RELEASE.RLS_SLICES"] = cfg1.csc_height_ext - 1
+    return {**first, **release}, second
+
+
+def _data_bank_changed(first, second, cfg1, cfg2, choose, profile):
+    """The first layer kept its slices under one DATA_BANK more than the second's (one WEIGHT_BANK fewer, so
+    that its banks still fit the CBUF)."""
+    if not cfg2.data_reuse or cfg1.weight_bank < 2:
+        return None
+    banks = {**_both("D_BANK", "DATA_BANK", cfg1.data_bank), **_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 2)}
+    return {**first, **banks}, second
+
+
+def _data_height_short(first, second, cfg1, cfg2, choose, profile):
+    """The first layer releases two slices, and the second layer's CDMA fetches one line fewer than the kept
+    slices leave to its DATAIN_HEIGHT_EXT."""
+    if not cfg2.data_reuse or cfg1.csc_height_ext < 3:
+        return None
+    release = _both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
+    release["CSC.D_RELEASE.RLS_SLICES"] = 1  # two slices
+    first = {**first, **release}
+    kept = cfg1.csc_height_ext - 2
+    fetched = cfg2.csc_height_ext - kept - 1
+    if fetched < 1:
+        return None
+    return first, {**second, "CDMA.D_DATAIN_SIZE_0.DATAIN_HEIGHT": fetched - 1}
+
+
+def _weights_released(first, second, cfg1, cfg2, choose, profile):
+    """The first layer releases the weights the second reuses."""
+    if not cfg2.weight_reuse:
+        return None
+    return {**first, **_both("D_MISC_CFG", "SKIP_WEIGHT_RLS", 0)}, second
+
+
+def _same_weight_bank(first, second, cfg1, cfg2, choose, profile):
+    """After a first layer whose WEIGHT_BYTES held padding, the second fetches its weights on the same banks."""
+    if not ring_apart(cfg1) or cfg2.weight_reuse or cfg2.weight_bank == cfg1.weight_bank:
+        return None
+    return first, {**second, **_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 1)}
+
+
+BREAKERS = {
+    "CONV-DATA-REUSE-KEPT": _data_released,
+    "CONV-DATA-REUSE-SAME": _data_bank_changed,
+    "CONV-DATA-REUSE-HEIGHT": _data_height_short,
+    "CONV-WEIGHT-REUSE-KEPT": _weights_released,
+    "CONV-WEIGHT-RING": _same_weight_bank,
+}
