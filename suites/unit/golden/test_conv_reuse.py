@@ -128,3 +128,27 @@ def test_reuse_rules():
     other_bank.cbuf = buffer
     with pytest.raises(ConfigurationError, match="DATA_BANK"):
         conv.run(other_bank)
+
+
+def test_the_weight_ring_state_follows_the_banks():
+    """cbuf.Left's ring: a released layer whose WEIGHT_BYTES holds padding leaves the pointers apart on its
+    WEIGHT_BANK; another bank restarts them, the same bank keeps them apart (CONV-WEIGHT-RING)."""
+    import dataclasses
+
+    from golden.units.conv.cbuf import Left, left_by
+    from golden.units.conv.config import read_config
+
+    cube, weights = np.ones((3, 4, 4), dtype=np.int64), np.ones((5, 3, 3, 3), dtype=np.int64)
+    cfg = read_config(direct_layer(NV_FULL, cube, weights, DirectLayer()).regs)
+    exact = dataclasses.replace(cfg, weight_bytes=cfg.byte_per_kernel * cfg.kernels)
+    padded = dataclasses.replace(exact, weight_bytes=exact.weight_bytes + 128 - exact.weight_bytes % 128)
+    assert exact.weight_bytes % 128  # 3*3*3*5 bytes: WEIGHT_BYTES rounded up to 128 holds padding
+    bank = padded.weight_bank
+    assert Left().after(exact).ring_bank is None
+    assert Left().after(padded).ring_bank == bank
+    kept = dataclasses.replace(padded, skip_weight_rls=True)
+    assert Left().after(kept).ring_bank is None  # kept weights are not released
+    assert left_by([padded, exact]).ring_bank == bank  # the same bank: still apart
+    other = dataclasses.replace(exact, weight_bank=bank - 1)
+    assert left_by([padded, other]).ring_bank is None  # another bank restarts both pointers
+    assert left_by([padded, other, exact]).ring_bank is None
