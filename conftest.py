@@ -19,7 +19,8 @@ def pytest_addoption(parser):
         help="suites/conformance: the implementation to play NVIDIA's traces on (default: golden)")
     parser.addoption(
         "--ref", default=os.environ.get("NVDLA_CONFORM_REF"), metavar="NAME[:ARG]",
-        help="suites/conformance: the reference (default: golden, none when --impl is golden)")
+        help="suites/conformance: the reference (default: golden, none when --impl is golden; 'none': the "
+             "trace's own checks only)")
 
 
 @pytest.fixture(scope="session")

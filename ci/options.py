@@ -41,7 +41,8 @@ def add_implementation_options(parser) -> None:
                              "default: golden); e.g. --impl 'command:./my_model --fast'")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
                         help="the reference its outcome is compared with through the scoreboards (default: "
-                             "golden, none when --impl is golden)")
+                             "golden, none when --impl is golden); 'none': judge by the trace's own checks only "
+                             "(e.g. a layer the golden model rejects)")
     rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
     rtl.add_argument("--rtl-filelist", metavar="FILE",
                      help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
@@ -52,10 +53,17 @@ def add_implementation_options(parser) -> None:
 
 def implementations(args) -> tuple[Implementation, Implementation | None]:
     """(implementation, reference) the options name; created once so that bad values fail before anything runs."""
-    implementation = registry.create(args.impl)
-    ref = args.ref or ("golden" if implementation.name != "golden" else None)
-    reference = registry.create(ref) if ref and ref != args.impl else None
-    return implementation, reference
+    return resolve(args.impl, args.ref)
+
+
+def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation | None]:
+    """(implementation, reference) for --impl and --ref: the reference defaults to the golden model (none when it
+    is the implementation); 'none' asks for no reference."""
+    implementation = registry.create(impl)
+    if ref == "none":
+        return implementation, None
+    ref = ref or ("golden" if implementation.name != "golden" else None)
+    return implementation, registry.create(ref) if ref and ref != impl else None
 
 
 def rtl_environment(args) -> dict[str, str]:

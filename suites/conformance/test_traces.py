@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-import ci.implementations as registry
 from ci.conformance import run_trace
+from ci.options import resolve
 from golden.config import get_profile, infer_profile_name, load_spec
 from golden.player import play
 from golden.trace import find_traces
@@ -71,10 +71,7 @@ def _attach(name: str, body: str) -> None:
 @pytest.fixture(scope="session")
 def implementations(request):
     """(implementation, reference) the --impl/--ref options name, created once per session."""
-    impl = request.config.getoption("--impl")
-    implementation = registry.create(impl)
-    ref = request.config.getoption("--ref") or ("golden" if implementation.name != "golden" else None)
-    return implementation, registry.create(ref) if ref and ref != impl else None
+    return resolve(request.config.getoption("--impl"), request.config.getoption("--ref"))
 
 
 def test_trace(trace_path, implementations):

@@ -68,3 +68,17 @@ def test_every_nvidia_trace_has_the_golden_status_through_a_program(nvdla_data, 
     golden = {(r["profile"], r["name"]): r["status"] for r in json.loads(golden_json.read_text())["results"]}
     command = {(r["profile"], r["name"]): r["status"] for r in json.loads(command_json.read_text())["results"]}
     assert command == golden and list(golden.values()).count("passed") == 92
+
+
+def test_ref_none_judges_by_the_trace_checks_only(nvdla_data, tmp_path):
+    """`--ref none`: no scoreboard, the trace's check_crc alone passes or fails the implementation."""
+    def conform(fault: str, name: str) -> dict:
+        out = tmp_path / name
+        main(["conform", str(nvdla_data / TRACE), "--json", str(out), "--ref", "none",
+              "--impl", f"command:{PROGRAM}" + (f" --fault {fault}" if fault else "")])
+        return json.loads(out.read_text())["results"][0]
+
+    good, bad = conform("", "good.json"), conform("wrong-byte", "bad.json")
+    assert good["status"] == "passed" and bad["status"] == "failed"
+    assert "scoreboard" not in json.dumps(good) + json.dumps(bad)
+    assert "check_crc" in json.dumps(bad)
