@@ -159,10 +159,11 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
             else:
                 drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
             layer = complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
-            if chain is not None and drawn.arrays is not None and choose.flag(KEEP):
-                chain.kept = (drawn, _keep(layer, choose.choice(("data", "weight", "both"))))
-            if chain is not None:
-                follow(layer, chain, profile)
+            keep = drawn.arrays is not None and chain is not None and choose.flag(KEEP)
+            what = _keep(layer, choose.choice(("data", "weight", "both"))) if keep else None
+            follow(layer, Chain() if chain is None else chain, profile)
+            if keep:
+                chain.kept = (drawn, what)
             return layer
         except ProfileFeatureError:
             raise
@@ -174,18 +175,36 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
 
 def follow(layer: Layer, chain: Chain, profile: Profile) -> None:
     """Give the layer another WEIGHT_BANK where CONV-WEIGHT-RING asks for one (the last layer released weights
-    whose WEIGHT_BYTES held padding: golden/units/conv/rules.py), then note what the layer leaves in the CBUF.
-    The registry's own predicate decides, so the generator and the golden model's check cannot drift apart."""
+    whose WEIGHT_BYTES held padding: golden/units/conv/rules.py), check it against every CONV rule of the
+    registry (ConfigurationError: the caller draws again), then note what the layer leaves in the CBUF. The
+    registry's own predicates decide, so the generator and the golden model's check cannot drift apart."""
     regmap = RegisterMap.for_profile(profile)
-    cfg = conv_decode(layer.values(regmap))
+    regs = layer.values(regmap)
+    cfg = conv_decode(regs)
     if RING.check(cfg, rules.Facts(profile=profile, cbuf=chain.left)) is not None:
-        weight_bank = layer.fields["CDMA.D_BANK.WEIGHT_BANK"]
-        if weight_bank == 0:
-            raise RING.error("the weights take one CBUF bank: no other WEIGHT_BANK restarts the weight ring")
-        for unit in ("CDMA", "CSC"):  # one bank fewer than the builder gave (every bank the data leaves)
-            layer.fields[f"{unit}.D_BANK.WEIGHT_BANK"] = weight_bank - 1
-        cfg = conv_decode(layer.values(regmap))
+        cfg = _another_weight_bank(layer, chain.left, profile, regmap)
+    else:  # a draw the builders could not size within every rule (e.g. a kernel group larger than its banks)
+        broken = rules.violations("CONV", cfg, rules.Facts(regs, profile, chain.left))
+        if broken:
+            raise broken[0][0].error(broken[0][1])
     chain.left = chain.left.after(cfg)
+
+
+def _another_weight_bank(layer: Layer, left: Left, profile: Profile, regmap: RegisterMap):
+    """Move the layer to one WEIGHT_BANK fewer than the builder gave, or one more where the data leaves a bank
+    free: the first that keeps every CONV rule (one kernel group must still fit, CONV-WEIGHT-BANKS). Returns the
+    decoded configuration; ConfigurationError (the caller draws again) when neither does."""
+    given = layer.fields["CDMA.D_BANK.WEIGHT_BANK"]
+    for bank in (given - 1, given + 1):
+        if bank < 0:
+            continue
+        layer.fields.update({f"{unit}.D_BANK.WEIGHT_BANK": bank for unit in ("CDMA", "CSC")})
+        regs = layer.values(regmap)
+        cfg = conv_decode(regs)
+        if not rules.violations("CONV", cfg, rules.Facts(regs, profile, left)):
+            return cfg
+    layer.fields.update({f"{unit}.D_BANK.WEIGHT_BANK": given for unit in ("CDMA", "CSC")})
+    raise RING.error(f"no WEIGHT_BANK next to {given + 1} holds the weights and restarts the weight ring")
 
 
 def _keep(layer: Layer, what: str) -> str:

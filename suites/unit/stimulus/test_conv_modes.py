@@ -218,3 +218,12 @@ def test_post_extension_limit_measured_on_nv_small():
     assert not conv_modes.post_extension_fits(small, 4, channels=1, stride_x=3, wide=1)
     assert conv_modes.post_extension_fits(small, 4, channels=1, stride_x=2, wide=2)
     assert not conv_modes.post_extension_fits(small, 2, channels=1, stride_x=1, wide=5)  # 2 x 5 > 8 channels
+
+
+def test_a_draw_breaking_a_rule_is_drawn_again(tmp_path):
+    """`coverage --profile nv_full -n 2000 --seed 2026 --layers 2 --run` stopped at trace 1856: its second layer,
+    fp16 multi-batch, had a kernel group of 16 x 6400 bytes on 2 weight banks (CONV-WEIGHT-BANKS). The generator
+    now checks each layer against the registry's CONV rules and draws again."""
+    profile = get_profile("nv_full")
+    drawn = families.layers("conv", profile, 2026, 1856, 2)
+    assert play_layers(drawn, tmp_path, "t", profile).memory is not None
