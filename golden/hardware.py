@@ -73,6 +73,8 @@ class HardwareLayer:
     outputs: dict[str, object] = field(default_factory=dict)
     #: What the stage models reported in status registers: {(unit, register): value} (LUT and saturation counters).
     status: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: A BDMA launch: the CFG_* registers of every operation of its group, in queue order (regs is the first's).
+    operations: list[RegisterValues] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -250,7 +252,8 @@ class Hardware:
 
     def _run_bdma(self, group: int, ops: list) -> None:
         operations = [self.regs.bdma_values(op) for op in ops]
-        layer = HardwareLayer(("BDMA",), {"BDMA": group}, operations[0] if operations else None)
+        layer = HardwareLayer(("BDMA",), {"BDMA": group}, operations[0] if operations else None,
+                              operations=operations)
         self.layers.append(layer)
         model = golden.units.load("BDMA")
         if hasattr(model, "validate_group"):  # group rules: not empty, <= 20 operations, one DST_RAM_TYPE

@@ -16,7 +16,9 @@ class (up to MAX_BATCH_SIZE), and for image input the pixel format (Table 33, fp
 profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean).
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
 convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size,
-LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision.
+LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision; BDMA
+operations per group, launch register, source and destination memories, line size, lines, surfaces and packed
+or gapped strides per operation, launch x memories and operations x launch.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from golden.errors import NvdlaVerifError
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext
+from golden.units.bdma import operation_from
 from golden.units.cdp.config import decode as cdp_decode
 from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
@@ -35,6 +38,7 @@ from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
 from stimulus.conv_modes import POST_EXTENSIONS, image_formats
+from stimulus.illegal_dma import bdma_group
 
 SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
 
@@ -92,6 +96,7 @@ class Coverage:
         self._sample_conv = self._conv_group()
         self._sample_cdp = self._cdp_group() if profile.cdp else None
         self._sample_rubik = self._rubik_group() if profile.rubik else None
+        self._sample_bdma = self._bdma_group() if profile.has("BDMA") else None
         lut = profile.has("SDP_LUT") and profile.has("SDP_EW")
         self._sample_sdp_run = self._sdp_run_group() if outcomes and lut else None
         self._sample_cdp_run = self._lut_outcomes("cdp_run", "CDP", ()) if outcomes and profile.cdp else None
@@ -248,6 +253,28 @@ class Coverage:
         ]
         return _stack(decorators)
 
+    def _bdma_group(self):
+        """Sampled once per operation of a launched group: (operation, launch group, operations in the group)."""
+        g, p = "bdma", self.profile
+        memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
+        decorators = [
+            self._point(g, "operations", lambda s: "4+" if s[2] >= 4 else "2-3" if s[2] > 1 else "1",
+                        ("1", "2-3", "4+")),
+            self._point(g, "launch", lambda s: s[1], (0, 1)),
+            self._point(g, "memories", lambda s: (_ram(s[0].src_cvsram), _ram(s[0].dst_cvsram)),
+                        [(i, o) for i in memories for o in memories]),
+            self._point(g, "line_atoms", lambda s: size_class(s[0].line_bytes // 32), SIZE_CLASSES[:3]),
+            self._point(g, "lines", lambda s: size_class(s[0].lines), SIZE_CLASSES[:2]),
+            self._point(g, "surfaces", lambda s: size_class(s[0].surfaces), SIZE_CLASSES[:2]),
+            self._point(g, "src_line_stride", lambda s: _packed(s[0].src_line_stride, s[0].line_bytes),
+                        ("packed", "gap")),
+            self._point(g, "dst_line_stride", lambda s: _packed(s[0].dst_line_stride, s[0].line_bytes),
+                        ("packed", "gap")),
+            self._cross(g, "launch_x_memories", ["launch", "memories"]),
+            self._cross(g, "operations_x_launch", ["operations", "launch"]),
+        ]
+        return _stack(decorators)
+
     def _lut_outcomes(self, g: str, unit: str, extra: list):
         """Cover points of a LUT's outcome counters in one run: none or some elements of each kind."""
         decorators = list(extra)
@@ -290,7 +317,25 @@ class Coverage:
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
 
+    def sample_bdma(self, operations, group: int) -> None:
+        """Sample a launched BDMA group (golden.units.bdma.BdmaOperation each)."""
+        if self._sample_bdma is not None:
+            for operation in operations:
+                self._sample_bdma((operation, group, len(operations)))
+
+    def sample_run(self, layer, outcomes: bool = True) -> None:
+        """Sample a layer the golden model ran (golden.hardware.HardwareLayer), with what it reported."""
+        if layer.operations:
+            self.sample_bdma([operation_from(regs) for regs in layer.operations], layer.groups["BDMA"])
+        elif layer.regs is not None:
+            self.sample(layer.stages, layer.regs, layer.status if outcomes else None)
+
     def sample_layer(self, layer) -> None:
+        """Sample a generated layer (stimulus.layer.Layer) from its registers."""
+        if layer.family == "bdma":
+            group = bdma_group(layer, self.regmap)
+            self.sample_bdma(group.operations, group.group)
+            return
         stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA", "RBK")]
         self.sample(stages, layer.values(self.regmap))
 
@@ -357,6 +402,14 @@ def _bank_class(cfg, profile: Profile) -> str:
 
 def _image_cvt(cfg) -> str:
     return "off" if not cfg.cvt_en else "mean" if cfg.mean_format else "offset"
+
+
+def _ram(cvsram: bool) -> str:
+    return "sec_mem" if cvsram else "pri_mem"
+
+
+def _packed(stride: int, line_bytes: int) -> str:
+    return "packed" if stride == line_bytes else "gap"
 
 
 def _alu(stage) -> str:

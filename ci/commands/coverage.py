@@ -43,7 +43,7 @@ def run(args) -> int:
     profile = get_profile(args.profile)
     coverage = Coverage(profile, outcomes=args.run or bool(args.traces))
     with tempfile.TemporaryDirectory() as scratch:
-        for family in args.unit or [f for f in available(profile) if f != "bdma"]:
+        for family in args.unit or available(profile):
             for index in range(args.n):
                 generated = layers(family, profile, args.seed, index, args.layers)
                 if not args.run:
@@ -55,13 +55,13 @@ def run(args) -> int:
                     print(f"{family} seed {args.seed} index {index}: {result.status} {result.detail}")
                     return 1
                 for run in result.layers:
-                    coverage.sample(run.stages, run.regs, run.status)
+                    coverage.sample_run(run)
     sampled = 0
     for path in find_traces(*args.traces):
         result = play(path, profile)
         for layer in result.layers:
             if layer.regs is not None:
-                coverage.sample(layer.stages, layer.regs, layer.status)
+                coverage.sample_run(layer)
                 sampled += 1
     if args.traces:
         print(f"sampled {sampled} layers from {len(find_traces(*args.traces))} traces")

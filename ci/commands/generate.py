@@ -9,7 +9,7 @@ NAME = "generate"
 HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
 #: The covergroup of each family (stimulus/coverage.py).
 GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv",
-          "rubik": "rubik"}
+          "rubik": "rubik", "bdma": "bdma"}
 
 
 def add_arguments(parser) -> None:

@@ -57,7 +57,7 @@ def layer_hits(profile: Profile, layers) -> tuple[dict[str, dict[str, int]], lis
         if layer.regs is None:
             continue
         try:
-            coverage.sample(layer.stages, layer.regs)
+            coverage.sample_run(layer, outcomes=False)
         except Exception as exc:  # coverage must never turn a verdict; say what was not sampled
             notes.append(f"layer {number} ({layer.name}) not sampled: {type(exc).__name__}: {exc}"[:300])
     after = _counts(coverage)

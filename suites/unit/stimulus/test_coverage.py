@@ -156,3 +156,26 @@ def test_conv_modes_close_the_conv_group(profile_name):
     # nv_small reads the 13 formats of 8-bit components only (Table 33's input precision int8; nvdla/hw
     # NV_NVDLA_CDMA_IMG_ctrl.v decodes no other on an int8-only build)
     assert len(_hits(coverage, "conv.pixel_format")) == (36 if "fp16" in profile.feature_types else 13)
+
+
+def test_bdma_groups_are_sampled_alike_generated_and_run(tmp_path):
+    """A BDMA group is sampled once per operation, from the generated layer's writes and from the operations
+    the golden model queued; two-layer traces use both launch registers and close the group."""
+    from stimulus.export import play_layers
+
+    profile = get_profile("nv_full")
+    generated, run = Coverage(profile, prefix="bdma_gen"), Coverage(profile, prefix="bdma_run")
+    operations = 0
+    for index in range(60):
+        drawn = layers("bdma", profile, 7, index, 2)
+        for layer in drawn:
+            generated.sample_layer(layer)
+            operations += layer.choices["operations"]
+        for hardware_layer in play_layers(drawn, tmp_path / str(index), "t", profile).layers:
+            run.sample_run(hardware_layer)
+    assert sum(_hits(generated, "bdma.launch").values()) == operations
+    for item in ("bdma.operations", "bdma.launch", "bdma.memories", "bdma.line_atoms", "bdma.launch_x_memories"):
+        assert _hits(generated, item) == _hits(run, item), item
+    for _, _, holes in generated.items("bdma"):
+        assert not holes
+    assert "bdma" not in Coverage(get_profile("nv_large"), prefix="no_bdma").groups
