@@ -48,7 +48,8 @@ def _other(name: str, choices: int = 2):
     return breaker
 
 
-def _set_both(register: str, field: str, value: int) -> dict:
+def set_both(register: str, field: str, value: int) -> dict:
+    """One value for a register field that CDMA and CSC both hold (the two copies agree)."""
     return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
 
 
@@ -91,7 +92,7 @@ def _weights_of(cfg, channel_ext: int, fields: dict) -> dict:
     """Move BYTE_PER_KERNEL and WEIGHT_BYTES along with a new WEIGHT_CHANNEL_EXT."""
     per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * channel_ext * BYTES[cfg.proc_precision]
     fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
-    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
+    fields.update(set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
     return fields
 
 
@@ -102,7 +103,7 @@ def _weight_channels(fields, cfg, choose, profile):
 
 
 def _weight_bytes(fields, cfg, choose, profile):
-    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", cfg.weight_bytes + 128))
+    fields.update(set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", cfg.weight_bytes + 128))
     return fields
 
 
@@ -159,13 +160,13 @@ def _out_size(side: str):
 
 def _banks(fields, cfg, choose, profile):
     banks = profile.cbuf_bank_number - (1 if cfg.weight_format == "compressed" else 0)
-    fields.update(_set_both("D_BANK", "WEIGHT_BANK", banks - cfg.data_bank))  # count: one bank too many
+    fields.update(set_both("D_BANK", "WEIGHT_BANK", banks - cfg.data_bank))  # count: one bank too many
     return fields
 
 
 def _entry_per_slice(fields, cfg, choose, profile):
     need = dc_entries_per_slice(profile, cfg.width, cfg.channels, cfg.in_precision)
-    fields.update(_set_both("D_ENTRY_PER_SLICE", "ENTRIES", need))  # count need + 1
+    fields.update(set_both("D_ENTRY_PER_SLICE", "ENTRIES", need))  # count need + 1
     return fields
 
 
@@ -174,7 +175,7 @@ def _data_banks(fields, cfg, choose, profile):
     need = -(-cfg.entries * cfg.csc_height_ext * cfg.batches // bank_entries)
     if need < 2:
         return None
-    fields.update(_set_both("D_BANK", "DATA_BANK", need - 2))  # count need - 1
+    fields.update(set_both("D_BANK", "DATA_BANK", need - 2))  # count need - 1
     return fields
 
 
@@ -193,9 +194,9 @@ def _weight_banks(fields, cfg, choose, profile):
     per_kernel = row_bytes * rows
     fields["CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT"] = rows - 1
     fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
-    fields.update(_set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
+    fields.update(set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
     fields["CDMA.D_ZERO_PADDING.PAD_BOTTOM"] = pad_bottom
-    fields.update(_set_both("D_BANK", "WEIGHT_BANK", 0))  # count 1
+    fields.update(set_both("D_BANK", "WEIGHT_BANK", 0))  # count 1
     return fields
 
 
@@ -302,7 +303,7 @@ def _image_entries(fields, cfg, choose, profile):
                                    cfg.proc_precision)
     if need < 2:
         return None
-    return {**fields, **_set_both("D_ENTRY_PER_SLICE", "ENTRIES", need - 2)}
+    return {**fields, **set_both("D_ENTRY_PER_SLICE", "ENTRIES", need - 2)}
 
 
 @_image_only

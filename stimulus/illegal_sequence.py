@@ -10,17 +10,14 @@ field dicts, or None when this pair cannot be changed that way.
 from __future__ import annotations
 
 from golden.units.conv.cbuf import ring_apart
-
-
-def _both(register: str, field: str, value: int) -> dict:
-    return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
+from stimulus.illegal_conv import set_both
 
 
 def _data_released(first, second, cfg1, cfg2, choose, profile):
     """The first layer releases every input slice the second reuses."""
     if not cfg2.data_reuse:
         return None
-    release = _both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
+    release = set_both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
     release["CSC.D_RELEASE.RLS_SLICES"] = cfg1.csc_height_ext - 1
     return {**first, **release}, second
 
@@ -30,7 +27,8 @@ def _data_bank_changed(first, second, cfg1, cfg2, choose, profile):
     that its banks still fit the CBUF)."""
     if not cfg2.data_reuse or cfg1.weight_bank < 2:
         return None
-    banks = {**_both("D_BANK", "DATA_BANK", cfg1.data_bank), **_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 2)}
+    banks = {**set_both("D_BANK", "DATA_BANK", cfg1.data_bank),
+             **set_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 2)}
     return {**first, **banks}, second
 
 
@@ -39,7 +37,7 @@ def _data_height_short(first, second, cfg1, cfg2, choose, profile):
     slices leave to its DATAIN_HEIGHT_EXT."""
     if not cfg2.data_reuse or cfg1.csc_height_ext < 3:
         return None
-    release = _both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
+    release = set_both("D_MISC_CFG", "SKIP_DATA_RLS", 0)
     release["CSC.D_RELEASE.RLS_SLICES"] = 1  # two slices
     first = {**first, **release}
     kept = cfg1.csc_height_ext - 2
@@ -53,14 +51,14 @@ def _weights_released(first, second, cfg1, cfg2, choose, profile):
     """The first layer releases the weights the second reuses."""
     if not cfg2.weight_reuse:
         return None
-    return {**first, **_both("D_MISC_CFG", "SKIP_WEIGHT_RLS", 0)}, second
+    return {**first, **set_both("D_MISC_CFG", "SKIP_WEIGHT_RLS", 0)}, second
 
 
 def _same_weight_bank(first, second, cfg1, cfg2, choose, profile):
     """After a first layer whose WEIGHT_BYTES held padding, the second fetches its weights on the same banks."""
     if not ring_apart(cfg1) or cfg2.weight_reuse or cfg2.weight_bank == cfg1.weight_bank:
         return None
-    return first, {**second, **_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 1)}
+    return first, {**second, **set_both("D_BANK", "WEIGHT_BANK", cfg1.weight_bank - 1)}
 
 
 BREAKERS = {
