@@ -60,6 +60,8 @@ KEEP = 0.3
 
 modes = conv_modes.modes
 RING = rules.REGISTRY["CONV-WEIGHT-RING"]
+#: The units whose registers the CONV rules read.
+CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
 
 
 def place(address: int, slot: int) -> int:
@@ -179,7 +181,7 @@ def follow(layer: Layer, chain: Chain, profile: Profile) -> None:
     registry (ConfigurationError: the caller draws again), then note what the layer leaves in the CBUF. The
     registry's own predicates decide, so the generator and the golden model's check cannot drift apart."""
     regmap = RegisterMap.for_profile(profile)
-    regs = layer.values(regmap)
+    regs = layer.values(regmap, CONV_UNITS)
     cfg = conv_decode(regs)
     if RING.check(cfg, rules.Facts(profile=profile, cbuf=chain.left)) is not None:
         cfg = _another_weight_bank(layer, chain.left, profile, regmap)
@@ -199,7 +201,7 @@ def _another_weight_bank(layer: Layer, left: Left, profile: Profile, regmap: Reg
         if bank < 0:
             continue
         layer.fields.update({f"{unit}.D_BANK.WEIGHT_BANK": bank for unit in ("CDMA", "CSC")})
-        regs = layer.values(regmap)
+        regs = layer.values(regmap, CONV_UNITS)
         cfg = conv_decode(regs)
         if not rules.violations("CONV", cfg, rules.Facts(regs, profile, left)):
             return cfg

@@ -71,9 +71,11 @@ class Layer:
             seen.setdefault(unit, None)
         return list(seen)
 
-    def values(self, regmap: RegisterMap) -> RegisterValues:
-        """The register values as the unit models read them (unwritten registers at reset)."""
-        return RegisterValues.encode(regmap, {key: _number(regmap, key, value) for key, value in self.fields.items()})
+    def values(self, regmap: RegisterMap, units: tuple[str, ...] | None = None) -> RegisterValues:
+        """The register values as the unit models read them (unwritten registers at reset); `units`: only
+        theirs."""
+        return RegisterValues.encode(regmap, {key: _number(regmap, key, value) for key, value in self.fields.items()
+                                              if units is None or key.split(".", 1)[0] in units})
 
     def register_writes(self, regmap: RegisterMap) -> list[tuple[str, str, int]]:
         """(unit, register, value) in the order the fields were first named."""
