@@ -64,6 +64,11 @@ RING = rules.REGISTRY["CONV-WEIGHT-RING"]
 CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
 
 
+def set_both(register: str, field: str, value: int) -> dict:
+    """One value for a register field that CDMA and CSC both hold (the two copies agree)."""
+    return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
+
+
 def place(address: int, slot: int) -> int:
     """A builder address moved into the slot: regions keep their offsets inside (REGIONS)."""
     for base, inside in REGIONS:
@@ -200,20 +205,19 @@ def _another_weight_bank(layer: Layer, left: Left, profile: Profile, regmap: Reg
     for bank in (given - 1, given + 1):
         if bank < 0:
             continue
-        layer.fields.update({f"{unit}.D_BANK.WEIGHT_BANK": bank for unit in ("CDMA", "CSC")})
+        layer.fields.update(set_both("D_BANK", "WEIGHT_BANK", bank))
         regs = layer.values(regmap, CONV_UNITS)
         cfg = conv_decode(regs)
         if not rules.violations("CONV", cfg, rules.Facts(regs, profile, left)):
             return cfg
-    layer.fields.update({f"{unit}.D_BANK.WEIGHT_BANK": given for unit in ("CDMA", "CSC")})
+    layer.fields.update(set_both("D_BANK", "WEIGHT_BANK", given))
     raise RING.error(f"no WEIGHT_BANK next to {given + 1} holds the weights and restarts the weight ring")
 
 
 def _keep(layer: Layer, what: str) -> str:
     """Mark the layer to skip releasing its data and/or weights (CDMA and CSC D_MISC_CFG)."""
-    for unit in ("CDMA", "CSC"):
-        layer.fields[f"{unit}.D_MISC_CFG.SKIP_DATA_RLS"] = int(what != "weight")
-        layer.fields[f"{unit}.D_MISC_CFG.SKIP_WEIGHT_RLS"] = int(what != "data")
+    layer.fields.update(set_both("D_MISC_CFG", "SKIP_DATA_RLS", int(what != "weight")))
+    layer.fields.update(set_both("D_MISC_CFG", "SKIP_WEIGHT_RLS", int(what != "data")))
     layer.choices["keep"] = what
     return what
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice, image_entries_per_slice
+from stimulus.conv import set_both
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
@@ -46,11 +47,6 @@ def _other(name: str, choices: int = 2):
         fields[name] = (int(fields.get(name, 0)) + 1) % choices
         return fields
     return breaker
-
-
-def set_both(register: str, field: str, value: int) -> dict:
-    """One value for a register field that CDMA and CSC both hold (the two copies agree)."""
-    return {f"CDMA.{register}.{field}": value, f"CSC.{register}.{field}": value}
 
 
 def _feature_precision(fields, cfg, choose, profile):

@@ -10,7 +10,7 @@ field dicts, or None when this pair cannot be changed that way.
 from __future__ import annotations
 
 from golden.units.conv.cbuf import ring_apart
-from stimulus.illegal_conv import set_both
+from stimulus.conv import set_both
 
 
 def _data_released(first, second, cfg1, cfg2, choose, profile):
