@@ -35,8 +35,9 @@ def _decoded(regs) -> dict:
     return fields
 
 
-def sequence(choose, profile: Profile, slot: int = 0) -> list[Layer]:
-    """The phase layers and the Rubik contract layer of one random deconvolution."""
+def sequence(choose, profile: Profile, slot: int = 0, chain: conv.Chain | None = None) -> list[Layer]:
+    """The phase layers and the Rubik contract layer of one random deconvolution (after the trace's layers so
+    far, `chain`)."""
     profile.require("RUBIK", "deconvolution's Rubik contract phase", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
     c = choose
     precision = c.choice(sorted(profile.feature_types & profile.weight_types))
@@ -47,13 +48,15 @@ def sequence(choose, profile: Profile, slot: int = 0) -> list[Layer]:
     rng = c.data()
     cube = conv_modes.values(rng, precision, (channels, height, width))
     weights = conv_modes.values(rng, precision, (kernels, channels, rows, cols))
-    return build(c, profile, cube, weights, stride, precision, c.size(0, 16) if precision != "fp16" else 0, slot)
+    return build(c, profile, cube, weights, stride, precision, c.size(0, 16) if precision != "fp16" else 0, slot,
+                 chain)
 
 
 def build(choose, profile: Profile, cube: np.ndarray, weights: np.ndarray, stride: tuple[int, int], precision: str,
-          clip_truncate: int = 0, slot: int = 0) -> list[Layer]:
+          clip_truncate: int = 0, slot: int = 0, chain: conv.Chain | None = None) -> list[Layer]:
     """The layers deconvolving (C, H, W) `cube` by (K, C, R, S) `weights` with stride (y, x); `choose` draws
-    each phase's SDP output convertor."""
+    each phase's SDP output convertor. `chain`: what the trace's earlier layers left in the CBUF (none: an
+    empty CBUF)."""
     c = choose
     kernels, channels, rows, cols = weights.shape
     height, width = cube.shape[1:]
@@ -96,7 +99,7 @@ def build(choose, profile: Profile, cube: np.ndarray, weights: np.ndarray, strid
                         {"mode": "deconv", "precision": precision, "stride": stride, "phase": "contract"},
                         waits=True))
     layers = [conv.complete(layer, profile) for layer in layers]
-    chain = conv.Chain()
+    chain = conv.Chain() if chain is None else chain
     for phase in layers[:-1]:  # back to back on the same banks, a phase's weights may leave the weight ring apart
         conv.follow(phase, chain, profile)
     return layers
@@ -110,13 +113,10 @@ def random_layer(choose, profile: Profile, slot: int = 0, chain: conv.Chain | No
         first.waits = False
         return first
     if not chain.queue:
-        chain.queue = sequence(choose, profile, slot)
+        chain.queue = sequence(choose, profile, slot, chain)  # the phases follow the trace's earlier layers
         if slot == 0:
             chain.queue[0].waits = False
-    layer = chain.queue.pop(0)
-    if "CDMA" in layer.enable:  # the phases' weights may leave the weight ring apart (CONV-WEIGHT-RING)
-        conv.follow(layer, chain, profile)
-    return layer
+    return chain.queue.pop(0)
 
 
 def shared(choose, profile: Profile) -> dict:
