@@ -8,8 +8,12 @@ The arithmetic follows nvdla/hw cmod (nvdlav1 branch):
   rounded up to a 32-byte atom; the weight format uses the same order), so CSC convolves 3x3 at stride 1.
 * CSC takes 4x4 tiles at every even (x, y) and pre-transforms them, T = B^T d B (cmod csc pra_cell,
   B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]), then pra_trunc: drop PRA_TRUNCATE bits rounding
-  half away from zero and saturate to int8/int16 (IntShiftRight). fp16: the transform is done in fp17
-  and rounded to fp16.
+  half away from zero and saturate to int8/int16 (IntShiftRight). fp16: each element goes to fp17, the
+  rows of B^T d are one fp17 add or subtract each, rounded to nearest even, the columns of (B^T d) B are
+  another, rounded again, and the result is converted to fp16 (cmod hls/csc_libs/csc_cvt.cpp
+  NV_NVDLA_CSC_pra_cell; vmod/nvdla/csc/NV_NVDLA_CSC_pra_cell.v). Rounding once in float64 instead
+  differs from the hardware by up to ten times the CC Winograd threshold, which bounds the accumulation
+  only.
 * CMAC multiplies T element-wise with the stored 4x4 weights U = G g G^T and sums over channels, then
   post-transforms each tile to 2x2 outputs, Y = A^T M A with A^T = [[1,1,1,0],[0,1,-1,-1]] (cmod cmac
   pp_phase2/pp_phase3).
@@ -25,6 +29,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from golden.formats.feature import element_bytes
+from golden.numerics.fp import fp16_to_fp17, fp17_to_fp16
+from golden.numerics.fp_arith import fp_add, fp_sub
 from golden.numerics.integer import truncate
 from golden.units.conv import cacc, cdma, cmac, csc, tolerance
 from golden.units.conv.direct import ConvResult
@@ -61,11 +67,24 @@ def tiles(plane: np.ndarray, out_hw: tuple[int, int]) -> np.ndarray:
                       writeable=False)
 
 
+def _fp17_stage(x: np.ndarray, axis: int) -> np.ndarray:
+    """One B^T product along `axis` of fp17 patterns: x0-x2, x1+x2, x2-x1, x1-x3, each rounded."""
+    x0, x1, x2, x3 = (np.take(x, i, axis=axis) for i in range(4))
+    rows = (fp_sub(x0, x2, "fp17"), fp_add(x1, x2, "fp17"), fp_sub(x2, x1, "fp17"), fp_sub(x1, x3, "fp17"))
+    return np.stack(rows, axis=axis)
+
+
+def pre_transform_fp16(tile: np.ndarray) -> np.ndarray:
+    """B^T d B of fp16 tiles (..., 4, 4) in two rounded fp17 stages, then to fp16 (see the docstring)."""
+    bits = fp16_to_fp17(np.ascontiguousarray(tile, dtype=np.float16).view(np.uint16))
+    rows = _fp17_stage(bits, axis=-2)
+    return fp17_to_fp16(_fp17_stage(rows, axis=-1)).view(np.float16)
+
+
 def pre_transform(tile: np.ndarray, precision: str, pra_truncate: int) -> np.ndarray:
-    """B^T d B per tile, then pra_trunc (int) or rounding to fp16."""
+    """B^T d B per tile, then pra_trunc (int) or the fp17 stages to fp16."""
     if precision == "fp16":
-        wide = np.einsum("ij,...jk,lk->...il", BT.astype(np.float64), tile.astype(np.float64), BT)
-        return wide.astype(np.float16)
+        return pre_transform_fp16(tile)
     wide = np.einsum("ij,...jk,lk->...il", BT, tile.astype(np.int64), BT)
     out, _ = truncate(wide, pra_truncate, 8 if precision == "int8" else 16)
     return out

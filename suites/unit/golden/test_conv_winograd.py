@@ -15,6 +15,7 @@ from golden.formats import winograd as wformat
 from golden.units import conv
 from golden.units.conv.program import WinogradLayer, winograd_layer
 from scoreboards.conv_fp16 import allowed_error
+from suites.unit.golden.winograd_reference import staged_reference
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NV_FULL = get_profile("nv_full")
@@ -127,8 +128,8 @@ def test_pra_truncate_matches_tile_reference(pra, seed):
 
 
 def fp16_tile_reference(cube, u, layer):
-    """float64 Winograd: pre-transform rounded to fp16 (the PRA output format), exact products and sums."""
-    bt = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], dtype=np.float64)
+    """float64 Winograd: the pre-transform in its fp17 stages to fp16 (winograd_reference.py),
+    exact products and sums."""
     at = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], dtype=np.float64)
     (sy, sx), (pt, pl), (ho, wo) = layer.stride, layer.pad, layer.out_hw
     channels = u.shape[1] // (sy * sx)
@@ -141,7 +142,7 @@ def fp16_tile_reference(cube, u, layer):
     out = np.zeros((u.shape[0], ho, wo))
     for ty in range(ho // 2):
         for tx in range(wo // 2):
-            t = (bt @ folded[:, 2 * ty:2 * ty + 4, 2 * tx:2 * tx + 4] @ bt.T).astype(np.float16).astype(np.float64)
+            t = staged_reference(folded[:, 2 * ty:2 * ty + 4, 2 * tx:2 * tx + 4]).astype(np.float64)
             m = np.einsum("cij,kcij->kij", t, u.astype(np.float64))
             out[:, 2 * ty:2 * ty + 2, 2 * tx:2 * tx + 2] = at @ m @ at.T
     return out
