@@ -266,8 +266,7 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
     (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
     integer = precision != "fp16"
     mean = tuple(c.integer(-300, 300) for _ in range(4)) if c.flag(0.3) else None
-    # pixels of another precision than the pipeline's reach it only through the convertor (CONV-PIXEL-CONVERTOR;
-    # Table 33 gives T_R16_F the input precision int16, so it too needs CVT_EN, which passes fp16 through)
+    # pixels of another precision than the pipeline's reach it only through the convertor (CONV-PIXEL-CONVERTOR)
     cvt_en = fmt.precision != precision or (not fmt.floating and c.flag(0.8))
     spec = program.ImageLayer(
         pixel_format=name, precision=precision, stride=stride, pad=(top, left),

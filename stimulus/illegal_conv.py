@@ -258,8 +258,10 @@ def _winograd_image(fields, cfg, choose, profile):
     """Image input into a Winograd layer whose channels and precision a pixel format has, so that only the
     Winograd rule and its cell of the feature-crossing matrix (a COMPANION) are broken."""
     name = _PIXEL_OF.get((cfg.proc_precision, cfg.channels))
-    if name is None:
+    need = image_entries_per_slice(profile, cfg.pad_left, cfg.width, cfg.pad_right, cfg.channels, cfg.proc_precision)
+    if name is None or need > cfg.entries:  # the image line's entries, fewer than the Winograd layer's
         return None
+    fields.update(set_both("D_ENTRY_PER_SLICE", "ENTRIES", need - 1))
     fields.update({"CDMA.D_DATAIN_FORMAT.DATAIN_FORMAT": 1, "CSC.D_DATAIN_FORMAT.DATAIN_FORMAT": 1,
                    "CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT": pixel.pixel_format(name).code})
     return fields
@@ -304,12 +306,20 @@ def _image_entries(fields, cfg, choose, profile):
 
 @_image_only
 def _fp16_pixels(fields, cfg, choose, profile):
-    """T_R16 / T_R16_I become T_R16_F: Table 33 gives all three one channel and input precision int16, so only
-    the fp16-pixels-into-an-integer-pipeline rule (Table 29) breaks."""
+    """T_R16 / T_R16_I become T_R16_F (one channel, as theirs) with its input precision fp16 and the convertor
+    on, so that only the fp16-pixels-into-an-integer-pipeline rule (Table 29) breaks."""
     if cfg.pixel_format not in ("T_R16", "T_R16_I") or cfg.proc_precision == "fp16":
         return None
     fields["CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"] = pixel.pixel_format("T_R16_F").code
-    return fields
+    fields["CDMA.D_CVT_CFG.CVT_EN"] = 1
+    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", PRECISION_CODES["fp16"])}
+
+
+def _wmb_bytes(fields, cfg, choose, profile):
+    """WMB_BYTES one 128-byte unit more (CDMA and CSC alike): still enough mask, no longer the exact size."""
+    if cfg.weight_format != "compressed":
+        return None
+    return {**fields, **set_both("D_WMB_BYTES", "WMB_BYTES", cfg.wmb_bytes + 128)}
 
 
 BREAKERS = {
@@ -336,6 +346,7 @@ BREAKERS = {
     "CONV-WEIGHT-CHANNELS": _weight_channels,
     "CONV-BYTE-PER-KERNEL": _bump("CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"),
     "CONV-WEIGHT-BYTES": _weight_bytes,
+    "CONV-WMB-BYTES": _wmb_bytes,
     "CONV-STAGES-DATAIN-WIDTH": _datain_width,
     "CONV-STAGES-DATAIN-CHANNEL": _bump("CSC.D_DATAIN_SIZE_EXT_1.DATAIN_CHANNEL_EXT"),
     "CONV-STAGES-X-STRIDE": _bump("CDMA.D_CONV_STRIDE.CONV_X_STRIDE"),
@@ -389,6 +400,8 @@ UNGENERATED: set[str] = set()
 def requires(rule_id: str, profile) -> bool:
     if rule_id in UNGENERATED:
         return False
+    if rule_id == "CONV-WMB-BYTES":
+        return profile.weight_compression
     if rule_id == "CONV-CLIP-TRUNCATE-FP16":
         return "fp16" in profile.feature_types & profile.weight_types
     if rule_id == "CONV-PIXEL-CONVERTOR":  # pixels of one precision into a pipeline of another

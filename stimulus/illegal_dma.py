@@ -14,6 +14,7 @@ BDMA breakers change one operation's CFG_<SRC|DST>_LINE / _SURF writes (`Layer.w
 
 from __future__ import annotations
 
+from golden.regs.regmap import RegisterMap
 from golden.units.bdma import ATOM as BDMA_ATOM
 from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
@@ -149,6 +150,8 @@ def requires(rule_id: str, profile) -> bool:
     """Whether the profile has what breaking the rule needs."""
     if rule_id in UNGENERATED:
         return False
+    if rule_id.endswith("-ALIGN") and not _can_misalign(DMAS[rule_id.removesuffix("-ALIGN")], profile):
+        return False
     if rule_id.startswith(("CONV-CDMA-WMB", "CONV-CDMA-WGS")):
         return bool(profile.weight_compression)
     if rule_id.startswith("SDP-ERDMA"):
@@ -160,3 +163,16 @@ def requires(rule_id: str, profile) -> bool:
     if rule_id == "BDMA-GROUP-DST-RAM":
         return bool(profile.secondary_memif)
     return True
+
+
+def _can_misalign(dma: Dma, profile) -> bool:
+    """Whether some field of the DMA keeps the bit of half an atom: nvdlav1's register files keep only bits 31:5
+    of every address and stride (golden/regs/hardware_fields.json), so nv_full cannot be programmed off its
+    32-byte atom, and the -ALIGN rules cannot be broken there."""
+    regmap = RegisterMap.for_profile(profile)
+    half = (profile.memory_atomic_size // 2).bit_length() - 1
+    for name in dma.fields.values():
+        unit, register, field = name.split(".")
+        if regmap.get(unit, register).field(field).stored_mask >> half & 1:
+            return True
+    return False

@@ -85,7 +85,9 @@ FORMATS: dict[str, PixelFormat] = {f.name: f for f in (
     _f("T_R12", 2, 1, 1, "int16", 15, (2,), 12, (0,)),
     _f("T_R16", 3, 1, 1, "int16", 15, (2,), 16, (0,)),
     _f("T_R16_I", 4, 1, 1, "int16", 15, (2,), 16, (0,), signed=True),
-    _f("T_R16_F", 5, 1, 1, "int16", 15, (2,), 16, (0,), floating=True),
+    # Table 33 says int16; nvdlav1's CDMA (vmod NV_NVDLA_CDMA_IMG_ctrl.v: pixel precision 3 for format 5,
+    # assertion "Unmatch input fp16 precision") and its C model read T_R16_F as fp16, as the other _F formats
+    _f("T_R16_F", 5, 1, 1, "fp16", 15, (2,), 16, (0,), floating=True),
     _f("T_A16B16G16R16", 6, 1, 4, "int16", 3, (8,), 16, RGBA),
     _f("T_X16B16G16R16", 7, 1, 4, "int16", 3, (8,), 16, RGBA),
     _f("T_A16B16G16R16_F", 8, 1, 4, "fp16", 3, (8,), 16, RGBA, floating=True),

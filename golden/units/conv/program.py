@@ -80,7 +80,7 @@ def store_weights(profile: Profile, memory: MemorySystem, stream: np.ndarray, sh
     memory.pri.write(WEIGHT_BASE, packed.weight)
     memory.pri.write(WMB_BASE, packed.wmb)
     memory.pri.write(WGS_BASE, packed.wgs)
-    return packed.wmb_bytes
+    return weight.aligned_size(packed.wmb_bytes, weight.TAIL_ALIGN)  # CONV-WMB-BYTES: whole 128-byte units
 
 
 @dataclass(frozen=True)
@@ -336,7 +336,7 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     (sy, sx), (pt, pl) = layer.stride, layer.pad
     out_h, pb = output_size(height, pt, rows, sy, 1)
     out_w, pr = output_size(width, pl, cols, sx, 1)
-    entries = image_entries_per_slice(profile, pl, width, pr, channels, precision) + 1  # one spare, as before
+    entries = image_entries_per_slice(profile, pl, width, pr, channels, precision)
     bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
     data_banks = -(-entries * height // bank_entries)
     mode = PRECISION_CODES[precision]

@@ -60,7 +60,7 @@ def image_cases(draw, name):
     pad = (draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1)))
     wide = fmt.channels * cols
     post = draw(st.sampled_from([1] + ([2] if wide <= 32 else []) + ([4] if wide <= 16 else [])))
-    # another precision than the format's needs the convertor (CONV-PIXEL-CONVERTOR; T_R16_F is int16 in Table 33)
+    # another precision than the format's needs the convertor (CONV-PIXEL-CONVERTOR)
     cvt_en = fmt.precision != precision or (draw(st.booleans()) if not fmt.floating else False)
     mean = tuple(draw(st.lists(st.integers(-300, 300), min_size=4, max_size=4))) if draw(st.booleans()) else None
     layer = ImageLayer(

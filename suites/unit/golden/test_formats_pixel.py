@@ -17,10 +17,11 @@ from golden.formats.pixel import (
 )
 from golden.regs.regmap import RegisterMap
 
-# Table 33 as printed: (# planes, channel size, input precision, max X offset).
+# Table 33 as printed: (# planes, channel size, input precision, max X offset), but T_R16_F: the table says int16,
+# nvdlav1's RTL asserts fp16 (vmod/nvdla/cdma/NV_NVDLA_CDMA_IMG_ctrl.v, "Unmatch input fp16 precision").
 TABLE_33 = {
     "T_R8": (1, 1, "int8", 31), "T_R10": (1, 1, "int16", 15), "T_R12": (1, 1, "int16", 15),
-    "T_R16": (1, 1, "int16", 15), "T_R16_I": (1, 1, "int16", 15), "T_R16_F": (1, 1, "int16", 15),
+    "T_R16": (1, 1, "int16", 15), "T_R16_I": (1, 1, "int16", 15), "T_R16_F": (1, 1, "fp16", 15),
     "T_A16B16G16R16": (1, 4, "int16", 3), "T_X16B16G16R16": (1, 4, "int16", 3),
     "T_A16B16G16R16_F": (1, 4, "fp16", 3), "T_A16Y16U16V16": (1, 4, "int16", 3),
     "T_V16U16Y16A16": (1, 4, "int16", 3), "T_A16Y16U16V16_F": (1, 4, "fp16", 3),
