@@ -60,6 +60,15 @@ def _input_processing(fields, choose, profile: Profile):
     return fields
 
 
+def _int16_to_int8(fields, choose, profile: Profile):
+    """An offline int16 -> int16 layer with an int8 output instead, still processed as int16."""
+    if not _is(fields, "SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE", "OFF") or \
+            _precision(fields, "in") != "int16" or _precision(fields, "out") != "int16":
+        return None
+    _set_precisions(fields, out="int8")
+    return fields
+
+
 def _to_pdp(fields, choose, profile: Profile):
     if _precision(fields, "proc") == _precision(fields, "out"):
         return None
@@ -229,6 +238,7 @@ def _one_by_one(prefix: str, register: str):
 BREAKERS = {
     "SDP-PRECISION-CONVERSION": _conversion,
     "SDP-INPUT-PROCESSING": _input_processing,
+    "SDP-INT16-TO-INT8": _int16_to_int8,
     "SDP-NO-CONVERSION-TO-PDP-OR-EQL": _to_pdp,
     "SDP-RDMA-WIDTH": _mirror("WIDTH"), "SDP-RDMA-HEIGHT": _mirror("HEIGHT"), "SDP-RDMA-CHANNEL": _mirror("CHANNEL"),
     "SDP-RDMA-FLYING": _mirror("FLYING_MODE"), "SDP-RDMA-PROC-PRECISION": _mirror("PROC_PRECISION"),
@@ -270,6 +280,7 @@ def _has(*switches: str, types: tuple = (), count: int = 1):
 REQUIRES = {
     "SDP-PRECISION-CONVERSION": _has(types=("int8", "fp16")),
     "SDP-INPUT-PROCESSING": _has(types=("fp16",), count=2),
+    "SDP-INT16-TO-INT8": _has(types=("int8", "int16")),
     "SDP-NO-CONVERSION-TO-PDP-OR-EQL": _has(count=2),
     **{f"SDP-{x}RDMA-FP16-SIZE": _has(types=("fp16",)) for x in "BNE"},
     "SDP-ERDMA-NEEDED": _has("SDP_EW"), "SDP-ERDMA-DATA-USE": _has("SDP_EW"), "SDP-EW-PRELU-ALU": _has("SDP_EW"),

@@ -46,6 +46,16 @@ def _input_processing(cfg, facts):
         return f"{cfg.in_precision} input cannot be processed as {cfg.proc_precision}"
 
 
+@rule("SDP-INT16-TO-INT8", "SDP", f"{TABLE30} and nvdlav1 RTL NV_NVDLA_SDP_MRDMA_EG_cmd.v (cfg_mode_16to8)",
+      PRECISION_FIELDS, "offline, int16 input to int8 output is programmed with PROC_PRECISION INT8")
+def _int16_to_int8(cfg, facts):
+    # The RTL's read DMA packs int16 input for an int8 output only in its 16-to-8 mode, IN_PRECISION INT16 with
+    # PROC_PRECISION INT8 (NVIDIA's C model likewise); with PROC_PRECISION INT16 its output disagrees with the
+    # documents' arithmetic (nvdlav1 C model against this model: every such generated layer)
+    if not cfg.flying and cfg.in_precision == "int16" and cfg.out_precision == "int8" and cfg.proc_precision != "int8":
+        return f"int16 input to int8 output is processed as int8 (PROC_PRECISION INT8), not {cfg.proc_precision}"
+
+
 @rule("SDP-NO-CONVERSION-TO-PDP-OR-EQL", "SDP", DC, PRECISION_FIELDS[1:] + ("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST",),
       "no precision conversion when SDP outputs to PDP or in EQL mode")
 def _no_conversion(cfg, facts):
