@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import golden.units
+from golden import provenance
 from golden.config import Profile
 from golden.errors import TraceError
 from golden.memory import MemorySystem
@@ -71,6 +72,8 @@ class HardwareLayer:
     regs: RegisterValues | None = None
     surfaces: list[Surface] = field(default_factory=list)
     outputs: dict[str, object] = field(default_factory=dict)
+    #: The FP16 threshold each stage handed on (golden/provenance.py); None: bit-exact.
+    tolerances: dict[str, Tolerance | None] = field(default_factory=dict)
     #: What the stage models reported in status registers: {(unit, register): value} (LUT and saturation counters).
     status: dict[tuple[str, str], int] = field(default_factory=dict)
     #: A BDMA launch: the CFG_* registers of every operation of its group, in queue order (regs is the first's).
@@ -224,10 +227,10 @@ class Hardware:
         for stage in stages:
             result = self._run_stage(stage, layer.regs, upstream)
             upstream = result.output
-            # An fp16 convolution's threshold travels with its result through SDP (precision-preservation:
-            # "SDP: bit-by-bit identical" adds no error of its own); PDP and CDP state their own.
-            tolerance = result.tolerance if result.tolerance is not None else tolerance
-            self._record(stage, result.surfaces, tolerance)
+            tolerances = self._thresholds(stage, layer.regs, tolerance, result)
+            tolerance = tolerances[0] if tolerances else self._passed_on(stage, layer.regs, tolerance, result)
+            layer.tolerances[stage] = tolerance
+            self._record(stage, result.surfaces, tolerances or [tolerance] * len(result.surfaces))
             layer.surfaces.extend(result.surfaces)
             if result.output is not None:
                 layer.outputs[stage] = result.output
@@ -240,8 +243,36 @@ class Hardware:
             # traceplayer's conv_8x8_fc_int16 reads them after successive waits).
             self.irq_queue.extend(self.regs.interrupt_bit(source, group) for source in INTERRUPTS.get(unit, ()))
 
-    def _record(self, stage: str, surfaces: list[Surface], tolerance: Tolerance | None) -> None:
-        for surface in surfaces:
+    # -- which FP16 threshold judges what a stage wrote (golden/provenance.py) ------------------------------
+    def _passed_on(self, stage: str, regs: RegisterValues, tolerance: Tolerance | None, result) -> Tolerance | None:
+        """The threshold of what the stage hands on: its own, or its input's where it moves values unchanged.
+        An fp16 convolution's travels with its result through SDP (precision-preservation: "SDP: bit-by-bit
+        identical" adds no error of its own); max/min pooling passes on the largest of each window's."""
+        if result.tolerance is not None:
+            return result.tolerance
+        if stage != "PDP":
+            return tolerance
+        pdp = golden.units.load("PDP")
+        ctx = LayerContext(self.profile, regs, self.memory)
+        if pdp.reads_memory(ctx):
+            tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, pdp.input_patterns(ctx))
+        return pdp.passed_on(ctx, tolerance)
+
+    def _thresholds(self, stage: str, regs: RegisterValues, tolerance, result) -> list[Tolerance | None]:
+        """Per surface, for a stage that moves bytes from memory to memory (Rubik): the thresholds its elements
+        came with; [] for any other stage."""
+        if stage != "RUBIK" or not result.surfaces:
+            return []
+        rubik = golden.units.load("RUBIK")
+        out = []
+        for surface in result.surfaces:
+            out.append(provenance.followed(
+                self.memory, self.written, lambda shadow: rubik.run(LayerContext(self.profile, regs, shadow)),
+                provenance.read_surface(surface)) if surface.precision == "fp16" else None)
+        return out
+
+    def _record(self, stage: str, surfaces: list[Surface], tolerances: list[Tolerance | None]) -> None:
+        for surface, tolerance in zip(surfaces, tolerances, strict=True):
             fits = tolerance is not None and tolerance.fits(surface)
             self.written.append(WrittenSurface(STAGE_UNITS.get(stage, stage), surface, len(self.layers) - 1,
                                                tolerance if fits else None))
@@ -260,7 +291,7 @@ class Hardware:
             model.validate_group(self.profile, operations, group)
         for regs in operations:
             result = self._run_stage("BDMA", regs)
-            self._record("BDMA", result.surfaces, None)
+            self._record("BDMA", result.surfaces, [None] * len(result.surfaces))  # bytes of no element type
             layer.surfaces.extend(result.surfaces)
             for (unit, reg), value in result.status.items():
                 self.regs.set_hardware(unit, reg, value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.provenance import NO_EXPONENT, fit, fit_shape
 from golden.units.base import Tolerance
 from scoreboards.comparators import Judgement, special_agreement, values
 
@@ -36,22 +37,15 @@ class ConvThreshold:
 
     def judge(self, got, expected, precision) -> Judgement:
         got_v, expected_v = values(got, precision), values(expected, precision)
-        max_exp = fit(self.tolerance.max_exp, np.shape(expected), fill=-(1 << 20))
-        allowed = allowed_error(expected, max_exp, self.tolerance.taps, self.tolerance.scale)
-        allowed = np.where(max_exp <= -(1 << 20), 0.0, allowed)  # channels with no result of the convolution
+        shape = np.shape(expected)
+        max_exp = fit(self.tolerance.max_exp, shape, fill=NO_EXPONENT)
+        # taps and scale are numbers for a convolution's own output, per element where values were moved
+        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0) for v in (self.tolerance.taps,
+                                                                                        self.tolerance.scale))
+        allowed = allowed_error(expected, max_exp, taps, scale)
+        allowed = np.where(max_exp <= NO_EXPONENT, 0.0, allowed)  # elements no convolution computed
         special, agree = special_agreement(got_v, expected_v)
         with np.errstate(invalid="ignore"):
             error = np.where(special, np.where(agree, 0.0, np.inf), np.abs(got_v - expected_v))
         ok = np.where(special, agree, error <= allowed)
         return Judgement(ok, error, allowed, got_v, expected_v)
-
-
-def fit(array: np.ndarray, shape: tuple[int, ...], fill) -> np.ndarray:
-    """`array` (the unit's output cube) on the surface's cube: extra channels (atom padding) get `fill`."""
-    array = np.asarray(array)
-    if array.shape == tuple(shape):
-        return array
-    out = np.full(shape, fill, dtype=np.result_type(array, np.asarray(fill)))
-    channels = min(array.shape[-3], shape[-3])
-    out[..., :channels, :, :] = array[..., :channels, :, :]
-    return out

@@ -22,18 +22,7 @@ def element_bytes(precision: str) -> int:
 
 def element_offsets(surface: Surface) -> np.ndarray:
     """The byte offset from surface.base of every element, shaped like surface.shape ((C, H, W) or (N, C, H, W))."""
-    size = element_bytes(surface.precision)
-    per_atom = max(1, surface.atom_bytes // size)
-    shape = tuple(surface.shape)
-    batches = shape[0] if len(shape) == 4 else 1
-    channels, height, width = shape[-3:]
-    n = np.arange(batches, dtype=np.int64).reshape(-1, 1, 1, 1) * surface.batch_stride
-    c = np.arange(channels, dtype=np.int64).reshape(1, -1, 1, 1)
-    c = (c // per_atom) * surface.surface_stride + (c % per_atom) * size
-    h = np.arange(height, dtype=np.int64).reshape(1, 1, -1, 1) * surface.line_stride
-    w = np.arange(width, dtype=np.int64).reshape(1, 1, 1, -1) * surface.atom_bytes
-    offsets = n + c + h + w
-    return offsets if len(shape) == 4 else offsets[0]
+    return surface.element_offsets()
 
 
 def coordinates(index: tuple[int, ...]) -> dict[str, int]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.provenance import fit
 from golden.units.base import Tolerance
 from scoreboards.comparators import Judgement, special_agreement, values
-from scoreboards.conv_fp16 import fit
 
 ABSOLUTE = 0.0001
 RELATIVE = 0.001

@@ -146,11 +146,12 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
         if mode in conv_modes.NEEDS:
             profile.require(conv_modes.NEEDS[mode], f"{mode} convolution")
         raise ValueError(f"unknown convolution mode {mode!r}; known: {', '.join(conv_modes.DRAWS)}")
-    if to_pdp and mode == "batch":
-        raise ValueError("multi-batch layers are not pooled on the fly: ask for to_pdp=False")
+    if to_pdp and mode in ("batch", "winograd"):
+        raise ValueError(f"{mode} layers are not pooled on the fly: ask for to_pdp=False")
     if operands and mode in ("batch", "winograd"):
         raise ValueError(f"{mode} layers do not read SDP operands from memory here: ask for operands=False")
-    excluded = ({"batch"} if to_pdp else set()) | ({"batch", "winograd"} if operands else set())
+    # Winograd output reaches memory only, never PDP on the fly (SDP-WINOGRAD-MEMORY-OUTPUT)
+    excluded = ({"batch", "winograd"} if to_pdp else set()) | ({"batch", "winograd"} if operands else set())
     # a layer that skipped its release is always followed by one that reuses what it kept (the CBUF's
     # entries stay taken otherwise)
     kept = chain.kept if chain is not None and mode in (None, "direct") else None
@@ -277,12 +278,10 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
                         dst[1], dst[2], atom, dst[3] or None)
     rng = np.random.default_rng(choose.integer(0, (1 << 32) - 1))
     if to_pdp is None:
-        to_pdp = profile.pdp and drawn.batches == 1 and choose.flag(TO_PDP)
+        to_pdp = profile.pdp and drawn.batches == 1 and not drawn.winograd and choose.flag(TO_PDP)
     if to_pdp:
-        spec = _pool(choose, profile, drawn.precision, out_shape, program.DATA_BASE + offset + PDP_DST_OFFSET)
-        fields.update({k: v for k, v in pdp.fields(spec).items() if not k.startswith("PDP_RDMA.")})
-        fields["PDP.D_OPERATION_MODE_CFG.FLYING_MODE"] = "ON_FLYING"
-        fields["SDP.D_FEATURE_MODE_CFG.OUTPUT_DST"] = "PDP"
+        spec = pool(choose, profile, drawn.precision, out_shape, program.DATA_BASE + offset + PDP_DST_OFFSET)
+        fields.update(pool_fields(spec))
         pooled = (spec.shape[0], *spec.out_hw)
         size = data.span(pooled, spec.precision, spec.dst[1], spec.dst[2], atom)
         images.append(Image("pri_mem", spec.dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
@@ -334,7 +333,15 @@ def _pool_axis(choose, size: int) -> tuple[int, int, int, int, int]:
     return 1, 1, 0, 0, size
 
 
-def _pool(choose, profile: Profile, precision: str, shape: tuple, base: int) -> pdp.PdpSpec:
+def pool_fields(spec: pdp.PdpSpec) -> dict:
+    """The PDP and SDP fields that pool SDP's output on the fly with `spec`."""
+    fields = {k: v for k, v in pdp.fields(spec).items() if not k.startswith("PDP_RDMA.")}
+    fields["PDP.D_OPERATION_MODE_CFG.FLYING_MODE"] = "ON_FLYING"
+    fields["SDP.D_FEATURE_MODE_CFG.OUTPUT_DST"] = "PDP"
+    return fields
+
+
+def pool(choose, profile: Profile, precision: str, shape: tuple, base: int) -> pdp.PdpSpec:
     channels, height, width = shape
     kw, sw, pl, pr, ow = _pool_axis(choose, width)
     kh, sh, pt, pb, oh = _pool_axis(choose, height)

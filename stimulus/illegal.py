@@ -280,7 +280,12 @@ def _conv_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     legal = GENERATORS["conv"](choose, profile, 0)
     cfg = conv_decode(legal.values(RegisterMap.for_profile(profile)))
     fields = illegal_conv.BREAKERS[rule_id](dict(legal.fields), cfg, choose, profile)
-    return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
+    if fields is None:
+        return None
+    # a breaker that pools SDP's output on the fly launches PDP too, and the layer ends on its interrupt
+    pooled = fields.get("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST") == "PDP" and "PDP" not in legal.enable
+    launch = {"enable": ("PDP", *legal.enable), "interrupt": "PDP"} if pooled else {}
+    return replace_layer(legal, fields=fields, choices=dict(legal.choices), **launch)
 
 
 def _sequence_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
@@ -308,7 +313,7 @@ def reachable(rule_id: str, profile: Profile) -> bool:
         return False
     if rule_id in illegal_dma.FEATURE_BREAKERS or rule_id in illegal_dma.BDMA_BREAKERS:
         return illegal_dma.requires(rule_id, profile)
-    if unit == "CONV":
+    if unit == "CONV" or rule_id in illegal_conv.BREAKERS:  # an SDP rule may need a convolution layer
         return illegal_conv.requires(rule_id, profile)
     return illegal_sdp.REQUIRES.get(rule_id, lambda profile: True)(profile)
 
@@ -325,6 +330,8 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
         candidate = _dma_candidate
     elif rule_id in illegal_sequence.BREAKERS:
         candidate = _sequence_candidate
+    elif rule_id in illegal_conv.BREAKERS:
+        candidate = _conv_candidate
     else:
         candidate = {"PDP": _pdp_candidate, "CDP": _cdp_candidate, "CONV": _conv_candidate,
                      "RUBIK": _rubik_candidate}.get(unit, _sdp_candidate)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from golden.formats import pixel
 from golden.regs.regmap import RegisterMap
+from golden.units.conv import program
 from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice, image_entries_per_slice
-from stimulus.conv import set_both
+from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
@@ -315,6 +316,15 @@ def _fp16_pixels(fields, cfg, choose, profile):
     return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", PRECISION_CODES["fp16"])}
 
 
+def _winograd_to_pdp(fields, cfg, choose, profile):
+    """The Winograd layer's SDP output pooled on the fly by a legal PDP layer instead of written to memory."""
+    if not profile.pdp:
+        return None
+    shape = (cfg.kernels, cfg.csc_out_height, cfg.csc_out_width)
+    spec = pool(choose, profile, cfg.proc_precision, shape, program.DATA_BASE + PDP_DST_OFFSET)
+    return {**fields, **pool_fields(spec)}
+
+
 def _wmb_bytes(fields, cfg, choose, profile):
     """WMB_BYTES one 128-byte unit more (CDMA and CSC alike): still enough mask, no longer the exact size."""
     if cfg.weight_format != "compressed":
@@ -379,6 +389,7 @@ BREAKERS = {
         lambda cfg: 1, lambda cfg: cfg.weight_height_ext,
         lambda cfg: cfg.weight_channel_ext + 1 if cfg.channels > 1 else None)),
     "CONV-WINOGRAD-FEATURE-INPUT": _winograd_only(_winograd_image),
+    "SDP-WINOGRAD-MEMORY-OUTPUT": _winograd_only(_winograd_to_pdp),
     "CONV-WINOGRAD-WEIGHT-SIZE": _winograd_only(_set("CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT", 2)),
     "CONV-WINOGRAD-OUTPUT-SIZE": _winograd_only(_winograd_sizes(1, 1, pad_right=1)),
     "CONV-WINOGRAD-DATAIN-SIZE": _winograd_only(_winograd_sizes(4, 4)),
@@ -400,6 +411,8 @@ UNGENERATED: set[str] = set()
 def requires(rule_id: str, profile) -> bool:
     if rule_id in UNGENERATED:
         return False
+    if rule_id == "SDP-WINOGRAD-MEMORY-OUTPUT":
+        return profile.winograd and profile.pdp
     if rule_id == "CONV-WMB-BYTES":
         return profile.weight_compression
     if rule_id == "CONV-CLIP-TRUNCATE-FP16":

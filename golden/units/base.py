@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.config import Profile
+from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
 from golden.regs.values import RegisterValues
 
@@ -49,6 +50,23 @@ class Surface:
     atom_bytes: int
     batch_stride: int = 0
     name: str = ""
+
+    def element_offsets(self) -> np.ndarray:
+        """The byte offset from `base` of every element, shaped like `shape` (in-memory-data-formats, Feature Data
+        Format: byte(n, c, h, w) = n*batch_stride + (c // per_atom)*surface_stride + h*line_stride + w*atom +
+        (c % per_atom)*element_bytes; Rubik's planes are atoms of one element, BDMA's copies int8 lines)."""
+        size = element_bytes(self.precision)
+        per_atom = max(1, self.atom_bytes // size)
+        shape = tuple(self.shape)
+        batches = shape[0] if len(shape) == 4 else 1
+        channels, height, width = shape[-3:]
+        n = np.arange(batches, dtype=np.int64).reshape(-1, 1, 1, 1) * self.batch_stride
+        c = np.arange(channels, dtype=np.int64).reshape(1, -1, 1, 1)
+        c = (c // per_atom) * self.surface_stride + (c % per_atom) * size
+        h = np.arange(height, dtype=np.int64).reshape(1, 1, -1, 1) * self.line_stride
+        w = np.arange(width, dtype=np.int64).reshape(1, 1, 1, -1) * self.atom_bytes
+        offsets = n + c + h + w
+        return offsets if len(shape) == 4 else offsets[0]
 
 
 @dataclass

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden import provenance
 from golden.errors import ConfigurationError
+from golden.memory import MemorySystem
 from golden.numerics import fp
 from golden.numerics.integer import as_signed
 from golden.units.base import LayerContext, Tolerance, UnitResult
@@ -86,3 +88,27 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
                          ctx.profile.memory_atomic_size, "PDP")
     return UnitResult(status={("PDP", name): value for name, value in status.items()},
                       surfaces=[written], tolerance=tolerance)
+
+
+def reads_memory(ctx: LayerContext) -> bool:
+    return not decode(ctx.regs).on_the_fly
+
+
+def input_patterns(ctx: LayerContext):
+    """A reader of the input cube's fp16 patterns from a given memory (golden/provenance.py follows elements)."""
+    cfg = decode(ctx.regs)
+
+    def read(memory: MemorySystem) -> np.ndarray:
+        return np.ascontiguousarray(_input(LayerContext(ctx.profile, ctx.regs, memory), cfg, None)).view(np.uint16)
+    return read
+
+
+def passed_on(ctx: LayerContext, tolerance: Tolerance | None) -> Tolerance | None:
+    """The threshold fp16 max/min pooling passes on from its input cube's `tolerance` (None: bit-exact)."""
+    cfg = decode(ctx.regs)
+    if tolerance is None or cfg.precision != "fp16" or cfg.method == "average":
+        return None
+    per_element = tolerance.max_exp if tolerance.max_exp is not None else tolerance.max_value
+    channels = np.shape(per_element)[-3]
+    return provenance.pooled(tolerance, (channels, cfg.in_height, cfg.in_width), cfg.kernel, cfg.stride, cfg.pads)
+

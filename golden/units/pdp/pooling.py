@@ -44,6 +44,12 @@ def _pad(cube: np.ndarray, pads, fill) -> np.ndarray:
     return padded
 
 
+def window_max(values: np.ndarray, kernel, stride, pads, fill) -> np.ndarray:
+    """The largest value of each pooling window of a (C, H, W) array, padding filled with `fill`."""
+    oh_ow = out_shape(values.shape[1:], kernel, stride, pads)
+    return _windows(_pad(np.asarray(values), pads, fill), kernel, stride, oh_ow, np.maximum)
+
+
 def out_shape(in_hw, kernel, stride, pads) -> tuple[int, int]:
     (height, width), (kw, kh), (sw, sh), (pl, pt, pr, pb) = in_hw, kernel, stride, pads
     return (height + pt + pb - kh) // sh + 1, (width + pl + pr - kw) // sw + 1

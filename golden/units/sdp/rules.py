@@ -56,6 +56,16 @@ def _int16_to_int8(cfg, facts):
         return f"int16 input to int8 output is processed as int8 (PROC_PRECISION INT8), not {cfg.proc_precision}"
 
 
+@rule("SDP-WINOGRAD-MEMORY-OUTPUT", "SDP", "programming-guide: Limitation/SDP/Winograd/Batch and nvdlav1 C model "
+      "NV_NVDLA_sdp.cpp SdpWdmaThread assertion", ("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST",),
+      "a Winograd layer's SDP writes its output to memory (never on the fly to PDP)")
+def _winograd_memory_output(cfg, facts):
+    # CACC delivers Winograd outputs in 2x2 tiles; only SDP's write DMA puts them back in line order
+    # (vmod NV_NVDLA_SDP_WDMA_DAT_in.v cfg_mode_winograd), and the C model asserts OUTPUT_DST == MEM
+    if cfg.winograd and cfg.output_pdp:
+        return "a Winograd layer's SDP output goes to memory, not on the fly to PDP (OUTPUT_DST=PDP)"
+
+
 @rule("SDP-NO-CONVERSION-TO-PDP-OR-EQL", "SDP", DC, PRECISION_FIELDS[1:] + ("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST",),
       "no precision conversion when SDP outputs to PDP or in EQL mode")
 def _no_conversion(cfg, facts):

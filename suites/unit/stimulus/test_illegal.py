@@ -37,7 +37,7 @@ NV_SMALL_UNREACHABLE = UNGENERATED | RUBIK | {
     "BDMA-DST-SURFACE-STRIDE", "BDMA-GROUP-NOT-EMPTY", "BDMA-GROUP-DST-RAM", "CONV-CLIP-TRUNCATE-FP16",
     "SDP-ERDMA-1X1XC-PACKED", "SDP-LUT-LE-SELECT", "SDP-LUT-LO-SELECT", "SDP-LUT-OFFSET", "SDP-LUT-LE-SPAN",
     "SDP-LUT-LO-SPAN", "CONV-PIXEL-CONVERTOR", "CONV-PIXEL-PRECISION", "CONV-WMB-BYTES",
-    "SDP-INT16-TO-INT8",
+    "SDP-INT16-TO-INT8", "SDP-WINOGRAD-MEMORY-OUTPUT",
     *(r.id for r in ALL_RULES if r.id.startswith("CONV-WINOGRAD-"))}
 
 #: nvdlav1's register files keep bits 31:5 of every address and stride (golden/regs/hardware_fields.json): nv_full

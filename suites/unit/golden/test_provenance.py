@@ -1,0 +1,119 @@
+"""Scoreboard provenance (golden/provenance.py): values Rubik moves and PDP max/min pooling selects keep the FP16
+threshold of the convolution that computed them, element by element, and the scoreboard judges them so.
+
+Expected values are re-derived here: the Rubik contract's mapping from the programming guide (output pixel
+(x*sx + px, y*sy + py) is pixel (x, y) of phase py*sx + px), the pooling windows by a plain loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from golden.config import get_profile
+from golden.implementation import Golden
+from golden.player import observe, prepare
+from golden.provenance import NO_EXPONENT
+from golden.regs.regmap import RegisterMap
+from golden.trace import Trace
+from scoreboards import judge
+from stimulus import conv, deconv
+from stimulus.choose import Seeded
+from stimulus.export import _form, _Writer
+
+NV_FULL = get_profile("nv_full")
+
+
+def golden_outcome(layers, folder: Path):
+    commands = _Writer(layers, folder, "t", RegisterMap.for_profile(NV_FULL), _form(NV_FULL)).build()
+    program = prepare(Trace(folder / "t.cfg", "cfg", NV_FULL.layout, commands), NV_FULL)
+    outcome = observe(Golden(), program, NV_FULL)
+    assert outcome.status == "completed", outcome.detail
+    return program, outcome
+
+
+def by_unit(outcome, unit: str):
+    return [w for w in outcome.surfaces if w.unit == unit]
+
+
+@pytest.mark.parametrize("stride", [(1, 2), (2, 2)])
+def test_the_rubik_contract_keeps_each_phase_elements_threshold(stride, tmp_path):
+    rng = np.random.default_rng(stride[1])
+    cube = rng.standard_normal((5, 4, 3)).astype(np.float16)
+    weights = rng.standard_normal((3, 5, 3, 3)).astype(np.float16)
+    layers = deconv.build(Seeded(1), NV_FULL, cube, weights, stride, "fp16", slot=2)
+    _, outcome = golden_outcome(layers, tmp_path)
+    phases, (contract,) = by_unit(outcome, "SDP"), by_unit(outcome, "RBK")
+    assert len(phases) == stride[0] * stride[1] and all(p.tolerance is not None for p in phases)
+    assert contract.tolerance is not None and contract.tolerance.rule == "CC DC"
+    moved = contract.tolerance.max_exp
+    sy, sx = stride
+    for py in range(sy):
+        for px in range(sx):
+            phase = phases[py * sx + px].tolerance.max_exp  # (K, H, W) of the phase's convolution
+            k, h, w = phase.shape
+            np.testing.assert_array_equal(moved[:k, py:h * sy:sy, px:w * sx:sx], phase)
+    assert (moved[3:] == NO_EXPONENT).all()  # padding channels of the atom: nothing computed them
+
+
+def pooled_layer(seed: int):
+    """A direct fp16 convolution whose SDP output PDP max- or min-pools on the fly."""
+    for attempt in range(200):
+        layer = conv.random_layer(Seeded([seed, attempt]), NV_FULL, mode="direct", to_pdp=True, operands=False)
+        if layer.fields["CDMA.D_MISC_CFG.PROC_PRECISION"] == 2 and layer.choices["pdp"]["method"] != "average":
+            return layer
+    raise AssertionError("no fp16 max/min layer drawn")
+
+
+def window_max(values: np.ndarray, kernel, stride, pads) -> np.ndarray:
+    (kw, kh), (sw, sh), (pl, pt, pr, pb) = kernel, stride, pads
+    c, h, w = values.shape
+    oh, ow = (h + pt + pb - kh) // sh + 1, (w + pl + pr - kw) // sw + 1
+    out = np.full((c, oh, ow), NO_EXPONENT, np.int64)
+    for y in range(oh):
+        for x in range(ow):
+            rows = slice(max(0, y * sh - pt), min(h, y * sh - pt + kh))
+            cols = slice(max(0, x * sw - pl), min(w, x * sw - pl + kw))
+            if rows.start < rows.stop and cols.start < cols.stop:
+                out[:, y, x] = values[:, rows, cols].max(axis=(1, 2))
+    return out
+
+
+def test_max_min_pooling_passes_on_the_largest_threshold_of_each_window(tmp_path):
+    layer = pooled_layer(3)
+    _, outcome = golden_outcome([layer], tmp_path)
+    (pooled,) = by_unit(outcome, "PDP")
+    (hardware_layer,) = outcome.layers
+    computed = hardware_layer.tolerances["CONV"]  # the convolution's own threshold, (K, H, W)
+    assert pooled.tolerance is not None and pooled.tolerance.rule == "CC DC"
+    f = layer.fields
+    kernel = (f["PDP.D_POOLING_KERNEL_CFG.KERNEL_WIDTH"] + 1, f["PDP.D_POOLING_KERNEL_CFG.KERNEL_HEIGHT"] + 1)
+    stride = (f["PDP.D_POOLING_KERNEL_CFG.KERNEL_STRIDE_WIDTH"] + 1,
+              f["PDP.D_POOLING_KERNEL_CFG.KERNEL_STRIDE_HEIGHT"] + 1)
+    pads = (f["PDP.D_POOLING_PADDING_CFG.PAD_LEFT"], f["PDP.D_POOLING_PADDING_CFG.PAD_TOP"],
+            f["PDP.D_POOLING_PADDING_CFG.PAD_RIGHT"], f["PDP.D_POOLING_PADDING_CFG.PAD_BOTTOM"])
+    expected = window_max(computed.max_exp, kernel, stride, pads)
+    got = pooled.tolerance.max_exp
+    np.testing.assert_array_equal(got[:expected.shape[0]], expected)
+    assert (got[expected.shape[0]:] == NO_EXPONENT).all()
+
+
+def test_an_error_within_the_pooled_threshold_passes_and_ten_times_it_fails(tmp_path):
+    layer = pooled_layer(5)
+    program, outcome = golden_outcome([layer], tmp_path)
+    (pooled,) = by_unit(outcome, "PDP")
+    region = next(i for i, step in program.regions if step.base <= pooled.surface.base < step.base + step.size)
+    step = dict(program.regions)[region]
+    offset = pooled.surface.base - step.base
+    expected = outcome.regions[region]
+    value = expected[offset:offset + 2].view(np.float16)[0]
+    nudged = np.nextafter(value, np.float16(np.inf))  # one fp16 step: within 2^(exp(a)-10) alone
+    got = expected.copy()
+    got[offset:offset + 2] = np.array([nudged], np.float16).view(np.uint8)
+    result = judge(program, type(outcome)("other", regions={**outcome.regions, region: got}), outcome, NV_FULL)
+    assert result.status == "passed", result.detail
+    far = np.float16(float(value) * 1.5 + 8)
+    got[offset:offset + 2] = np.array([far], np.float16).view(np.uint8)
+    result = judge(program, type(outcome)("other", regions={**outcome.regions, region: got}), outcome, NV_FULL)
+    assert result.status == "failed", result.detail
