@@ -250,13 +250,13 @@ class Hardware:
         identical" adds no error of its own); max/min pooling passes on the largest of each window's."""
         if result.tolerance is not None:
             return result.tolerance
-        if stage != "PDP":
+        model = golden.units.load(stage)
+        if not hasattr(model, "passed_on"):  # a model that declares nothing passes its input's on
             return tolerance
-        pdp = golden.units.load("PDP")
         ctx = LayerContext(self.profile, regs, self.memory)
-        if pdp.reads_memory(ctx):
-            tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, pdp.input_patterns(ctx))
-        return pdp.passed_on(ctx, tolerance)
+        if model.reads_memory(ctx):
+            tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, model.input_patterns(ctx))
+        return model.passed_on(ctx, tolerance)
 
     def _thresholds(self, stage: str, regs: RegisterValues, tolerance, result) -> list[Tolerance | None]:
         """Per surface, for a stage that moves bytes from memory to memory (Rubik): the thresholds its elements

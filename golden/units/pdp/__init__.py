@@ -90,6 +90,8 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
                       surfaces=[written], tolerance=tolerance)
 
 
+# -- what max/min pooling passes on of its input's FP16 threshold (golden/hardware.py asks a model that has
+# passed_on; reads_memory and input_patterns say where the input comes from) --------------------------------
 def reads_memory(ctx: LayerContext) -> bool:
     return not decode(ctx.regs).on_the_fly
 
