@@ -254,6 +254,8 @@ class Hardware:
         if not hasattr(model, "passed_on"):  # a model that declares nothing passes its input's on
             return tolerance
         ctx = LayerContext(self.profile, regs, self.memory)
+        if not model.passes_on(ctx):
+            return None
         if model.reads_memory(ctx):
             tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, model.input_patterns(ctx))
         return model.passed_on(ctx, tolerance)

@@ -31,6 +31,7 @@ from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from golden.units.conv.cbuf import Left
 from golden.units.conv.config import read_config as conv_decode
+from golden.units.sdp.config import decode as sdp_decode
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
 
@@ -184,8 +185,8 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
 def follow(layer: Layer, chain: Chain, profile: Profile) -> None:
     """Give the layer another WEIGHT_BANK where CONV-WEIGHT-RING asks for one (the last layer released weights
     whose WEIGHT_BYTES held padding: golden/units/conv/rules.py), check it against every CONV rule of the
-    registry (ConfigurationError: the caller draws again), then note what the layer leaves in the CBUF. The
-    registry's own predicates decide, so the generator and the golden model's check cannot drift apart."""
+    registry and every SDP rule (ConfigurationError: the caller draws again), then note what the layer leaves in
+    the CBUF. The registry's own predicates decide, so the generator and the golden model's check cannot drift apart."""
     regmap = RegisterMap.for_profile(profile)
     regs = layer.values(regmap, CONV_UNITS)
     cfg = conv_decode(regs)
@@ -195,6 +196,12 @@ def follow(layer: Layer, chain: Chain, profile: Profile) -> None:
         broken = rules.violations("CONV", cfg, rules.Facts(regs, profile, chain.left))
         if broken:
             raise broken[0][0].error(broken[0][1])
+    # and SDP's rules over the whole layer: a register that keeps fewer bits on the profile's RTL (nvdlav1's
+    # 32-byte strides: golden/regs/hardware_fields.json) can break one the SDP builder's values keep
+    everything = layer.values(regmap)
+    broken = rules.violations("SDP", sdp_decode(everything), rules.Facts(everything, profile))
+    if broken:
+        raise broken[0][0].error(broken[0][1])
     chain.left = chain.left.after(cfg)
 
 

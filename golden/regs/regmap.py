@@ -59,7 +59,8 @@ class Field:
         return ((1 << (high - low + 1)) - 1) << low
 
     def decode(self, value: int) -> int:
-        return (value >> self.lsb) & ((1 << self.width) - 1)
+        """The field's value as the hardware holds it (bits it does not store read as 0)."""
+        return ((value & self.stored_mask) >> self.lsb) & ((1 << self.width) - 1)
 
     def enum_name(self, value: int) -> str | None:
         if self.enum:
@@ -91,6 +92,18 @@ class Register:
     @property
     def writable_mask(self) -> int:
         return sum(f.stored_mask for f in self.fields if "w" in f.sw)
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether the hardware keeps fewer bits of a field than the RDL describes (hardware_fields.json)."""
+        return any(f.stored is not None for f in self.fields)
+
+    def held(self, value: int) -> int:
+        """A register value as the hardware holds it: the bits of narrowed fields it does not store are 0."""
+        if not self.narrowed:
+            return value
+        dropped = sum(f.mask & ~f.stored_mask for f in self.fields)
+        return value & ~dropped
 
     @property
     def readable_mask(self) -> int:

@@ -50,8 +50,9 @@ class RegisterValues:
         return self.regmap.get(unit, name)
 
     def value(self, unit: str, name: str) -> int:
+        """The register as the hardware holds it (golden/regs/hardware_fields.json: bits it does not keep are 0)."""
         reg = self.regmap.get(unit, name)
-        return self._values.get((unit, name), reg.reset)
+        return reg.held(self._values.get((unit, name), reg.reset))
 
     def field(self, unit: str, name: str, field: str) -> int:
         return self.regmap.get(unit, name).field(field).decode(self.value(unit, name))

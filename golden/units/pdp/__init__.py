@@ -92,6 +92,12 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
 
 # -- what max/min pooling passes on of its input's FP16 threshold (golden/hardware.py asks a model that has
 # passed_on; reads_memory and input_patterns say where the input comes from) --------------------------------
+def passes_on(ctx: LayerContext) -> bool:
+    """Whether the layer hands its input's values on unchanged: fp16 max/min pooling."""
+    cfg = decode(ctx.regs)
+    return cfg.precision == "fp16" and cfg.method != "average"
+
+
 def reads_memory(ctx: LayerContext) -> bool:
     return not decode(ctx.regs).on_the_fly
 
@@ -108,7 +114,7 @@ def input_patterns(ctx: LayerContext):
 def passed_on(ctx: LayerContext, tolerance: Tolerance | None) -> Tolerance | None:
     """The threshold fp16 max/min pooling passes on from its input cube's `tolerance` (None: bit-exact)."""
     cfg = decode(ctx.regs)
-    if tolerance is None or cfg.precision != "fp16" or cfg.method == "average":
+    if tolerance is None or not passes_on(ctx):
         return None
     per_element = tolerance.max_exp if tolerance.max_exp is not None else tolerance.max_value
     channels = np.shape(per_element)[-3]

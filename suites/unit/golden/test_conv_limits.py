@@ -67,8 +67,6 @@ CASES = [
      "General"),
     ("clip truncate beyond 48 bits", {"CACC__D_CLIP_CFG__CLIP_TRUNCATE": 17}, "CACC.D_CLIP_CFG.CLIP_TRUNCATE",
      "cc_out_trunc"),
-    ("unaligned line stride", {"CDMA__D_LINE_STRIDE__LINE_STRIDE": 7 * 32 + 8}, "CDMA.D_LINE_STRIDE",
-     "Table 35"),
     ("line stride too small", {"CDMA__D_LINE_STRIDE__LINE_STRIDE": 32}, "CDMA.D_LINE_STRIDE.LINE_STRIDE",
      "Data Format"),
     ("dilation with image", {"CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT": 1, "CSC__D_DATAIN_FORMAT__DATAIN_FORMAT": 1,
@@ -91,6 +89,14 @@ def test_violation_is_rejected(name, changes, field, rule):
         conv.run(ctx)
     assert any(field in f for f in info.value.fields), info.value
     assert rule in info.value.rule, info.value
+
+
+def test_unaligned_line_stride_is_rejected_where_the_register_holds_it():
+    """nv_large's CDMA keeps every bit of LINE_STRIDE; nvdlav1's keeps 31:5 (golden/regs/hardware_fields.json)."""
+    ctx = with_fields(layer("nv_large"), CDMA__D_LINE_STRIDE__LINE_STRIDE=7 * 32 + 8)
+    with pytest.raises(ConfigurationError) as info:
+        conv.run(ctx)
+    assert "CDMA.D_LINE_STRIDE.LINE_STRIDE" in info.value.fields and "Table 35" in info.value.rule
 
 
 def test_fp16_pixel_to_int8_is_invalid():

@@ -18,6 +18,8 @@ from golden.units.conv.config import read_config
 from golden.units.conv.program import DirectLayer, direct_layer
 
 FULL, SMALL = get_profile("nv_full"), get_profile("nv_small")
+#: A 32-byte atom on master's register files, which keep every address bit (nvdlav1's keep 31:5 only).
+LARGE = get_profile("nv_large")
 
 
 def conv_ctx(profile=FULL, channels=20):
@@ -40,7 +42,7 @@ IMAGE = {"CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT": 1, "CSC__D_DATAIN_FORMAT__DATAI
     (0x80000010, 0x100, True),  # the start address: 32 bytes on every profile
     (0x80000000, 0x108, True),  # the line stride
 ])
-@pytest.mark.parametrize("profile", [FULL, SMALL], ids=["nv_full", "nv_small"])
+@pytest.mark.parametrize("profile", [LARGE, SMALL], ids=["nv_large", "nv_small"])
 def test_pixel_input_start_and_line_stride_are_32_byte_aligned(address, line, broken, profile):
     ctx = with_fields(conv_ctx(profile), **IMAGE, CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=address,
                       CDMA__D_LINE_STRIDE__LINE_STRIDE=line)
@@ -57,9 +59,17 @@ def test_feature_alignment_scales_with_the_memory_atom():
     """Table 35 says 32 bytes for a 32-byte atom; nv_small's 8-byte atom programs 8-byte strides."""
     assert check("CONV-CDMA-FEATURE-ALIGN", with_fields(conv_ctx(SMALL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
                                                         0x80000008), SMALL) is None
-    message = check("CONV-CDMA-FEATURE-ALIGN", with_fields(conv_ctx(FULL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
-                                                          0x80000008), FULL)
+    message = check("CONV-CDMA-FEATURE-ALIGN", with_fields(conv_ctx(LARGE), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=
+                                                           0x80000008), LARGE)
     assert "Feature data cube" in message and "start address" in message
+
+
+def test_nvdlav1_cannot_hold_an_address_off_its_atom():
+    """nvdlav1's CDMA keeps bits 31:5 of DATAIN_ADDR_LOW_0 (golden/regs/hardware_fields.json): what software
+    writes below them never reaches the DMA, so on nv_full the rule sees the aligned address."""
+    ctx = with_fields(conv_ctx(FULL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=0x80000008)
+    assert read_config(ctx.regs).data_addr % 32 == 0
+    assert check("CONV-CDMA-FEATURE-ALIGN", ctx, FULL) is None
 
 
 def test_surface_stride_must_clear_the_previous_surface():
@@ -72,7 +82,7 @@ def test_surface_stride_must_clear_the_previous_surface():
 
 
 def test_the_convolution_rejects_through_the_registry():
-    ctx = with_fields(conv_ctx(), CDMA__D_WEIGHT_ADDR_LOW__WEIGHT_ADDR_LOW=0x80100010)
+    ctx = with_fields(conv_ctx(LARGE), CDMA__D_WEIGHT_ADDR_LOW__WEIGHT_ADDR_LOW=0x80100010)
     with pytest.raises(ConfigurationError) as info:
         conv.run(ctx)
     assert info.value.rule.startswith("CONV-CDMA-WEIGHT-ALIGN (in-memory-data-formats: Table 35")

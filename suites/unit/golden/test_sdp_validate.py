@@ -63,8 +63,9 @@ CASES = {
                                     "SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE": 1,
                                     "SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": 0x80100020}),
                         "DST_BASE_ADDR_LOW", "Winograd/Batch"),
-    "dst_alignment": (dict(extra={"SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": 0x80100010}), "DST_BASE_ADDR_LOW",
-                      "Table 35"),
+    # nv_large: nvdlav1's SDP keeps bits 31:5 of DST_BASE_ADDR_LOW only (golden/regs/hardware_fields.json)
+    "dst_alignment": (dict(extra={"SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": 0x80100010},
+                           profile=get_profile("nv_large")), "DST_BASE_ADDR_LOW", "Table 35"),
     "line_stride_too_small": (dict(extra={"SDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE": 32}), "DST_LINE_STRIDE",
                               "Limitation/Data Format"),
     "one_by_one_not_packed": (dict(shape=(64, 1, 1), extra={"SDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE": 64}),
