@@ -247,18 +247,15 @@ class Hardware:
     def _passed_on(self, stage: str, regs: RegisterValues, tolerance: Tolerance | None, result) -> Tolerance | None:
         """The threshold of what the stage hands on: its own, or its input's where it moves values unchanged.
         An fp16 convolution's travels with its result through SDP (precision-preservation: "SDP: bit-by-bit
-        identical" adds no error of its own); max/min pooling passes on the largest of each window's."""
-        if result.tolerance is not None:
-            return result.tolerance
+        identical" adds no error of its own); max/min pooling passes on the largest of each window's, average
+        pooling its own plus that."""
         model = golden.units.load(stage)
-        if not hasattr(model, "passed_on"):  # a model that declares nothing passes its input's on
-            return tolerance
+        if not hasattr(model, "passed_on"):  # its own threshold, or else its input's passes on
+            return result.tolerance if result.tolerance is not None else tolerance
         ctx = LayerContext(self.profile, regs, self.memory)
-        if not model.passes_on(ctx):
-            return None
-        if model.reads_memory(ctx):
+        if model.follows_input(ctx) and model.reads_memory(ctx):
             tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, model.input_patterns(ctx))
-        return model.passed_on(ctx, tolerance)
+        return model.passed_on(ctx, tolerance, result.tolerance)
 
     def _thresholds(self, stage: str, regs: RegisterValues, tolerance, result) -> list[Tolerance | None]:
         """Per surface, for a stage that moves bytes from memory to memory (Rubik): the thresholds its elements

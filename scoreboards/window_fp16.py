@@ -6,15 +6,21 @@ max_value is the largest value inside the element's pooling window (PDP) or squa
 supplied by the golden model as a magnitude. The second condition is evaluated as
 fabs(a-b) <= 0.001 * max_value, so a window of zeros allows no error. NaN and INF elements must agree
 exactly.
+
+Pooling what an fp16 convolution computed (golden/provenance.py) adds the error its inputs may carry: an
+average moves by no more than the largest of them, the CC threshold of the window's largest max_exp with
+exp(a) taken from max_value (no input of the window is larger).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from golden.provenance import fit
+from golden.numerics.fp import fp16_bits
+from golden.provenance import NO_EXPONENT, fit, fit_shape
 from golden.units.base import Tolerance
 from scoreboards.comparators import Judgement, special_agreement, values
+from scoreboards.conv_fp16 import allowed_error as conv_allowed_error
 
 ABSOLUTE = 0.0001
 RELATIVE = 0.001
@@ -37,5 +43,16 @@ class WindowThreshold:
         special, agree = special_agreement(got_v, expected_v)
         with np.errstate(invalid="ignore"):
             error = np.where(special, np.where(agree, 0.0, np.inf), np.abs(got_v - expected_v))
-        ok = np.where(special, agree, (error <= ABSOLUTE) & (error <= RELATIVE * max_value))
-        return Judgement(ok, error, allowed_error(max_value), got_v, expected_v)
+        allowed = allowed_error(max_value) + self._carried(max_value)
+        ok = np.where(special, agree, error <= allowed)
+        return Judgement(ok, error, allowed, got_v, expected_v)
+
+    def _carried(self, max_value: np.ndarray) -> np.ndarray | float:
+        carried = self.tolerance.carried
+        if carried is None:
+            return 0.0
+        shape = max_value.shape
+        max_exp = fit(carried.max_exp, shape, NO_EXPONENT)
+        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0) for v in (carried.taps, carried.scale))
+        largest = fp16_bits(np.minimum(max_value, 65504.0).astype(np.float16))
+        return np.where(max_exp <= NO_EXPONENT, 0.0, conv_allowed_error(largest, max_exp, taps, scale))

@@ -84,6 +84,8 @@ class Tolerance:
     taps: int = 0
     scale: float = 1.0
     max_value: np.ndarray | None = None
+    #: PDP/CDP over computed inputs: their own threshold (a CC one, pooled over each window), added to this one's
+    carried: Tolerance | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -98,7 +100,8 @@ class Tolerance:
     def first(self) -> Tolerance:
         """The tolerance of the first batch element (for a single-batch cube)."""
         pick = lambda a: None if a is None else a[0]  # noqa: E731
-        return Tolerance(self.rule, pick(self.max_exp), self.taps, self.scale, pick(self.max_value))
+        return Tolerance(self.rule, pick(self.max_exp), self.taps, self.scale, pick(self.max_value),
+                         None if self.carried is None else self.carried.first())
 
 
 @dataclass

@@ -92,10 +92,9 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
 
 # -- what max/min pooling passes on of its input's FP16 threshold (golden/hardware.py asks a model that has
 # passed_on; reads_memory and input_patterns say where the input comes from) --------------------------------
-def passes_on(ctx: LayerContext) -> bool:
-    """Whether the layer hands its input's values on unchanged: fp16 max/min pooling."""
-    cfg = decode(ctx.regs)
-    return cfg.precision == "fp16" and cfg.method != "average"
+def follows_input(ctx: LayerContext) -> bool:
+    """Whether the input's threshold matters to the output's: fp16 pooling."""
+    return decode(ctx.regs).precision == "fp16"
 
 
 def reads_memory(ctx: LayerContext) -> bool:
@@ -111,12 +110,19 @@ def input_patterns(ctx: LayerContext):
     return read
 
 
-def passed_on(ctx: LayerContext, tolerance: Tolerance | None) -> Tolerance | None:
-    """The threshold fp16 max/min pooling passes on from its input cube's `tolerance` (None: bit-exact)."""
+def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | None) -> Tolerance | None:
+    """The threshold of the pooled output, from the input cube's `tolerance` and the pooling's `own` (the PDP
+    average threshold): max/min pooling passes on the largest of each window's, average pooling its own plus
+    that (an average moves by no more than the largest error among its inputs)."""
     cfg = decode(ctx.regs)
-    if tolerance is None or not passes_on(ctx):
-        return None
+    if tolerance is None or not follows_input(ctx):
+        return own
     per_element = tolerance.max_exp if tolerance.max_exp is not None else tolerance.max_value
-    channels = np.shape(per_element)[-3]
-    return provenance.pooled(tolerance, (channels, cfg.in_height, cfg.in_width), cfg.kernel, cfg.stride, cfg.pads)
+    shape = (np.shape(per_element)[-3], cfg.in_height, cfg.in_width)
+    pooled = provenance.pooled(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
+    if cfg.method != "average":
+        return pooled
+    if own is None or tolerance.rule not in provenance.CONVOLUTION:
+        return own
+    return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
 

@@ -144,3 +144,23 @@ def test_cdp_lrn():
     max_value = np.maximum(np.maximum(padded[:-2], padded[1:-1]), padded[2:])  # the square-sum window
     np.testing.assert_array_equal(result.tolerance.max_value[:8], max_value)
     assert_threshold("CDP", a_bits, window_bound(max_value), result.tolerance)
+
+
+def test_pooling_a_computed_input_adds_its_threshold():
+    """A PDP average over what an fp16 convolution computed: its own bound min(1e-4, 1e-3 * max_value) plus the
+    CC bound of the window's inputs, 2^(max_exp-20) * taps * 2 * scale + 2^(exp(max_value)-10). For max_value
+    2.0, max_exp 0, taps 1: 1e-4 + (2^-19 + 2^-9) = 0.0020550..."""
+    from golden.units.base import Tolerance
+    from scoreboards.window_fp16 import WindowThreshold
+
+    expected = np.array([2.0], np.float16).reshape(1, 1, 1)
+    carried = Tolerance("CC DC", max_exp=np.zeros((1, 1, 1), np.int64), taps=1)
+    alone = Tolerance("PDP", max_value=np.array([2.0]).reshape(1, 1, 1))
+    bound = 1e-4 + 2.0**-19 + 2.0**-9
+    step = 2.0**-9  # one fp16 step above 2.0
+    for steps, with_carried, passes in ((1, True, True), (1, False, False), (2, True, False)):
+        got = (expected.astype(np.float64) + steps * step).astype(np.float16)
+        assert (steps * step <= bound) == passes or not with_carried
+        tolerance = Tolerance("PDP", max_value=alone.max_value, carried=carried if with_carried else None)
+        judgement = WindowThreshold(tolerance).judge(got.view(np.uint16), expected.view(np.uint16), "fp16")
+        assert bool(judgement.ok.all()) == passes, (steps, with_carried, judgement.allowed)
