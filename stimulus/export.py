@@ -105,8 +105,15 @@ class _Writer:
         pending = 0  # txn: the same, counted
         tables: set[tuple] = set()
         launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
+        unawaited: dict[str, int] = {}  # unit -> its layers launched since the last wait
         for index, layer in enumerate(self.layers):
-            if layer.waits:
+            # A register group is written again only once the layer that last used it is done: nvdlav1's
+            # register files drop writes to a group whose OP_EN is set (vmod NV_NVDLA_RUBIK_regfile.v:
+            # d0_reg_wr_en = reg_wr_en & select_d0 & ~reg2dp_d0_op_en, asserting "Write group 0 registers
+            # when OP_EN is set"; every unit's *_regfile.v alike), however fast the golden model ran it.
+            reuses = any(unawaited.get(unit, 0) >= 2 for unit in layer.units())
+            if layer.waits or reuses:
+                unawaited.clear()
                 self.commands += [CheckNothing(**self.where, sync=sync) for sync in syncs]
                 syncs.clear()
                 self._await(pending)
@@ -146,12 +153,14 @@ class _Writer:
                     syncs.remove(sync)
                 self._await(pending)
                 pending = 0
+                unawaited.clear()
                 for unit, register, mask in layer.reads:
                     self._pointer(unit, launches.get(unit, 0) % 2)
                     self.commands.append(RegRead(**self.where, register=self.regmap.get(unit, register), mask=mask,
                                                  expected=0, poll=False))
             for unit in {*layer.enable, done_unit}:
                 launches[unit] = launches.get(unit, 0) + 1
+                unawaited[unit] = unawaited.get(unit, 0) + 1
             regions += [CheckCrc(**self.where, sync=sync if self.form == "cfg" else None, memory=region.memory,
                                  base=region.base, size=region.size, crc=0) for region in layer.checks]
         self._await(pending)

@@ -51,3 +51,26 @@ def test_a_waiting_layer_may_reuse_earlier_images_but_not_earlier_results():
     apart([_layer((0x1000, 0x100, "weights")), waiting])
     with pytest.raises(GenerationError, match="layer 0's out and layer 1's weights"):
         apart([_layer((0x1000, 0x100, "out")), waiting])
+
+
+@pytest.mark.parametrize("family", ["rubik", "cdp"])
+def test_a_register_group_is_written_again_only_after_its_layer_is_done(family, tmp_path):
+    """Three layers on two register groups: the third one's registers come after a wait, since nvdlav1's
+    register files drop writes to a group whose OP_EN is set (NVIDIA's C model stops on them: every three-layer
+    Rubik trace of generate --unit rubik --profile nv_full --seed 2516 hung it before)."""
+    from golden.config import get_profile
+    from golden.regs.regmap import RegisterMap
+    from golden.trace import RegWrite, Wait
+    from stimulus import families
+    from stimulus.export import _form, _Writer
+
+    profile = get_profile("nv_full")
+    layers = families.layers(family, profile, 2516, 0, 3)
+    commands = _Writer(layers, tmp_path, "t", RegisterMap.for_profile(profile), _form(profile)).build()
+    unit = layers[0].enable_order()[-1]
+    launches = [i for i, c in enumerate(commands) if isinstance(c, RegWrite) and c.register.unit == unit
+                and c.register.name == "D_OP_ENABLE"]
+    assert len(launches) == 3
+    third = next(i for i in range(launches[1] + 1, len(commands)) if isinstance(commands[i], RegWrite)
+                 and commands[i].register.name.startswith("D_"))
+    assert any(isinstance(c, Wait) for c in commands[launches[1]:third])
