@@ -124,9 +124,10 @@ def _data_use(letter: str):
     return breaker
 
 
-def _fp16_size(letter: str):
+def _one_byte(letter: str, precision: str):
+    """A memory operand of a 16-bit pipeline (`precision`) read as one byte."""
     def breaker(fields, choose, profile: Profile):
-        if not _stage_uses_memory(fields, letter) or _precision(fields, "proc") != "fp16":
+        if not _stage_uses_memory(fields, letter) or _precision(fields, "proc") != precision:
             return None
         fields[f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DATA_SIZE"] = "ONE_BYTE"
         return fields
@@ -246,7 +247,8 @@ BREAKERS = {
     **{f"SDP-{x}RDMA-UNUSED": _unused(x) for x in "BNE"},
     **{f"SDP-{x}RDMA-NEEDED": _needed(x) for x in "BNE"},
     **{f"SDP-{x}RDMA-DATA-USE": _data_use(x) for x in "BNE"},
-    **{f"SDP-{x}RDMA-FP16-SIZE": _fp16_size(x) for x in "BNE"},
+    **{f"SDP-{x}RDMA-FP16-SIZE": _one_byte(x, "fp16") for x in "BNE"},
+    **{f"SDP-{x}RDMA-INT16-SIZE": _one_byte(x, "int16") for x in "BNE"},
     "SDP-BS-NO-EQL": _x_eql("BS"), "SDP-BN-NO-EQL": _x_eql("BN"),
     "SDP-BS-PRELU-ALU": _prelu("BS"), "SDP-BN-PRELU-ALU": _prelu("BN"), "SDP-EW-PRELU-ALU": _prelu("EW"),
     "SDP-EW-FP16-ALU-CVT": _fp16_cvt("ALU"), "SDP-EW-FP16-MUL-CVT": _fp16_cvt("MUL"),
@@ -283,6 +285,7 @@ REQUIRES = {
     "SDP-INT16-TO-INT8": _has(types=("int8", "int16")),
     "SDP-NO-CONVERSION-TO-PDP-OR-EQL": _has(count=2),
     **{f"SDP-{x}RDMA-FP16-SIZE": _has(types=("fp16",)) for x in "BNE"},
+    **{f"SDP-{x}RDMA-INT16-SIZE": _has(types=("int16",)) for x in "BNE"},
     "SDP-ERDMA-NEEDED": _has("SDP_EW"), "SDP-ERDMA-DATA-USE": _has("SDP_EW"), "SDP-EW-PRELU-ALU": _has("SDP_EW"),
     "SDP-EW-FP16-ALU-CVT": _has("SDP_EW", types=("fp16",)), "SDP-EW-FP16-MUL-CVT": _has("SDP_EW", types=("fp16",)),
     "SDP-EQL-ALU-CVT": _has("SDP_EW"), "SDP-EQL-LUT": _has("SDP_EW", "SDP_LUT"),

@@ -137,7 +137,8 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
         return
     c = b.choose
     use = "BOTH" if all(sources.values()) else ("ALU" if sources.get("ALU") else "MUL")
-    size = "TWO_BYTE" if proc == "fp16" else c.choice(("ONE_BYTE", "TWO_BYTE"))
+    # 16-bit pipelines read two-byte operands only (SDP-xRDMA-FP16-SIZE, SDP-xRDMA-INT16-SIZE)
+    size = "TWO_BYTE" if proc != "int8" else c.choice(("ONE_BYTE", "TWO_BYTE"))
     mode = c.choice(("PER_KERNEL", "PER_ELEMENT"))
     if same is not None:
         size, mode = "ONE_BYTE" if proc == "int8" else "TWO_BYTE", "PER_ELEMENT"

@@ -127,6 +127,17 @@ def _operand_rules(attr: str, letter: str, name: str) -> None:
                 and dma.size != "TWO_BYTE":
             return "FP16 operands are two bytes"
 
+    @rule(f"SDP-{letter}RDMA-INT16-SIZE", "SDP", f"{BIAS_FORMAT} and nvdlav1 RTL NV_NVDLA_SDP_{letter}RDMA_ig.v",
+          (f"{cfg_field}.{letter}RDMA_DATA_SIZE",), "INT16 operands are two bytes")
+    def int16_size(cfg, facts):
+        # The read DMA sizes a one-byte operand of a 16-bit pipeline as "illegal" (vmod/nvdla/sdp
+        # NV_NVDLA_SDP_{B,N,E}RDMA_ig.v, size_of_straight), and NVIDIA's C model asserts DATA_SIZE TWO_BYTE
+        # (cmod/sdp/NV_NVDLA_sdp.cpp:415, 418) or hangs (nv_full campaign: 29 asserts, 10 hangs in 3,146 layers)
+        dma = cfg.dmas[letter]
+        if any(_memory_users(getattr(cfg, attr))) and not dma.disable and cfg.proc_precision == "int16" \
+                and dma.size != "TWO_BYTE":
+            return "INT16 operands are two bytes (a one-byte operand of a 16-bit pipeline is illegal)"
+
 
 for _attr, _letter, _name in STAGES:
     _operand_rules(_attr, _letter, _name)
