@@ -37,7 +37,8 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
     if cfg.image:
         result = image.run_layer(ctx, cfg)
     elif cfg.winograd:
-        result = winograd.convolve(cdma.load_feature(ctx, cfg), cdma.load_winograd_weights(ctx, cfg),
+        lanes = winograd.padded_channels(cfg.channels, cfg.in_precision)  # whole atoms: their weights exist too
+        result = winograd.convolve(cdma.load_feature(ctx, cfg, lanes), cdma.load_winograd_weights(ctx, cfg),
                                    cfg.precision, cfg.pad_value,
                                    (cfg.pad_top, cfg.pad_left, cfg.pad_bottom, cfg.pad_right),
                                    (cfg.stride_y, cfg.stride_x), (cfg.csc_out_height, cfg.csc_out_width),

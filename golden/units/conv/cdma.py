@@ -66,10 +66,11 @@ def as_values(cube: np.ndarray, precision: str) -> np.ndarray:
     return cube if precision == "fp16" else cube.astype(np.int64)
 
 
-def load_feature(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
-    """The (N, C, H, W) feature cube of a direct or Winograd layer as CDMA fetches it."""
+def load_feature(ctx: LayerContext, cfg: ConvConfig, channels: int | None = None) -> np.ndarray:
+    """The (N, C, H, W) feature cube of a direct or Winograd layer as CDMA fetches it; `channels` more than C
+    reads the rest of the last atoms too (what their padding lanes hold in memory)."""
     atom = ctx.profile.memory_atomic_size
-    shape = (cfg.batches, cfg.channels, cfg.height, cfg.width)
+    shape = (cfg.batches, channels or cfg.channels, cfg.height, cfg.width)
     batch_stride = cfg.batch_stride if cfg.batches > 1 else None
     span = feature.feature_span(shape, cfg.in_precision, cfg.line_stride, cfg.surf_stride, atom, batch_stride)
     buf = read_bytes(ctx, cfg.data_ram, cfg.data_addr, span)

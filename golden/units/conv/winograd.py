@@ -6,6 +6,10 @@ The arithmetic follows nvdla/hw cmod (nvdlav1 branch):
 * CDMA stores the padded input, folded by the stride into channels (channel extension: extended channel
   (i * stride_x + j) * C' + c holds line y' * stride_y + i, column x' * stride_x + j of channel c, C' = C
   rounded up to a 32-byte atom; the weight format uses the same order), so CSC convolves 3x3 at stride 1.
+  CDMA moves whole atoms: the C' - C padding lanes carry what memory holds in them, and a padding position
+  is a whole atom of the pad value, lanes included (cmod cdma.cpp WinoConvDataResponseSequencerCommon,
+  atom_pad_value_int16). Their weights exist (C' * sx * sy channels) and need not be zero: nvdlav1's C model
+  disagreed on 71 of 113 integer Winograd layers with a pad value while the lanes were taken as zero.
 * CSC takes 4x4 tiles at every even (x, y) and pre-transforms them, T = B^T d B (cmod csc pra_cell,
   B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]), then pra_trunc: drop PRA_TRUNCATE bits rounding
   half away from zero and saturate to int8/int16 (IntShiftRight). fp16: each element goes to fp17, the
@@ -53,7 +57,6 @@ def extend(cube: np.ndarray, pad, pads: tuple[int, int, int, int], stride: tuple
     c, h, w = cube.shape
     h_in, w_in = min(h, ext_h * sy - top), min(w, ext_w * sx - left)
     plane[:c, top:top + h_in, left:left + w_in] = cube[:, :h_in, :w_in]
-    plane[c:] = 0  # padding channels: their weights are zero (formats: pad_channels)
     phases = plane.reshape(channels, ext_h, sy, ext_w, sx)
     return np.ascontiguousarray(phases.transpose(2, 4, 0, 1, 3)).reshape(sy * sx * channels, ext_h, ext_w)
 

@@ -101,9 +101,12 @@ def tile_reference(cube, transformed, layer):
     at = np.array([[1, 1, 1, 0], [0, 1, -1, -1]])
     (pt, pl), (ho, wo) = layer.pad, layer.out_hw
     c = cube.shape[0]
+    # a padding position is a whole atom of the pad value, its padding lanes too (cmod cdma.cpp
+    # WinoConvDataResponseSequencerCommon, atom_pad_value_int16); at a data position the lanes beyond C hold what
+    # memory holds there, zeros as the builder packs the cube
     plane = np.full((transformed.shape[1], ho + 4, wo + 4), pad_element(layer), dtype=np.int64)
-    plane[c:] = 0
     h, w = min(cube.shape[1], ho + 4 - pt), min(cube.shape[2], wo + 4 - pl)
+    plane[:, pt:pt + h, pl:pl + w] = 0
     plane[:c, pt:pt + h, pl:pl + w] = cube[:, :h, :w]
     out = np.zeros((transformed.shape[0], ho, wo), dtype=np.int64)
     for ty in range(ho // 2):
