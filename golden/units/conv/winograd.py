@@ -9,7 +9,8 @@ The arithmetic follows nvdla/hw cmod (nvdlav1 branch):
   CDMA moves whole atoms: the C' - C padding lanes carry what memory holds in them, and a padding position
   is a whole atom of the pad value, lanes included (cmod cdma.cpp WinoConvDataResponseSequencerCommon,
   atom_pad_value_int16). Their weights exist (C' * sx * sy channels) and need not be zero: nvdlav1's C model
-  disagreed on 71 of 113 integer Winograd layers with a pad value while the lanes were taken as zero.
+  disagreed on 71 of 113 generated integer Winograd layers, each with a non-zero pad value, while the lanes
+  were taken as zero.
 * CSC takes 4x4 tiles at every even (x, y) and pre-transforms them, T = B^T d B (cmod csc pra_cell,
   B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]), then pra_trunc: drop PRA_TRUNCATE bits rounding
   half away from zero and saturate to int8/int16 (IntShiftRight). fp16: each element goes to fp17, the
