@@ -57,10 +57,10 @@ class Elements:
         max_exp = fit(tolerance.max_exp, shape, NO_EXPONENT) if convolution else np.full(shape, NO_EXPONENT)
         max_value = np.zeros(shape) if convolution else fit(tolerance.max_value, shape, 0.0)
         computed = max_exp > NO_EXPONENT if convolution else np.ones(shape, bool)
+        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0).astype(np.float64).ravel()
+                       for v in (tolerance.taps, tolerance.scale))
         return cls((tolerance.rule,), np.where(computed, 0, -1).astype(np.int8).ravel(),
-                   max_exp.astype(np.int64).ravel(), np.broadcast_to(tolerance.taps, shape).astype(np.float64).ravel(),
-                   np.broadcast_to(tolerance.scale, shape).astype(np.float64).ravel(),
-                   np.abs(max_value).astype(np.float64).ravel())
+                   max_exp.astype(np.int64).ravel(), taps, scale, np.abs(max_value).astype(np.float64).ravel())
 
     @classmethod
     def none(cls, size: int = 0) -> Elements:

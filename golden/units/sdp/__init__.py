@@ -21,7 +21,7 @@ import numpy as np
 from golden.formats import feature
 from golden.numerics import fp
 from golden.units import lut
-from golden.units.base import Surface, UnitResult
+from golden.units.base import Surface, Tolerance, UnitResult
 from golden.units.dma import write_feature
 from golden.units.sdp import datapath, rdma
 from golden.units.sdp.config import SdpConfig, decode
@@ -133,4 +133,45 @@ def _write(ctx, cfg: SdpConfig, out, atom: int) -> Surface:
                    surface_stride=dst.surface_stride, atom_bytes=atom,
                    batch_stride=dst.batch_stride if cfg.batch > 1 else 0, name="SDP output")
 
+
+# -- what SDP does to the FP16 threshold of a convolution it processes on the fly (golden/hardware.py) ----------
+def follows_input(ctx) -> bool:
+    """fp16 stages on the fly after a convolution: their multipliers scale the convolution's error."""
+    cfg = decode(ctx.regs)
+    return cfg.proc_precision == "fp16" and cfg.flying
+
+
+def reads_memory(ctx) -> bool:
+    return False
+
+
+def passed_on(ctx, tolerance: Tolerance | None, own: Tolerance | None) -> Tolerance | None:
+    """The convolution's threshold, its `scale` (precision-preservation: "the factor applied to the convolution
+    result before it is compared") times the largest factor SDP's fp16 stages can apply to an input error,
+    element by element: |operand| for each multiplier (PReLU: at least 1), 1 for ALU, ReLU and conversion."""
+    if tolerance is None or not follows_input(ctx) or tolerance.max_exp is None:
+        return own if own is not None else tolerance
+    cfg = decode(ctx.regs)
+    channels = rdma.padded_channels(cfg, ctx.profile.memory_atomic_size)
+    operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
+    factor = np.float64(1.0)
+    for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
+        if not stage.bypass and not stage.mul_bypass:
+            operand = operands[key][1] if operands[key][1] is not None else np.uint16(stage.mul_operand & 0xFFFF)
+            factor = factor * _magnitude(datapath.fp16_operand(operand, cfg.nan_to_zero), stage.mul_prelu)
+    y = cfg.y
+    if not y.bypass and not y.mul_bypass:
+        operand = datapath.fp_ew_operand(operands["E"][1], y.mul_src, y.mul_operand, cfg.nan_to_zero)
+        factor = factor * _magnitude(operand, y.mul_prelu)
+    factor = np.asarray(factor)  # a number, or (N, C', H or 1, W or 1) like the operands
+    if factor.ndim == 4 and np.ndim(tolerance.max_exp) == 3:
+        factor = factor[0]
+    return Tolerance(tolerance.rule, max_exp=tolerance.max_exp, taps=tolerance.taps,
+                     scale=np.asarray(tolerance.scale) * factor)
+
+
+def _magnitude(operand, prelu: bool) -> np.ndarray:
+    size = np.abs(np.asarray(operand, np.float64))
+    size = np.where(np.isfinite(size), size, 0.0)  # NaN/INF elements are compared exactly anyway
+    return np.maximum(size, 1.0) if prelu else size
 

@@ -234,7 +234,7 @@ def relu(m):
     return np.maximum(m, np.float32(0))
 
 
-def _fp_ew_operand(data, src, operand, nan_to_zero):
+def fp_ew_operand(data, src, operand, nan_to_zero):
     if src == "REG" or data is None:
         return fp.fp32_values(np.uint32(operand & 0xFFFFFFFF))
     return fp16_operand(data, nan_to_zero)
@@ -245,10 +245,10 @@ def fp_y(x, y, alu_op, mul_op, nan_to_zero, lut_params, tables):
         return x, None
     m = x
     if not y.mul_bypass:
-        m = _fp_mul(x, _fp_ew_operand(mul_op, y.mul_src, y.mul_operand, nan_to_zero), y.mul_prelu)
+        m = _fp_mul(x, fp_ew_operand(mul_op, y.mul_src, y.mul_operand, nan_to_zero), y.mul_prelu)
     a = m
     if not y.alu_bypass:
-        a = fp_alu(y.alu_algo, m, _fp_ew_operand(alu_op, y.alu_src, y.alu_operand, nan_to_zero))
+        a = fp_alu(y.alu_algo, m, fp_ew_operand(alu_op, y.alu_src, y.alu_operand, nan_to_zero))
     if y.lut_bypass:
         return a, None
     result = lut.lookup(a, lut_params, tables, "fp16")

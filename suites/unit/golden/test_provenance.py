@@ -116,6 +116,25 @@ def test_average_pooling_adds_the_largest_threshold_of_each_window_to_its_own(tm
     np.testing.assert_array_equal(got[:expected.shape[0]], expected)
 
 
+def test_sdp_multipliers_scale_the_convolution_threshold(tmp_path):
+    """precision-preservation's CC thresholds carry `scale`, the factor applied to the convolution result before
+    it is compared: an fp16 BS multiplier of 0x4800 (= 2^(18-15) = 8) makes it 8 (nvdlav1's C model against this
+    model: generate --unit conv --profile nv_full --seed 2601, trace 447, broke the threshold with scale 1)."""
+    for attempt in range(200):
+        layer = conv.random_layer(Seeded([6, attempt]), NV_FULL, mode="direct", to_pdp=False, operands=False)
+        if layer.fields["CDMA.D_MISC_CFG.PROC_PRECISION"] == 2:
+            break
+    layer.fields.update({"SDP.D_DP_BS_CFG.BS_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_ALU_BYPASS": 1,
+                         "SDP.D_DP_BS_CFG.BS_MUL_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_RELU_BYPASS": 1,
+                         "SDP.D_DP_BS_MUL_CFG.BS_MUL_SRC": "REG", "SDP.D_DP_BS_MUL_SRC_VALUE.BS_MUL_OPERAND": 0x4800})
+    _, outcome = golden_outcome([layer], tmp_path)
+    (hardware_layer,) = outcome.layers
+    assert np.all(np.asarray(hardware_layer.tolerances["CONV"].scale) == 1)
+    assert np.all(np.asarray(hardware_layer.tolerances["SDP"].scale) == 8)
+    (written,) = by_unit(outcome, "SDP")
+    assert np.all(np.asarray(written.tolerance.scale) == 8)
+
+
 def test_an_error_within_the_pooled_threshold_passes_and_ten_times_it_fails(tmp_path):
     layer = pooled_layer(5)
     program, outcome = golden_outcome([layer], tmp_path)
