@@ -164,3 +164,17 @@ def test_pooling_a_computed_input_adds_its_threshold():
         tolerance = Tolerance("PDP", max_value=alone.max_value, carried=carried if with_carried else None)
         judgement = WindowThreshold(tolerance).judge(got.view(np.uint16), expected.view(np.uint16), "fp16")
         assert bool(judgement.ok.all()) == passes, (steps, with_carried, judgement.allowed)
+
+
+def test_a_denormal_result_is_allowed_one_ulp():
+    """exp(a) of a denormal is -15 by the literal formula, half of its ulp 2^-24: one ulp passes, two fail."""
+    from golden.units.base import Tolerance
+    from scoreboards.conv_fp16 import ConvThreshold
+
+    expected = np.array([0x8017], np.uint16).reshape(1, 1, 1)  # -23 * 2^-24, a denormal
+    tolerance = Tolerance("CC DC", max_exp=np.full((1, 1, 1), -60, np.int64), taps=1)  # first term ~2^-79
+    for steps, passes in ((1, True), (2, False)):
+        got = (expected + steps).astype(np.uint16)  # -(23 + steps) * 2^-24
+        judgement = ConvThreshold(tolerance).judge(got, expected, "fp16")
+        assert bool(judgement.ok.all()) == passes, (steps, judgement.allowed)
+        assert judgement.allowed[0, 0, 0] == pytest.approx(2.0**-24, rel=1e-6)
