@@ -27,9 +27,12 @@ NO_EXPONENT = -(1 << 20)
 CONVOLUTION = ("CC DC", "CC Winograd")
 
 
-def fit(array: np.ndarray, shape: tuple[int, ...], fill) -> np.ndarray:
-    """`array` (a unit's output cube) on a surface's cube: extra channels (atom padding) get `fill`."""
+def fit(array, shape: tuple[int, ...], fill) -> np.ndarray:
+    """`array` (a unit's output cube, or a number for every element) on a surface's cube: extra channels (atom
+    padding) get `fill`."""
     array = np.asarray(array)
+    if array.ndim != len(shape):
+        array = np.broadcast_to(array, shape)
     if array.shape == tuple(shape):
         return array
     out = np.full(shape, fill, dtype=np.result_type(array, np.asarray(fill)))
@@ -57,8 +60,7 @@ class Elements:
         max_exp = fit(tolerance.max_exp, shape, NO_EXPONENT) if convolution else np.full(shape, NO_EXPONENT)
         max_value = np.zeros(shape) if convolution else fit(tolerance.max_value, shape, 0.0)
         computed = max_exp > NO_EXPONENT if convolution else np.ones(shape, bool)
-        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0).astype(np.float64).ravel()
-                       for v in (tolerance.taps, tolerance.scale))
+        taps, scale = (fit(v, shape, 0).astype(np.float64).ravel() for v in (tolerance.taps, tolerance.scale))
         return cls((tolerance.rule,), np.where(computed, 0, -1).astype(np.int8).ravel(),
                    max_exp.astype(np.int64).ravel(), taps, scale, np.abs(max_value).astype(np.float64).ravel())
 
@@ -158,17 +160,10 @@ def pooled(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pa
     from golden.units.pdp.pooling import window_max
 
     def pool(values, fill):
-        return window_max(fit(np.broadcast_to(values, fit_shape(values, shape)), shape, fill), kernel, stride, pads,
-                          fill)
+        return window_max(fit(values, shape, fill), kernel, stride, pads, fill)
 
     if tolerance.rule in CONVOLUTION:
         return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, NO_EXPONENT),
                          taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
                          scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))
     return Tolerance(tolerance.rule, max_value=pool(np.abs(tolerance.max_value), 0.0))
-
-
-def fit_shape(values, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape a per-element array (or a number) has before `fit` puts it on `shape`."""
-    values = np.asarray(values)
-    return tuple(values.shape) if values.ndim == len(shape) else tuple(shape)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.provenance import NO_EXPONENT, fit, fit_shape
+from golden.provenance import NO_EXPONENT, fit
 from golden.units.base import Tolerance
 from scoreboards.comparators import Judgement, special_agreement, values
 
@@ -43,8 +43,7 @@ class ConvThreshold:
         shape = np.shape(expected)
         max_exp = fit(self.tolerance.max_exp, shape, fill=NO_EXPONENT)
         # taps and scale are numbers for a convolution's own output, per element where values were moved
-        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0) for v in (self.tolerance.taps,
-                                                                                        self.tolerance.scale))
+        taps, scale = (fit(v, shape, 0) for v in (self.tolerance.taps, self.tolerance.scale))
         allowed = allowed_error(expected, max_exp, taps, scale)
         allowed = np.where(max_exp <= NO_EXPONENT, 0.0, allowed)  # elements no convolution computed
         special, agree = special_agreement(got_v, expected_v)

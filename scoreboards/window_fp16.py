@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics.fp import fp16_bits
-from golden.provenance import NO_EXPONENT, fit, fit_shape
+from golden.provenance import NO_EXPONENT, fit
 from golden.units.base import Tolerance
 from scoreboards.comparators import Judgement, special_agreement, values
 from scoreboards.conv_fp16 import allowed_error as conv_allowed_error
@@ -53,6 +53,6 @@ class WindowThreshold:
             return 0.0
         shape = max_value.shape
         max_exp = fit(carried.max_exp, shape, NO_EXPONENT)
-        taps, scale = (fit(np.broadcast_to(v, fit_shape(v, shape)), shape, 0) for v in (carried.taps, carried.scale))
+        taps, scale = (fit(v, shape, 0) for v in (carried.taps, carried.scale))
         largest = fp16_bits(np.minimum(max_value, 65504.0).astype(np.float16))
         return np.where(max_exp <= NO_EXPONENT, 0.0, conv_allowed_error(largest, max_exp, taps, scale))
