@@ -227,7 +227,7 @@ class Hardware:
         for stage in stages:
             result = self._run_stage(stage, layer.regs, upstream)
             upstream = result.output
-            tolerances = self._thresholds(stage, layer.regs, tolerance, result)
+            tolerances = self._thresholds(stage, layer.regs, result)
             tolerance = tolerances[0] if tolerances else self._passed_on(stage, layer.regs, tolerance, result)
             layer.tolerances[stage] = tolerance
             self._record(stage, result.surfaces, tolerances or [tolerance] * len(result.surfaces))
@@ -257,7 +257,7 @@ class Hardware:
             tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, model.input_patterns(ctx))
         return model.passed_on(ctx, tolerance, result.tolerance)
 
-    def _thresholds(self, stage: str, regs: RegisterValues, tolerance, result) -> list[Tolerance | None]:
+    def _thresholds(self, stage: str, regs: RegisterValues, result) -> list[Tolerance | None]:
         """Per surface, for a stage that moves bytes from memory to memory (Rubik): the thresholds its elements
         came with; [] for any other stage."""
         if stage != "RUBIK" or not result.surfaces:

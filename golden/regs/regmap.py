@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from golden.errors import RegisterError
@@ -93,17 +93,14 @@ class Register:
     def writable_mask(self) -> int:
         return sum(f.stored_mask for f in self.fields if "w" in f.sw)
 
-    @property
-    def narrowed(self) -> bool:
-        """Whether the hardware keeps fewer bits of a field than the RDL describes (hardware_fields.json)."""
-        return any(f.stored is not None for f in self.fields)
+    @cached_property
+    def _dropped(self) -> int:
+        """The bits of fields the hardware does not keep (hardware_fields.json); 0 for most registers."""
+        return sum(f.mask & ~f.stored_mask for f in self.fields)
 
     def held(self, value: int) -> int:
         """A register value as the hardware holds it: the bits of narrowed fields it does not store are 0."""
-        if not self.narrowed:
-            return value
-        dropped = sum(f.mask & ~f.stored_mask for f in self.fields)
-        return value & ~dropped
+        return value & ~self._dropped
 
     @property
     def readable_mask(self) -> int:

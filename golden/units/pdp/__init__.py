@@ -125,4 +125,3 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
     if own is None or tolerance.rule not in provenance.CONVOLUTION:
         return own
     return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
-

@@ -157,8 +157,8 @@ def passed_on(ctx, tolerance: Tolerance | None, own: Tolerance | None) -> Tolera
     factor = np.float64(1.0)
     for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
         if not stage.bypass and not stage.mul_bypass:
-            operand = operands[key][1] if operands[key][1] is not None else np.uint16(stage.mul_operand & 0xFFFF)
-            factor = factor * _magnitude(datapath.fp16_operand(operand, cfg.nan_to_zero), stage.mul_prelu)
+            operand = datapath.fp_x_operand(operands[key][1], stage.mul_operand, cfg.nan_to_zero)
+            factor = factor * _magnitude(operand, stage.mul_prelu)
     y = cfg.y
     if not y.bypass and not y.mul_bypass:
         operand = datapath.fp_ew_operand(operands["E"][1], y.mul_src, y.mul_operand, cfg.nan_to_zero)
@@ -174,4 +174,3 @@ def _magnitude(operand, prelu: bool) -> np.ndarray:
     size = np.abs(np.asarray(operand, np.float64))
     size = np.where(np.isfinite(size), size, 0.0)  # NaN/INF elements are compared exactly anyway
     return np.maximum(size, 1.0) if prelu else size
-

@@ -212,17 +212,20 @@ def _fp_mul(a, b, prelu):
     return product
 
 
+def fp_x_operand(data, operand, nan_to_zero):
+    """An X stage's fp16 operand as fp32: from memory (`data`) or its register value."""
+    return fp16_operand(data if data is not None else np.uint16(operand & 0xFFFF), nan_to_zero)
+
+
 def fp_x(x, stage, alu_op, mul_op, nan_to_zero):
     if stage.bypass:
         return x
     a = x
     if not stage.alu_bypass:
-        operand = alu_op if alu_op is not None else np.uint16(stage.alu_operand & 0xFFFF)
-        a = fp_alu(stage.alu_algo, x, fp16_operand(operand, nan_to_zero))
+        a = fp_alu(stage.alu_algo, x, fp_x_operand(alu_op, stage.alu_operand, nan_to_zero))
     m = a
     if not stage.mul_bypass:
-        operand = mul_op if mul_op is not None else np.uint16(stage.mul_operand & 0xFFFF)
-        m = _fp_mul(a, fp16_operand(operand, nan_to_zero), stage.mul_prelu)
+        m = _fp_mul(a, fp_x_operand(mul_op, stage.mul_operand, nan_to_zero), stage.mul_prelu)
     if stage.relu_bypass:
         return m
     return relu(m)
