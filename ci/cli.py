@@ -13,8 +13,11 @@ import argparse
 import importlib
 import os
 import pkgutil
+import shlex
+import shutil
 import sys
 import traceback
+from pathlib import Path
 
 import ci.commands
 from golden import __version__, limits
@@ -43,6 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_arguments(command)
         command.set_defaults(handler=module.run)
     return parser
+
+
+def invocation() -> str:
+    """nvdla-verif as a command a person can paste into a shell in any folder: the bare name when it is the one
+    on PATH, else the absolute path of the script that was started, else this interpreter running the module."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if started is not None and started.name == "nvdla-verif" and started.is_file():
+        found = shutil.which("nvdla-verif")
+        if found and Path(found).resolve() == started.resolve():
+            return "nvdla-verif"
+        return shlex.quote(str(started.absolute()))
+    return f"{shlex.quote(sys.executable)} -m ci.cli"
 
 
 def _size(text: str) -> int:

@@ -3,6 +3,7 @@
     run_trace(trace_or_path, profile, implementation, reference=None) -> TraceResult   never raises for a
                                                                                       trace or model problem
 
+A trace made for a profile the implementation's declared one lacks something of is `not applicable`, not run.
 The reference (default: none for the golden model itself, the golden model for anything else) runs
 first: when the trace is `invalid` for the profile there, it is invalid everywhere and the
 implementation does not run; its outcome gives the scoreboards the bytes and tolerances to compare.
@@ -26,12 +27,17 @@ from scoreboards.verdict import judge
 def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
               reference: Implementation | None = None) -> TraceResult:
     started = time.perf_counter()
+    name = trace.name if isinstance(trace, Trace) else label(Path(trace))
+    path = str(trace.path if isinstance(trace, Trace) else trace)
+    lacking = not_applicable(implementation, profile)
+    if lacking:
+        return TraceResult(name, profile.name, "not applicable", lacking, path=path,
+                           implementation=implementation.name)
     try:
         program = prepare(trace, profile)
     except NvdlaVerifError as exc:
-        name = trace.name if isinstance(trace, Trace) else label(Path(trace))
         detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
-        return TraceResult(name, profile.name, "error", detail, path=str(trace),
+        return TraceResult(name, profile.name, "error", detail, path=path,
                            implementation=implementation.name, seconds=time.perf_counter() - started)
     expected = observe(reference, program, profile) if reference is not None else None
     if expected is not None and expected.status in ("invalid", "error"):
@@ -43,3 +49,12 @@ def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Imple
     result = judge(program, outcome, expected, profile)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def not_applicable(implementation: Implementation, profile: Profile) -> str:
+    """Why a layer made for `profile` does not apply to the implementation (its declared profile lacks
+    something; golden/implementation.py), or ''."""
+    own = getattr(implementation, "profile", None)
+    lacking = own.lacks(profile) if own is not None else []
+    return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
+        if lacking else ""

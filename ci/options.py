@@ -1,4 +1,5 @@
-"""Options shared by the commands that play traces (conform, play): profile and implementations."""
+"""Options shared by the commands that play traces (conform, play, regress): profile, implementations and the
+RTL under test."""
 
 from __future__ import annotations
 
@@ -43,12 +44,23 @@ def add_implementation_options(parser) -> None:
                         help="the reference its outcome is compared with through the scoreboards (default: "
                              "golden, none when --impl is golden); 'none': judge by the trace's own checks only "
                              "(e.g. a layer the golden model rejects)")
+    add_rtl_options(parser)
+
+
+def add_rtl_options(parser) -> None:
     rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
     rtl.add_argument("--rtl-filelist", metavar="FILE",
                      help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
     rtl.add_argument("--rtl-top", metavar="NAME", help="the top module of --rtl-filelist (NV_nvdla-like ports)")
     rtl.add_argument("--rtl-define", action="append", default=[], metavar="D",
                      help="a Verilator define for --rtl-filelist, e.g. EMULATION (repeatable)")
+    declared = rtl.add_mutually_exclusive_group()
+    declared.add_argument("--rtl-profile", metavar="NAME",
+                          help="the hardware profile the RTL was built as (e.g. nv_small): tests made for a "
+                               "profile it lacks something of are `not applicable`, generated tests draw for it")
+    declared.add_argument("--rtl-spec", metavar="FILE",
+                          help="the nvdla/hw .spec file of the configuration the RTL was built from (instead of "
+                               "--rtl-profile)")
 
 
 def implementations(args) -> tuple[Implementation, Implementation | None]:
@@ -66,22 +78,46 @@ def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation 
     return implementation, registry.create(ref) if ref and ref != impl else None
 
 
+def rtl_profile(args) -> str | None:
+    """The RTL's declared profile as --rtl-profile names it or the absolute path of --rtl-spec (checked)."""
+    if args.rtl_spec:
+        return str(Path(args.rtl_spec).resolve()) if load_spec(args.rtl_spec) else None
+    return get_profile(args.rtl_profile).name if args.rtl_profile else None
+
+
 def rtl_environment(args) -> dict[str, str]:
-    """The RTL build options, handed to rtl.build.BuildOptions.from_env through the environment."""
+    """The RTL selection (build options and declared profile), handed to the `rtl` implementation through the
+    environment (rtl.build.BuildOptions.from_env, rtl.implementation.declared_profile)."""
     if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
         raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
-    if not args.rtl_filelist:
+    declared = rtl_profile(args)
+    if not args.rtl_filelist and not declared:
         return {}
     if not args.impl.startswith("rtl") and not (args.ref or "").startswith("rtl"):
-        raise NvdlaVerifError("--rtl-filelist needs --impl rtl")
-    if not Path(args.rtl_filelist).is_file():
+        option = "--rtl-filelist" if args.rtl_filelist else "--rtl-profile/--rtl-spec"
+        raise NvdlaVerifError(f"{option} needs --impl rtl")
+    if args.rtl_filelist and not Path(args.rtl_filelist).is_file():
         raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
     try:
         from rtl.build import BuildOptions
+        from rtl.implementation import PROFILE_VARIABLE
     except ModuleNotFoundError as exc:
         raise NvdlaVerifError(f"--impl rtl needs the RTL bench's packages ({exc.name} is missing): "
                               "bash ci/setup.sh --test") from None
-    return BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env()
+    values = {PROFILE_VARIABLE: declared} if declared else {}
+    if args.rtl_filelist:
+        values.update(BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env())
+    return values
+
+
+def rtl_arguments(args) -> list[str]:
+    """The RTL selection as command-line arguments that work from any folder (for reproduce commands)."""
+    words = ["--rtl-filelist", str(Path(args.rtl_filelist).resolve())] if args.rtl_filelist else []
+    words += ["--rtl-top", args.rtl_top] if args.rtl_top else []
+    for define in args.rtl_define:
+        words += ["--rtl-define", define]
+    words += ["--rtl-spec", str(Path(args.rtl_spec).resolve())] if args.rtl_spec else []
+    return words + (["--rtl-profile", args.rtl_profile] if args.rtl_profile else [])
 
 
 @contextmanager

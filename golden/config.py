@@ -24,6 +24,11 @@ SWITCHES = (
     "RETIMING",
 )
 
+#: The build parameters a layer's memory layout and CBUF use depend on: a layer made for one value runs on
+#: hardware with another as a different layer (nvdla-in-memory-data-formats.md "Feature Data Format").
+GEOMETRY = ("mac_atomic_c", "mac_atomic_k", "memory_atomic_size", "cbuf_bank_number", "cbuf_bank_width",
+            "cbuf_bank_depth")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -81,6 +86,20 @@ class Profile:
         if switch not in SWITCHES:
             raise ProfileError(f"unknown feature switch {switch!r}; known: {', '.join(SWITCHES)}")
         return bool(getattr(self, switch.lower()))
+
+    def lacks(self, needed: Profile) -> list[str]:
+        """What this profile (an implementation's, e.g. the RTL's) lacks to run layers made for `needed`: a
+        register layout, a geometry value (atoms and CBUF shape decide where data lives), a feature switch or
+        a data type; [] when every such layer runs on it."""
+        missing = [f"the {needed.layout} register layout"] if needed.layout != self.layout else []
+        missing += [f"{name.upper()} {getattr(needed, name)} (it has {getattr(self, name)})" for name in GEOMETRY
+                    if getattr(needed, name) != getattr(self, name)]
+        missing += [f"{switch}_ENABLE" for switch in SWITCHES  # retiming adds pipeline stages, no function
+                    if switch != "RETIMING" and needed.has(switch) and not self.has(switch)]
+        missing += [f"{kind} {precision}" for kind, attribute in (("feature data", "feature_types"),
+                                                                  ("weight data", "weight_types"))
+                    for precision in sorted(getattr(needed, attribute) - getattr(self, attribute))]
+        return missing
 
     def require(self, switch: str, what: str, *, fields: tuple[str, ...] = ()) -> None:
         """Raise ProfileFeatureError naming the profile and switch unless it is enabled."""
@@ -244,12 +263,15 @@ DEFAULT_PROFILE = "nv_full"
 
 
 def get_profile(name: str) -> Profile:
-    """The built-in profile of that name; ProfileError lists the known ones otherwise."""
+    """The built-in profile of that name, or the profile a .spec file defines (its path ends in .spec);
+    ProfileError lists the known ones otherwise."""
+    if name.endswith(".spec"):
+        return load_spec(name)
     try:
         return PROFILES[name]
     except KeyError:
         raise ProfileError(
-            f"unknown hardware profile {name!r}; known: {', '.join(sorted(PROFILES))}"
+            f"unknown hardware profile {name!r}; known: {', '.join(sorted(PROFILES))} (or a .spec file)"
         ) from None
 
 

@@ -8,6 +8,10 @@ one:
         name = "mine"
         def run(self, program: Program, profile: Profile) -> Outcome: ...
 
+An implementation built as one hardware configuration (an RTL build, a fixed C model) says so with a
+`profile` attribute (a Profile; absent or None: it takes each trace's profile): a trace made for a profile
+that one lacks something of (Profile.lacks) is `not applicable` to it and is not run.
+
 Implementations are registered through the entry-point group `nvdla_verif.implementations`
 (ci/implementations.py reads it): the entry point names a class or factory called with the text
 after `NAME:` in `--impl NAME:ARGUMENT` (None without it). `run` reports problems of its own in

@@ -9,6 +9,8 @@ Status of a trace:
     failed       a check failed, or the implementation hung (outcome status "timeout")
     unsupported  the implementation lacks a feature the trace uses (e.g. a unit not modelled)
     invalid      the trace needs a feature its profile lacks
+    not applicable  the trace was made for a profile the implementation under test is not built as (its
+                 declared profile lacks a feature, a data type, the register layout or the geometry): not run
     error        the trace or the run is broken: a missing input file, a trace that would hang,
                  nothing checked, an implementation that crashed or returned no outcome
 """
@@ -24,7 +26,7 @@ from golden.formats.feature import feature_span
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program, ReadRegister
 
-STATUSES = ("passed", "failed", "unsupported", "invalid", "error")
+STATUSES = ("passed", "failed", "unsupported", "invalid", "error", "not applicable")
 
 
 @dataclass

@@ -1,16 +1,19 @@
 """`--impl rtl`: the cocotb + pyuvm bench on a Verilator build as an implementation.
 
 The DUT is the project's fixture unless $NVDLA_RTL_FILELIST / $NVDLA_RTL_TOP / $NVDLA_RTL_DEFINES
-(the conform options --rtl-filelist/--rtl-top/--rtl-define) name the user's RTL (rtl/build.py).
+(the options --rtl-filelist/--rtl-top/--rtl-define) name the user's RTL (rtl/build.py), and
+$NVDLA_RTL_PROFILE (--rtl-profile / --rtl-spec) the profile it was built as.
 A layer outside the fixture's subset is `unsupported`, never simulated; a DUT that does not raise
 its interrupt in time is a `timeout` (a failure); a simulation that writes no result is an `error`.
 """
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from golden.config import Profile
+from golden.config import Profile, get_profile
 from golden.outcome import Outcome
 from golden.steps import Program
 from rtl.build import BuildOptions
@@ -20,11 +23,23 @@ STATUSES = {"pass": "completed", "fail": "completed", "timeout": "timeout", "err
             "unsupported": "unsupported"}
 
 
+#: The hardware profile the RTL under test was built as (a profile name or an nvdla/hw .spec path), set by
+#: --rtl-profile / --rtl-spec: a trace made for a profile it lacks something of is `not applicable`.
+PROFILE_VARIABLE = "NVDLA_RTL_PROFILE"
+
+
+def declared_profile() -> Profile | None:
+    text = os.environ.get(PROFILE_VARIABLE)
+    return get_profile(text) if text else None
+
+
 class Rtl:
     name = "rtl"
 
-    def __init__(self, argument: str | None = None, build_options: BuildOptions | None = None):
+    def __init__(self, argument: str | None = None, build_options: BuildOptions | None = None,
+                 profile: Profile | None = None):
         self.build_options = build_options
+        self.profile = profile or (declared_profile() if build_options is None else None)
 
     def run(self, program: Program, profile: Profile) -> Outcome:
         options = self.build_options or BuildOptions.from_env()

@@ -32,6 +32,9 @@ from golden.trace import Trace, Wait
 #: Memory names: the trace's (pri_mem, sec_mem) -> the bench's (pri, sec), and back.
 MEMORIES = {"pri_mem": "pri", "sec_mem": "sec"}
 TRACE_MEMORIES = {kind: name for name, kind in MEMORIES.items()}
+#: The DUT's AXI port of each memory (NV_nvdla's nvdla_core2dbb_* and, where the configuration has it,
+#: nvdla_core2cvsram_*).
+PORTS = {"pri": "nvdla_core2dbb", "sec": "nvdla_core2cvsram"}
 
 
 @dataclass

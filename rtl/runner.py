@@ -45,7 +45,7 @@ from golden.trace import Trace, load_trace
 from rtl.build import BuildOptions, build
 from rtl.cycle_budget import layer_cycle_budget
 from rtl.fixture_subset import ATOM_BYTES, output_layout, unsupported_reason
-from rtl.job import Job, job_from_program
+from rtl.job import PORTS, TRACE_MEMORIES, Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
 SIM_TIMEOUT_S = 1800
@@ -181,6 +181,15 @@ def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
     return json.loads(result_file.read_text())
 
 
+def missing_port(job: Job, build_dir: Path) -> str:
+    """Why the built DUT cannot run the job before anything is simulated: a memory the job uses whose AXI port
+    the DUT lacks (nv_small has no CV-SRAM port), from the ports the verilated model declares; or ''."""
+    header = (build_dir / "Vtop.h").read_text(errors="replace")
+    used = sorted({step.mem for step in job.steps if step.op in ("mem_fill", "mem_write", "check")})
+    absent = [kind for kind in used if f"{PORTS[kind]}_aw_awvalid" not in header]
+    return f"the trace uses {TRACE_MEMORIES[absent[0]]} and the DUT has no {PORTS[absent[0]]} port" if absent else ""
+
+
 def failure_cause(log: Path) -> str:
     """What a simulation log says went wrong: from its first traceback or error line on (80 lines), in full."""
     lines = [line for line in log.read_text(errors="replace").splitlines(keepends=True) if line.strip()]
@@ -217,6 +226,9 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
     job_path = run_dir / "job.json"
     job.save(job_path)
     build_dir = build(options)
+    missing = missing_port(job, build_dir)
+    if missing:
+        return RtlRunResult("unsupported", missing, run_dir=run_dir)
     sim_started = time.perf_counter()
     summary = _simulate(build_dir, options.toplevel, job_path)
     regions = {int(index): (run_dir / dump).read_bytes() for index, dump in summary.get("regions", {}).items()}

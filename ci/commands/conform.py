@@ -3,7 +3,7 @@
 The implementation's outcome is judged against each trace's own checks and, through the scoreboards,
 against a reference implementation (--ref; the golden model unless --impl is golden itself).
 Exit status 0 only when every trace that is valid for its profile and has all its input files
-passed ("invalid" traces and traces with a missing input file do not count); 1 otherwise; 2 when
+passed ("invalid" and "not applicable" traces and traces with a missing input file do not count); 1 otherwise; 2 when
 nothing was selected or an option is wrong.
 """
 
@@ -73,7 +73,8 @@ def counts(results: list[TraceResult]) -> dict[str, int]:
 
 
 def exit_code(results: list[TraceResult]) -> int:
-    counted = [r for r in results if r.status != "invalid" and not r.detail.startswith("missing file")]
+    counted = [r for r in results if r.status not in ("invalid", "not applicable")
+               and not r.detail.startswith("missing file")]
     return 0 if all(r.status == "passed" for r in counted) else 1
 
 
@@ -83,6 +84,7 @@ def run(args) -> int:
 
 
 def _conform(args) -> int:
+    _created.cache_clear()  # the RTL selection of an earlier run in this process lives in its implementations
     implementation, reference = implementations(args)
     ref = reference.name if reference is not None else None
     ref_spec = (args.ref or "golden") if ref else None
@@ -148,12 +150,12 @@ def _journal(args, ref_spec: str | None, paths: list[Path]) -> Journal | None:
 
 def _print_table(results: list[TraceResult], summary: dict[str, int], seconds: float) -> None:
     profiles = sorted({r.profile for r in results})
-    header = f"{'profile':14}" + "".join(f"{s:>12}" for s in (*STATUSES, "total"))
+    header = f"{'profile':14}" + "".join(f"{s:>15}" for s in (*STATUSES, "total"))
     print("\n" + header, file=sys.stdout)
     print("-" * len(header))
     for profile in profiles:
         rows = [r for r in results if r.profile == profile]
-        print(f"{profile:14}" + "".join(f"{sum(r.status == s for r in rows):12}" for s in STATUSES)
-              + f"{len(rows):12}")
-    print(f"{'all':14}" + "".join(f"{summary[s]:12}" for s in STATUSES) + f"{summary['total']:12}")
+        print(f"{profile:14}" + "".join(f"{sum(r.status == s for r in rows):15}" for s in STATUSES)
+              + f"{len(rows):15}")
+    print(f"{'all':14}" + "".join(f"{summary[s]:15}" for s in STATUSES) + f"{summary['total']:15}")
     print(f"{summary['total']} traces in {seconds:.1f} s")

@@ -23,6 +23,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from ci.cli import invocation
+from ci.options import add_rtl_options, environment, rtl_arguments, rtl_environment, rtl_profile
 from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
@@ -43,6 +45,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ref", metavar="NAME[:ARG]",
                         help="the reference its outcome is compared with (default: golden, none for --impl golden)")
     parser.add_argument("--profile", help="a hardware profile for every layer (default: from the folder names)")
+    add_rtl_options(parser)
     parser.add_argument("--seed", type=int, help="the base seed (default: a new one, printed)")
     parser.add_argument("--shard", metavar="i/n", help="run only the i-th of n deterministic parts of the tests")
     parser.add_argument("--out", default="regress-out", metavar="DIR",
@@ -69,6 +72,11 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    with environment(rtl_environment(args)):
+        return _regress(args)
+
+
+def _regress(args) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     if args.seed is None:
         print(f"regress: base seed {seed} (rerun with --seed {seed})", flush=True)
@@ -76,7 +84,8 @@ def run(args) -> int:
     data = Path(args.nvdla_data)
     if not data.is_dir():
         raise PlanError(f"NVIDIA's traces not found at {data} (use --nvdla-data DIR)")
-    items = plan.items(args.level, seed, data)
+    target = rtl_profile(args) if args.impl.partition(":")[0] == "rtl" else None
+    items = plan.items(args.level, seed, data, target)
     plan_items = len(items)
     if args.test:
         items = [i for i in items if any(fnmatch.fnmatchcase(i.id, pattern) for pattern in args.test)]
@@ -90,13 +99,15 @@ def run(args) -> int:
         return 0
     out = Path(args.out).resolve()
     settings = Settings(impl=args.impl, ref=args.ref, profile=args.profile, level=args.level, seed=seed,
-                        timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage,
+                        timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
+                        command=invocation(),
                         plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
     _check_implementations(settings)
     if args.resume and args.seed is None:
         raise PlanError("--resume needs the --seed of the run it continues")
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
-                "ref": settings.reference_spec(), "profile": args.profile, "plan_items": plan_items,
+                "ref": settings.reference_spec(), "profile": args.profile, "rtl_profile": target,
+                "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"}}

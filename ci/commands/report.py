@@ -24,7 +24,7 @@ from ci.regression.results import collect_records, keep_history
 
 NAME = "report"
 HELP = "merge the results of regress shards into one report (report merge DIR...), build the HTML report"
-SAME_RUN = ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")
+SAME_RUN = ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile", "plan_items")
 
 
 def add_arguments(parser) -> None:

@@ -52,6 +52,11 @@ class Settings:
     timeout_scale: float = 1.0
     plan: str | None = None
     rtl_coverage: bool = False  # Verilator line and toggle coverage of the RTL runs (ci/regression/code_coverage.py)
+    #: The RTL selection as command-line arguments (ci.options.rtl_arguments), for reproduce commands; the run's
+    #: processes receive it through the environment (ci.options.rtl_environment).
+    rtl: list[str] = field(default_factory=list)
+    #: How the person started nvdla-verif, as a command that works from any folder (ci.cli.invocation).
+    command: str = "nvdla-verif"
 
     def reference_spec(self) -> str | None:
         name = self.impl.partition(":")[0]
@@ -210,6 +215,8 @@ def _status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str
         return "passed", ""
     if result.status == "failed":
         return "failed", ""
+    if result.status == "not applicable":
+        return "not applicable", ""
     if result.status in ("unsupported", "invalid"):
         return "skipped", f"{result.status}: {result.detail}"
     if result.detail.startswith("missing file"):
@@ -267,17 +274,47 @@ def _infrastructure(detail: str) -> bool:
     return any(marker in detail for marker in INFRASTRUCTURE_ERRORS)
 
 
+def not_applicable(item: Item, settings: Settings) -> str:
+    """Why the item does not apply to the implementation under test ('' when it does): it was made for a profile
+    the implementation's declared one lacks something of (ci.conformance.not_applicable), or its family is none
+    of that profile's."""
+    from ci.conformance import not_applicable as lacking
+    from stimulus.families import available
+
+    if item.kind == "mutants":  # the fixture built with a bug switch: the bench's own check, whatever the DUT
+        return ""
+    text = settings.profile or item.params.get("profile") or infer_profile_name(item.params.get("path", ""))
+    if not text:
+        return ""
+    profile = get_profile(text)
+    reason = lacking(registry.create(settings.impl), profile)
+    if not reason and item.kind == "generated" and item.params["family"] not in available(profile):
+        reason = f"family {item.params['family']} is none of {profile.name}'s ({', '.join(available(profile))})"
+    return reason
+
+
 def reproduce_command(item: Item, settings: Settings) -> str:
-    impl = f" --impl {shlex.quote(settings.impl)}" if settings.impl != "golden" else ""
-    ref = f" --ref {shlex.quote(settings.ref)}" if settings.ref else ""
-    profile = f" --profile {settings.profile}" if settings.profile else ""
+    """A command that reproduces the item's result when pasted into a shell in any folder: the implementation
+    with its RTL selection and profile, and a results folder of its own."""
+    nvdla, options = settings.command, implementation_options(settings)
+    name = item.id.replace("/", "-")
     if item.kind == "nvidia_traces":
-        return f"nvdla-verif conform {shlex.quote(item.params['path'])}{impl}{ref}{profile}"
+        profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
+        return f"{nvdla} conform {shlex.quote(item.params['path'])}{options}{profile} --json repro-{name}.json"
     if item.kind == "generated":
         p = item.params
-        folder = f"repro-{p['family']}-{p['seed']}"
-        return (f"nvdla-verif generate --unit {p['family']} --profile {p['profile']} --seed {p['seed']} -n 1 "
-                f"--layers {p['layers']} --out {folder} && nvdla-verif conform {folder}{impl}{ref}")
+        folder = f"repro-{name}"
+        return (f"{nvdla} generate --unit {p['family']} --profile {shlex.quote(p['profile'])} --seed {p['seed']} "
+                f"-n 1 --layers {p['layers']} --out {folder} && {nvdla} conform {folder}{options}")
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
-    return (f"nvdla-verif regress{plan} --level {settings.level} --seed {settings.seed} "
-            f"--impl {shlex.quote(settings.impl)}{ref}{profile} --test {shlex.quote(item.id)}")
+    profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
+    impl = "" if options.startswith(" --impl") else " --impl golden"  # regress defaults to rtl
+    return (f"{nvdla} regress{plan} --level {settings.level} --seed {settings.seed}{impl}{options}{profile} "
+            f"--test {shlex.quote(item.id)} --out regress-repro-{name}")
+
+
+def implementation_options(settings: Settings) -> str:
+    """--impl with the RTL selection, and --ref, as `conform` takes them (empty for the golden model alone)."""
+    rtl = "".join(f" {shlex.quote(word)}" for word in settings.rtl)
+    impl = f" --impl {shlex.quote(settings.impl)}{rtl}" if settings.impl != "golden" else ""
+    return impl + (f" --ref {shlex.quote(settings.ref)}" if settings.ref else "")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ci.options import environment
 from ci.regression.code_coverage import collect_test
-from ci.regression.engine import Item, Run, Settings, new_record, run_mutant, run_trace_item
+from ci.regression.engine import Item, Run, Settings, new_record, not_applicable, run_mutant, run_trace_item
 from ci.regression.generated import run_generated, run_illegal
 
 
@@ -30,7 +30,10 @@ def run_item(item: Item, settings: Settings) -> Run:
 
 def _run_item(item: Item, settings: Settings) -> Run:
     started = time.perf_counter()
-    if item.kind == "nvidia_traces":
+    reason = not_applicable(item, settings)
+    if reason:
+        run = Run(new_record(item, settings, "not applicable", "-", reason))
+    elif item.kind == "nvidia_traces":
         run = run_trace_item(item, Path(item.params["path"]), settings)
     elif item.kind == "random_sdp":
         from stimulus.fixture_sdp import write_random_trace

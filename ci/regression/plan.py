@@ -64,7 +64,9 @@ class Plan:
         names = {t for tp in self.testpoints_for(level) for t in tp["tests"]}
         return sorted(n for n in names if not self.tests[n].get("available", True))
 
-    def items(self, level: str, seed: int, data_root: Path) -> list[Item]:
+    def items(self, level: str, seed: int, data_root: Path, target: str | None = None) -> list[Item]:
+        """The level's items; `target` (a profile name or .spec path: the RTL's declared profile) is the profile
+        generated and illegal tests that name none draw for (default nv_small)."""
         if level not in LEVELS:
             raise PlanError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
         merged: dict[str, Item] = {}
@@ -73,7 +75,7 @@ class Plan:
                 test = self.tests[test_name]
                 if not test.get("available", True):
                     continue
-                for item in _expand(test, level, seed, data_root):
+                for item in _expand(test, level, seed, data_root, target or GENERATED_PROFILE):
                     old = merged.get(item.id)
                     tests = tuple(sorted({*(old.tests if old else ()), test_name}))
                     points = tuple(sorted({*(old.testpoints if old else ()), testpoint["name"]}))
@@ -165,7 +167,7 @@ def derived_seed(base: int, test: str, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def _expand(test: dict, level: str, seed: int, data_root: Path) -> list[Item]:
+def _expand(test: dict, level: str, seed: int, data_root: Path, target: str) -> list[Item]:
     kind = test["kind"]
     if kind == "nvidia_traces":
         globs = [test["glob"]] if isinstance(test["glob"], str) else test["glob"]
@@ -175,7 +177,7 @@ def _expand(test: dict, level: str, seed: int, data_root: Path) -> list[Item]:
         for p in paths:
             name = p.parent.name if p.suffix == ".txn" else p.stem
             profile = infer_profile_name(p) or "unknown"
-            params = {"path": str(p), "profile": profile, "name": name}
+            params = {"path": str(p.resolve()), "profile": profile, "name": name}
             if name in invalid:
                 params["expected_invalid"] = invalid[name]
             items.append(Item(f"nvidia/{profile}/{name}", kind, params))
@@ -189,13 +191,13 @@ def _expand(test: dict, level: str, seed: int, data_root: Path) -> list[Item]:
         switches = [s for s in fixture_bug_switches() if fnmatch.fnmatchcase(s, test["switches"])]
         return [Item(f"mutant/{s}", kind, {"switch": s, "profile": "nv_small"}) for s in switches]
     if kind == "generated":
-        profile, family, layers = test.get("profile", GENERATED_PROFILE), test["family"], int(test.get("layers", 1))
+        profile, family, layers = test.get("profile", target), test["family"], int(test.get("layers", 1))
         suffix = f"_{layers}l" if layers > 1 else ""
-        return [Item(f"gen/{profile}/{family}/s{s}{suffix}", kind,
+        return [Item(f"gen/{get_profile(profile).name}/{family}/s{s}{suffix}", kind,
                      {"family": family, "profile": profile, "seed": s, "layers": layers})
                 for s in _seeds(test, level, seed, test["name"])]
     if kind == "illegal":
-        return _illegal_items(test, level, seed)
+        return _illegal_items(test, level, seed, test.get("profile", target))
     return []
 
 
@@ -205,13 +207,13 @@ def _seeds(test: dict, level: str, base: int, stream: str) -> list[int]:
     return [derived_seed(base, stream, i) for i in range(_count_for(test, level))]
 
 
-def _illegal_items(test: dict, level: str, base: int) -> list[Item]:
+def _illegal_items(test: dict, level: str, base: int, profile_text: str) -> list[Item]:
     """`count` draws per rule of the registry (golden/rules.py) that `rules` selects and the profile can break;
     a rule without an illegal generator is an item too, skipped with that reason, so the gap shows."""
     from golden import rules
     from stimulus import illegal
 
-    profile = get_profile(test.get("profile", GENERATED_PROFILE))
+    profile = get_profile(profile_text)
     pattern = test.get("rules", "*")
     items = []
     for rule in rules.all_rules():
@@ -220,7 +222,7 @@ def _illegal_items(test: dict, level: str, base: int) -> list[Item]:
         if rule.id in illegal.BREAKERS and not illegal.reachable(rule.id, profile):
             continue  # the profile lacks what breaking it needs (e.g. a unit or a precision)
         for s in _seeds(test, level, base, f"{test['name']}:{rule.id}"):
-            params = {"rule": rule.id, "unit": rule.unit, "profile": profile.name, "seed": s}
+            params = {"rule": rule.id, "unit": rule.unit, "profile": profile_text, "seed": s}
             if rule.id not in illegal.BREAKERS:
                 params["no_generator"] = True
             items.append(Item(f"illegal/{profile.name}/{rule.id}/s{s}", "illegal", params))

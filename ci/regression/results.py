@@ -20,6 +20,10 @@ from ci.regression.signature import KEPT_FOLDER, normalise, text
 from golden.errors import NvdlaVerifError
 
 FAILING = ("failed", "error")
+#: A test's status in its record: a verdict, or why nothing was judged (skipped: the test cannot run here, e.g.
+#: unsupported by the implementation; not applicable: made for a profile the implementation under test is not).
+STATUSES = ("passed", "failed", "error", "skipped", "not applicable")
+NOT_RUN = ("skipped", "not applicable")
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
 RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
@@ -93,9 +97,10 @@ def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
 def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict], unavailable: list[str],
                  previous: list[dict] | None = None, shrunk: dict | None = None) -> dict:
     records = sorted(records, key=lambda r: r["id"])
-    counts = {s: sum(r["status"] == s for r in records) for s in ("passed", "failed", "error", "skipped")}
+    counts = {s: sum(r["status"] == s for r in records) for s in STATUSES}
     counts["total"] = len(records)
-    meta = {k: manifest[k] for k in ("plan", "level", "seed", "impl", "ref", "profile", "plan_items")}
+    meta = {k: manifest.get(k) for k in ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile",
+                                         "plan_items")}
     hits = functional.merged_hits(records)
     note = COVERAGE_NOTE
     try:
@@ -134,7 +139,7 @@ def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
 def mutant_table(records: list[dict]) -> list[dict]:
     rows = []
     for r in records:
-        if r["kind"] != "mutants" or r["status"] == "skipped":
+        if r["kind"] != "mutants" or r["status"] in NOT_RUN:
             continue
         caught = r.get("caught_by", [])
         signatures = sorted({text(c["signature"]) for c in caught})
@@ -148,11 +153,12 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
     rows = []
     for tp in testpoints:
         mine = [r for r in records if tp["name"] in r["testpoints"]]
-        ran = [r for r in mine if r["status"] != "skipped"]
+        ran = [r for r in mine if r["status"] not in NOT_RUN]
         passed = sum(r["status"] == "passed" for r in ran)
         missing = [t for t in tp["tests"] if t in unavailable]
         rows.append({"testpoint": tp["name"], "stage": tp["stage"], "tests": tp["tests"], "items": len(mine),
-                     "ran": len(ran), "passed": passed, "skipped": len(mine) - len(ran),
+                     "ran": len(ran), "passed": passed, "skipped": sum(r["status"] == "skipped" for r in mine),
+                     "not applicable": sum(r["status"] == "not applicable" for r in mine),
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
                      "not_available": missing, "covers": tp.get("covers", []),
                      "coverage": functional.testpoint_coverage(tp.get("covers", []), hits)
@@ -205,7 +211,9 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     ref = m["ref"] or "none"
     lines = [f"regress {m['level']}: seed {m['seed']}, {m['impl']} vs {ref}, "
              f"{c['total']} tests: {c['passed']} passed, {c['failed']} failed, {c['error']} errors, "
-             f"{c['skipped']} skipped"]
+             f"{c['skipped']} skipped, {c.get('not applicable', 0)} not applicable"]
+    if m.get("rtl_profile"):
+        lines[0] += f" (the RTL is {m['rtl_profile']})"
     if report["buckets"]:
         lines.append("failure buckets (count, signature; smallest case; reproduce):")
         for b in report["buckets"]:
@@ -221,6 +229,7 @@ def summary_text(report: dict, out: Path | None = None) -> str:
                 lines.append(f"       {where}{cut['reproduce']}")
             elif cut:
                 lines.append(f"       shrinking: {cut['id']} did not fail again when replayed (flaky?)")
+    lines += not_applicable_lines(report["tests"])
     if report["mutants"]:
         lines.append("fixture mutants:")
         for row in report["mutants"]:
@@ -244,6 +253,19 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+def not_applicable_lines(records: list[dict]) -> list[str]:
+    """The tests not applicable to the implementation under test by name, grouped by what its profile lacks."""
+    groups: dict[str, list[str]] = {}
+    for r in records:
+        if r["status"] == "not applicable":
+            groups.setdefault(r["detail"], []).append(r["id"])
+    lines = ["not applicable (made for what the implementation under test lacks):"] if groups else []
+    for reason, ids in sorted(groups.items()):
+        lines.append(f"  {len(ids):3}  {reason}")
+        lines += [f"       {item_id}" for item_id in ids]
+    return lines
+
+
 def signoff_lines(rows: list[dict]) -> list[str]:
     """The sign-off table: testpoint, stage, tests, passed/ran, pass rate, coverage of its cover points."""
     lines = [f"sign-off: {'testpoint':34} {'stage':8} {'passed/ran':>10} {'pass':>6} {'coverage':>22}  tests"]
@@ -254,6 +276,8 @@ def signoff_lines(rows: list[dict]) -> list[str]:
         extra = []
         if row["skipped"]:
             extra.append(f"{row['skipped']} skipped")
+        if row.get("not applicable"):
+            extra.append(f"{row['not applicable']} not applicable")
         if row["not_available"]:
             extra.append("not available: " + ", ".join(row["not_available"]))
         cov = row.get("coverage") or {}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ci.regression.engine import Settings, layer_bytes, play_layer
+from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
 from ci.regression.results import buckets, shrunk_file
 from ci.regression.signature import normalise, result_signature, text
 from golden.config import get_profile
@@ -163,12 +163,11 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
     shutil.copytree(best_path.parent, target)
     trace = target / best_path.name
     trace.rename(target / f"{name}.cfg")
-    impl = f" --impl {shlex.quote(settings.impl)}" if settings.impl != "golden" else ""
-    ref = f" --ref {shlex.quote(settings.ref)}" if settings.ref else ""
     return {"id": record["id"], "path": f"shrunk/{name}/{name}.cfg", "bytes": layer_bytes(target / f"{name}.cfg"),
             "from_bytes": record.get("size_bytes"), "layers": count, "attempts": attempts.number, "decisions": best,
             "describe": _describe(family, profile, best, count),
-            "reproduce": f"nvdla-verif conform shrunk/{name}/{name}.cfg --profile {profile.name}{impl}{ref}"}
+            "reproduce": f"{settings.command} conform shrunk/{name}/{name}.cfg --profile "
+                         f"{shlex.quote(params['profile'])}{implementation_options(settings)}"}
 
 
 def _drawn(family, profile, values, count):

@@ -12,8 +12,8 @@ from rtl.bench.csb_agent import CsbAgent
 from rtl.bench.intr_monitor import IntrMonitor
 from rtl.bench.outcome import OutcomeCollector
 from rtl.bench.scoreboard import LayerScoreboard
+from rtl.job import PORTS
 
-PORTS = {"pri": "nvdla_core2dbb", "sec": "nvdla_core2cvsram"}
 AXI_SIGNALS = {"aw": ("awvalid", "awready", "awid", "awlen", "awaddr"),
                "w": ("wvalid", "wready", "wdata", "wstrb", "wlast"),
                "b": ("bvalid", "bready", "bid"),

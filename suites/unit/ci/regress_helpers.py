@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -42,3 +43,11 @@ def regress(*args: str, env: dict | None = None) -> int:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def after_invocation(command: str) -> list[str]:
+    """A printed reproduce command's words from its subcommand on (the invocation before it is the path that
+    started nvdla-verif, or this interpreter's `-m ci.cli` under pytest)."""
+    words = shlex.split(command)
+    start = next(i for i, word in enumerate(words) if word in ("conform", "generate", "regress", "play"))
+    return words[start:]

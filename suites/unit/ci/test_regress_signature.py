@@ -18,16 +18,20 @@ def test_different_failures_stay_apart():
         normalise("sdp_1x1x1_pass_through_int8.cfg:40: check_crc", "sdp_1x1x1_pass_through_int8")
 
 
-def test_a_reproduce_command_names_the_implementation_and_the_test():
+def test_a_reproduce_command_names_the_implementation_the_rtl_and_the_test_with_an_out_of_its_own():
     from ci.regression.engine import Settings, reproduce_command
     from ci.regression.plan import Item
 
     random = Item("random_sdp/s9_2l", "random_sdp", {"seed": 9, "layers": 2})
-    golden = reproduce_command(random, Settings(impl="golden", level="nightly", seed=42))
-    assert golden == "nvdla-verif regress --level nightly --seed 42 --impl golden --test random_sdp/s9_2l"
+    golden = reproduce_command(random, Settings(impl="golden", level="nightly", seed=42, command="/v/nvdla-verif"))
+    assert golden == ("/v/nvdla-verif regress --level nightly --seed 42 --impl golden --test random_sdp/s9_2l "
+                      "--out regress-repro-random_sdp-s9_2l")
     trace = Item("nvidia/nv_small/x", "nvidia_traces", {"path": "/d/x/x.cfg"})
-    assert reproduce_command(trace, Settings(impl="rtl", ref="golden")) == \
-        "nvdla-verif conform /d/x/x.cfg --impl rtl --ref golden"
+    rtl = ["--rtl-filelist", "/my rtl/nv_small.f", "--rtl-top", "NV_nvdla", "--rtl-define", "EMULATION",
+           "--rtl-profile", "nv_small"]
+    assert reproduce_command(trace, Settings(impl="rtl", ref="golden", rtl=rtl)) == (
+        "nvdla-verif conform /d/x/x.cfg --impl rtl --rtl-filelist '/my rtl/nv_small.f' --rtl-top NV_nvdla "
+        "--rtl-define EMULATION --rtl-profile nv_small --ref golden --json repro-nvidia-nv_small-x.json")
 
 
 def test_a_traceback_is_known_by_its_exception_not_its_first_line():

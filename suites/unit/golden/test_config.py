@@ -84,3 +84,37 @@ def test_infer_profile_name():
     assert infer_profile_name("/x/trace_tests/nv_small_256/t/t.cfg") == "nv_small_256"
     assert infer_profile_name("/x/traceplayer/sanity0/input.txn") == "nv_full"
     assert infer_profile_name("/tmp/mine.cfg") is None
+
+
+
+def _defines(path) -> set[str]:
+    return {line.split()[1] for line in path.read_text().splitlines() if line.startswith("#define")}
+
+
+SPEC_GEOMETRY = {"MAC_ATOMIC_C_SIZE": "MAC_ATOMIC_C", "MAC_ATOMIC_K_SIZE": "MAC_ATOMIC_K",
+                 "MEMORY_ATOMIC_SIZE": "MEMORY_ATOMIC_SIZE", "CBUF_BANK_NUMBER": "CBUF_BANK_NUMBER",
+                 "CBUF_BANK_WIDTH": "CBUF_BANK_WIDTH", "CBUF_BANK_DEPTH": "CBUF_BANK_DEPTH"}
+
+
+@pytest.mark.parametrize("dut, made_for", [("nv_small_256_full", "nv_small_256"), ("nv_large", "nv_small"),
+                                           ("nv_small", "nv_medium_1024_full"), ("nv_small", "nv_large")])
+def test_what_a_profile_lacks_for_another_is_what_their_spec_files_say(nvdla_data, dut, made_for):
+    """Read from NVIDIA's .spec files here, not through golden/config.py: every geometry define that differs,
+    every switch the layer's configuration enables and the DUT's does not (retiming changes no function)."""
+    mine, theirs = (_defines(nvdla_data / "configs" / f"{name}.spec") for name in (dut, made_for))
+    expected = []
+    for define in sorted(theirs - mine):
+        key, _, value = define.rpartition("_")
+        if key in SPEC_GEOMETRY:
+            has = next(d.rpartition("_")[2] for d in mine if d.rpartition("_")[0] == key)
+            expected.append(f"{SPEC_GEOMETRY[key]} {value} (it has {has})")
+        elif value == "ENABLE" and key != "RETIMING":
+            expected.append(define)
+        elif key in ("FEATURE_DATA_TYPE", "WEIGHT_DATA_TYPE"):
+            expected.append(f"{key.split('_')[0].lower()} data {value.lower()}")
+    assert sorted(get_profile(dut).lacks(get_profile(made_for))) == sorted(expected)
+    assert (not expected) == (dut == "nv_small_256_full")
+
+
+def test_a_layer_made_for_another_register_layout_never_applies():
+    assert get_profile("nv_full").lacks(get_profile("nv_large")) == ["the master register layout"]
