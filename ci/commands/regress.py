@@ -30,6 +30,7 @@ from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.plan import DEFAULT_PLAN, LEVELS, PlanError, load_plan, parse_shard, shard
 from ci.regression.results import collect_records, keep_history, record_file
+from golden.config import get_profile
 
 NAME = "regress"
 HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
@@ -77,16 +78,23 @@ def run(args) -> int:
 
 
 def _regress(args) -> int:
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    if args.seed is None:
-        print(f"regress: base seed {seed} (rerun with --seed {seed})", flush=True)
+    if args.profile:
+        get_profile(args.profile)  # an unknown name is one error now, not one per test
     plan = load_plan(args.plan)
     data = Path(args.nvdla_data)
     if not data.is_dir():
         raise PlanError(f"NVIDIA's traces not found at {data} (use --nvdla-data DIR)")
+    if not any(data.rglob("*.cfg")) and not any(data.rglob("input.txn")):
+        raise PlanError(f"{data}: no NVIDIA trace (.cfg or input.txn) in it (use --nvdla-data DIR: nvdla/hw's "
+                        "verif folder layout, trace_tests/<config>/<test>/ and traceplayer/<test>/)")
+    seed = _seed(args)
     target = rtl_profile(args) if args.impl.partition(":")[0] == "rtl" else None
     items = plan.items(args.level, seed, data, target)
     plan_items = len(items)
+    for pattern in args.test:
+        if not any(fnmatch.fnmatchcase(i.id, pattern) for i in items):
+            raise PlanError(f"--test {pattern!r} matches none of the {len(items)} tests of level {args.level} "
+                            "(--list shows them)")
     if args.test:
         items = [i for i in items if any(fnmatch.fnmatchcase(i.id, pattern) for pattern in args.test)]
     if args.shard:
@@ -103,8 +111,6 @@ def _regress(args) -> int:
                         command=invocation(),
                         plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
     _check_implementations(settings)
-    if args.resume and args.seed is None:
-        raise PlanError("--resume needs the --seed of the run it continues")
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "rtl_profile": target,
                 "plan_items": plan_items,
@@ -136,6 +142,20 @@ def _regress(args) -> int:
     return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0
 
 
+def _seed(args) -> int:
+    """--seed; with --resume the stopped run's own (its manifest); else a new one, printed."""
+    if args.seed is not None:
+        return args.seed
+    if args.resume:
+        manifest = Path(args.out) / "manifest.json"
+        if not manifest.is_file():
+            raise PlanError(f"{args.out}: no run to resume (no manifest.json)")
+        return json.loads(manifest.read_text())["seed"]
+    seed = secrets.randbelow(2**31)
+    print(f"regress: base seed {seed} (rerun with --seed {seed})", flush=True)
+    return seed
+
+
 def _check_implementations(settings: Settings) -> None:
     """Create the implementations once here so that a bad --impl/--ref is one error, not a failure per test."""
     import ci.implementations as registry
@@ -151,11 +171,16 @@ def _resume(out: Path, manifest: dict) -> dict:
     if not path.is_file():
         raise PlanError(f"{out}: no run to resume (no manifest.json)")
     earlier = json.loads(path.read_text())
-    if earlier != manifest:
+    if _options(earlier) != _options(manifest):
         differs = sorted(k for k in manifest if earlier.get(k) != manifest[k])
         raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); "
                         "resume it with the same ones")
     return {**manifest, "items": [i for i in manifest["items"] if not record_file(out, i["id"]).is_file()]}
+
+
+def _options(manifest: dict) -> dict:
+    """What a resumed run must share with the stopped one: all but how nvdla-verif was started."""
+    return {**manifest, "settings": {k: v for k, v in manifest.get("settings", {}).items() if k != "command"}}
 
 
 def _prepare(out: Path, manifest: dict) -> dict:

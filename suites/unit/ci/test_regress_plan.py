@@ -155,7 +155,9 @@ def test_every_cover_point_the_plan_lists_exists(plan):
     pytest.importorskip("cocotb_coverage")
     from ci.regression.coverage import known_cover_points, matches
 
-    profiles = ("nv_small", "nv_large", "nv_full")
+    from golden.config import PROFILES
+
+    profiles = sorted(PROFILES)
     known = {(p, key) for p in profiles for key in known_cover_points([p])}
     for tp in plan.testpoints:
         for entry in tp["covers"]:
