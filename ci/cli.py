@@ -36,16 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nvdla-verif",
         description="Golden-model verification and conformance for NVIDIA's NVDLA.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--debug", action="store_true", help="print the Python traceback of an error")
-    parser.add_argument("--memory-limit", metavar="SIZE", type=_size,
-                        help="most bytes one access, surface or memory image of the golden model may use "
-                             f"(default {limits.DEFAULT_MEMORY_LIMIT >> 30}GiB; e.g. 16GiB)")
+    _global_options(parser, None)
+    anywhere = argparse.ArgumentParser(add_help=False)
+    _global_options(anywhere, argparse.SUPPRESS)  # after the command too, without resetting what came before
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _commands():
-        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP, parents=[anywhere])
         module.add_arguments(command)
         command.set_defaults(handler=module.run)
     return parser
+
+
+def _global_options(parser: argparse.ArgumentParser, default) -> None:
+    parser.add_argument("--debug", action="store_true", default=default if default else False,
+                        help="print the Python traceback of an error")
+    parser.add_argument("--memory-limit", metavar="SIZE", type=_size, default=default,
+                        help="most bytes one access, surface or memory image of the golden model may use "
+                             f"(default {limits.DEFAULT_MEMORY_LIMIT >> 30}GiB; e.g. 16GiB)")
 
 
 def invocation() -> str:
@@ -83,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`nvdla-verif rules | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # never a traceback for user input; --debug shows it
         return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
 

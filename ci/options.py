@@ -133,3 +133,34 @@ def environment(values: dict[str, str]):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _at_least(text, 1)
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    return _at_least(text, 0)
+
+
+def _at_least(text: str, low: int) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{value} is less than {low}")
+    return value
+
+
+def workers(requested: int) -> int:
+    """-j N capped at the machine's CPUs, saying so."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if requested > cpus:
+        print(f"-j {requested}: this machine has {cpus} CPUs; running {cpus} in parallel", flush=True)
+        return cpus
+    return requested

@@ -25,8 +25,10 @@ from ci.options import (
     environment,
     fixed_profile,
     implementations,
+    positive,
     profile_for,
     rtl_environment,
+    workers,
 )
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
@@ -46,7 +48,7 @@ def add_arguments(parser) -> None:
                         "result to OUT.journal as it is known)")
     parser.add_argument("--resume", action="store_true",
                         help="continue a run that was stopped: keep the results in OUT.journal, play the rest")
-    parser.add_argument("-j", type=int, default=1, metavar="N", help="run N traces in parallel processes")
+    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N traces in parallel processes")
     add_implementation_options(parser)
 
 
@@ -96,6 +98,7 @@ def _conform(args) -> int:
     if args.resume and not args.json:
         raise NvdlaVerifError("--resume needs --json OUT: the run's journal is OUT.journal")
     fixed = fixed_profile(args)
+    args.j = workers(args.j)
     tasks = [(str(p), fixed, args.impl, ref_spec) for p in paths]
     journal = _journal(args, ref_spec, paths)
     finished = journal.finished() if journal and args.resume else {}

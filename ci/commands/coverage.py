@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 
 from ci.commands.generate import GROUPS
+from ci.options import count, positive
 from golden.config import get_profile
 from golden.player import play
 from golden.trace import find_traces
@@ -19,8 +20,8 @@ HELP = "sample the configuration coverage of N generated layers per unit family 
 def add_arguments(parser) -> None:
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("-n", type=int, default=200, help="generated traces per unit family (0: none)")
-    parser.add_argument("--layers", type=int, default=1,
+    parser.add_argument("-n", type=count, default=200, help="generated traces per unit family (0: none)")
+    parser.add_argument("--layers", type=positive, default=1,
                         help="back-to-back layers per generated trace (2+: conv data/weight reuse)")
     parser.add_argument("--unit", action="append", choices=sorted(GENERATORS), help="unit family (repeatable)")
     parser.add_argument("--traces", nargs="*", default=[], metavar="PATH",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ci.options import positive
 from golden.config import get_profile
 from stimulus.families import GENERATORS
 from stimulus.fuzz import fuzz
@@ -14,7 +15,7 @@ HELP = ("run random legal and illegal layers through the golden model and report
 def add_arguments(parser) -> None:
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("-n", type=int, default=100, help="cases per unit family (and as many illegal ones)")
+    parser.add_argument("-n", type=positive, default=100, help="cases per unit family (and as many illegal ones)")
     parser.add_argument("--unit", action="append", choices=sorted(GENERATORS),
                         help="unit family (repeatable; default all)")
 

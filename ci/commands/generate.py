@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ci.options import positive
 from golden.config import get_profile
 from stimulus.families import GENERATORS, layers, write_generated
 
@@ -16,8 +17,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--unit", required=True, choices=sorted(GENERATORS), help="unit family")
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0, help="seed: the same seed and profile give the same bytes")
-    parser.add_argument("-n", type=int, default=1, help="number of traces (with --coverage-directed: at most)")
-    parser.add_argument("--layers", type=int, default=1, help="back-to-back layers per trace (register groups 0/1)")
+    parser.add_argument("-n", type=positive, default=1, help="number of traces (with --coverage-directed: at most)")
+    parser.add_argument("--layers", type=positive, default=1,
+                        help="back-to-back layers per trace (register groups 0/1)")
     parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument("--coverage-directed", action="store_true",
                         help="draw until the unit's coverage holes stop shrinking; write only the traces that "

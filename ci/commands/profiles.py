@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from golden.config import PROFILES, load_spec
+from golden.config import PROFILES, get_profile, load_spec
 
 NAME = "profiles"
 HELP = "list the built-in hardware profiles (or show one, or a .spec file's)"
@@ -17,10 +17,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.spec or args.name:
-        profile = load_spec(args.spec) if args.spec else PROFILES.get(args.name)
-        if profile is None:
-            print(f"unknown profile {args.name!r}; known: {', '.join(sorted(PROFILES))}")
-            return 2
+        profile = load_spec(args.spec) if args.spec else get_profile(args.name)
         for field in dataclasses.fields(profile):
             value = getattr(profile, field.name)
             if isinstance(value, frozenset):

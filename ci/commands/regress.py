@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ci.cli import invocation
-from ci.options import add_rtl_options, environment, rtl_arguments, rtl_environment, rtl_profile
+from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
 from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
@@ -51,7 +51,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--shard", metavar="i/n", help="run only the i-th of n deterministic parts of the tests")
     parser.add_argument("--out", default="regress-out", metavar="DIR",
                         help="results folder (default: regress-out); the previous run's report there is history")
-    parser.add_argument("-j", type=int, default=1, metavar="N", help="pytest-xdist workers (default 1)")
+    parser.add_argument("-j", type=positive, default=1, metavar="N", help="pytest-xdist workers (default 1)")
     parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE", help="the testplan (hjson)")
     parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
                         help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
@@ -106,6 +106,9 @@ def _regress(args) -> int:
             print(f"{item.id:60} {','.join(item.testpoints)}")
         return 0
     out = Path(args.out).resolve()
+    if out.exists() and not out.is_dir():
+        raise PlanError(f"--out {args.out}: a file, not a results folder")
+    args.j = workers(args.j)
     settings = Settings(impl=args.impl, ref=args.ref, profile=args.profile, level=args.level, seed=seed,
                         timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
                         command=invocation(),

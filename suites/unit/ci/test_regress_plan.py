@@ -154,7 +154,6 @@ def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
 def test_every_cover_point_the_plan_lists_exists(plan):
     pytest.importorskip("cocotb_coverage")
     from ci.regression.coverage import known_cover_points, matches
-
     from golden.config import PROFILES
 
     profiles = sorted(PROFILES)

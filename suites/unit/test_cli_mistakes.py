@@ -1,0 +1,57 @@
+"""Mistakes a person makes at the terminal end with one line and the usage (2) or the project's error exit (2),
+never an internal error or a traceback; global options work after the command too; a closed pipe is quiet."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ci.cli import main
+
+CASES = [
+    (["generate", "--unit", "sdp", "-n", "0", "--out", "{tmp}/g"], "argument -n: 0 is less than 1"),
+    (["generate", "--unit", "sdp", "-n", "-5", "--out", "{tmp}/g"], "argument -n: -5 is less than 1"),
+    (["generate", "--unit", "sdp", "--layers", "0", "--out", "{tmp}/g"], "argument --layers: 0 is less than 1"),
+    (["coverage", "-n", "-1"], "argument -n: -1 is less than 0"),
+    (["fuzz", "-n", "0"], "argument -n: 0 is less than 1"),
+    (["conform", "{tmp}", "-j", "0"], "argument -j: 0 is less than 1"),
+    (["regress", "-j", "x"], "argument -j: 'x' is not a whole number"),
+    (["regress", "--impl", "golden", "--profile", "nv_smal"], "unknown hardware profile 'nv_smal'"),
+    (["regress", "--impl", "golden", "--nvdla-data", "{tmp}"], "no NVIDIA trace (.cfg or input.txn) in it"),
+    (["regress", "--impl", "golden", "--rtl-profile", "nv_small"], "--rtl-profile/--rtl-spec needs --impl rtl"),
+    (["conform", "{tmp}", "--impl", "rtl", "--rtl-profile", "nv_smal"], "unknown hardware profile 'nv_smal'"),
+    (["conform", "{tmp}", "--impl", "rtl", "--rtl-spec", "{tmp}/none.spec"], "cannot read profile spec"),
+    (["profiles", "nv_smal", "--memory-limit", "1GiB"], "unknown hardware profile 'nv_smal'"),
+]
+
+
+@pytest.mark.parametrize("words, message", CASES, ids=[" ".join(c[0][:3]) for c in CASES])
+def test_a_wrong_selection_is_one_line_and_exit_2(words, message, tmp_path, capsys):
+    words = [w.replace("{tmp}", str(tmp_path)) for w in words]
+    try:
+        code = main(words)
+    except SystemExit as exc:  # argparse's usage error
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert message in captured.err + captured.out
+    assert "internal error" not in captured.err and "Traceback" not in captured.err
+    assert len([line for line in captured.err.splitlines() if "error" in line]) == 1, captured.err
+
+
+def test_global_options_are_taken_after_the_command():
+    parser = __import__("ci.cli", fromlist=["build_parser"]).build_parser()
+    after = parser.parse_args(["rules", "--debug", "--memory-limit", "1GiB"])
+    assert after.debug is True and after.memory_limit == 1 << 30
+    before = parser.parse_args(["--debug", "--memory-limit", "1GiB", "rules"])
+    assert before.debug is True and before.memory_limit == 1 << 30
+    assert parser.parse_args(["rules"]).debug is False
+
+
+def test_a_closed_pipe_ends_quietly():
+    shell = subprocess.run(f"{sys.executable} -m ci.cli rules | head -1", shell=True, capture_output=True,
+                           text=True, timeout=120)
+    assert len(shell.stdout.splitlines()) == 1
+    assert "BrokenPipe" not in shell.stderr and "internal error" not in shell.stderr, shell.stderr
