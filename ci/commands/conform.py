@@ -13,6 +13,7 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from ci.options import (
     rtl_environment,
     workers,
 )
+from ci.ownership import owned
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.trace import find_traces
@@ -81,7 +83,7 @@ def exit_code(results: list[TraceResult]) -> int:
 
 
 def run(args) -> int:
-    with environment(rtl_environment(args)):
+    with environment(rtl_environment(args)), owned(args.json, "file") if args.json else nullcontext():
         return _conform(args)
 
 

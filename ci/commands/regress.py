@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ci.cli import invocation
 from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
+from ci.ownership import owned
 from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
@@ -120,11 +121,16 @@ def _regress(args) -> int:
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"}}
+    with owned(out):
+        return _run(args, out, manifest, items, settings, data)
+
+
+def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
     pending = _resume(out, manifest) if args.resume else _prepare(out, manifest)
     if args.resume:
         print(f"regress: resuming {out}: {len(items) - len(pending['items'])} tests done before, "
               f"{len(pending['items'])} to run", flush=True)
-    print(f"regress: {len(items)} tests of level {args.level} ({plan.name})"
+    print(f"regress: {len(items)} tests of level {args.level} ({manifest['plan']})"
           + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
           f"-j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
@@ -139,7 +145,8 @@ def _regress(args) -> int:
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
     if args.html:
-        page = html.build(out / "allure-results", out / "report.html", f"nvdla-verif {args.level} seed {seed}")
+        page = html.build(out / "allure-results", out / "report.html",
+                          f"nvdla-verif {args.level} seed {manifest['seed']}")
         print(f"regress: HTML report {page}")
     counts = report["counts"]
     return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0

@@ -17,6 +17,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ci.ownership import owned
 from ci.regression import html
 from ci.regression.finish import SIGNOFF_PREFIX, finish
 from ci.regression.plan import PlanError
@@ -83,6 +84,15 @@ def merged_manifest(shards: list[tuple[Path, dict]], out: Path) -> dict:
 
 def merge(args) -> int:
     out = Path(args.out).resolve()
+    inputs = [folder for folder in args.dirs if Path(folder).resolve() == out]
+    if inputs:
+        raise PlanError(f"--out {args.out} is one of the folders to merge ({inputs[0]}): merging would overwrite "
+                        "it; choose another --out")
+    with owned(out):
+        return _merge(args, out)
+
+
+def _merge(args, out: Path) -> int:
     shards = load_shards(args.dirs)
     manifest = merged_manifest(shards, out)
     records = [r for folder, m in shards for r in collect_records(folder, m)]
