@@ -164,3 +164,14 @@ def workers(requested: int) -> int:
         print(f"-j {requested}: this machine has {cpus} CPUs; running {cpus} in parallel", flush=True)
         return cpus
     return requested
+
+
+def families_for(profile: Profile, requested: list[str] | None) -> list[str]:
+    """The stimulus families asked for (default: all the profile has); one the profile lacks is an error."""
+    from stimulus.families import available
+
+    have = available(profile)
+    lacking = [family for family in requested or () if family not in have]
+    if lacking:
+        raise ProfileError(f"profile {profile.name} has no {', '.join(lacking)} (its families: {', '.join(have)})")
+    return list(requested or have)

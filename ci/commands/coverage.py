@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import tempfile
+from pathlib import Path
 
 from ci.commands.generate import GROUPS
-from ci.options import count, positive
+from ci.options import count, families_for, positive, profile_for
 from golden.config import get_profile
+from golden.errors import NvdlaVerifError
 from golden.player import play
-from golden.trace import find_traces
+from golden.trace import find_traces, load_trace
 from stimulus.coverage import Coverage, merge
 from stimulus.export import play_layers
-from stimulus.families import GENERATORS, available, layers
+from stimulus.families import GENERATORS, layers
 
 NAME = "coverage"
 HELP = "sample the configuration coverage of N generated layers per unit family (and of traces); print the holes"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
+    parser.add_argument("--profile", help="hardware profile (default nv_small for generated layers; a trace's "
+                                          "from its folder names, as conform takes it)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-n", type=count, default=200, help="generated traces per unit family (0: none)")
     parser.add_argument("--layers", type=positive, default=1,
@@ -36,15 +39,22 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     if args.merge:
         if not args.export:
-            print("--merge needs --export FILE for the merged database")
-            return 2
+            raise NvdlaVerifError("--merge needs --export FILE for the merged database")
+        missing = [name for name in args.merge if not Path(name).is_file()]
+        if missing:
+            raise NvdlaVerifError(f"--merge: no such coverage export: {', '.join(missing)}")
         merge(args.merge, args.export)
         print(f"merged {len(args.merge)} files into {args.export}")
         return 0
-    profile = get_profile(args.profile)
+    traces = _readable(args.traces, get_profile(args.profile) if args.profile else None)
+    seen = sorted({own.name for _, own in traces})
+    if len(seen) > 1:
+        raise NvdlaVerifError(f"the traces are of {len(seen)} profiles ({', '.join(seen)}): sample one at a time "
+                              "(give the paths of one, or --profile)")
+    profile = traces[0][1] if traces else get_profile(args.profile or "nv_small")
     coverage = Coverage(profile, outcomes=args.run or bool(args.traces))
     with tempfile.TemporaryDirectory() as scratch:
-        for family in args.unit or available(profile):
+        for family in families_for(profile, args.unit):
             for index in range(args.n):
                 generated = layers(family, profile, args.seed, index, args.layers)
                 if not args.run:
@@ -58,14 +68,14 @@ def run(args) -> int:
                 for run in result.layers:
                     coverage.sample_run(run)
     sampled = 0
-    for path in find_traces(*args.traces):
-        result = play(path, profile)
+    for path, own in traces:
+        result = play(path, own)
         for layer in result.layers:
             if layer.regs is not None:
                 coverage.sample_run(layer)
                 sampled += 1
     if args.traces:
-        print(f"sampled {sampled} layers from {len(find_traces(*args.traces))} traces")
+        print(f"sampled {sampled} layers from {len(traces)} traces")
     groups = None
     if args.unit:  # the covergroups of the families asked for, and their run outcomes
         groups = [g for g in coverage.groups if g in {GROUPS.get(f, f) for f in args.unit}
@@ -74,3 +84,24 @@ def run(args) -> int:
     if args.export:
         coverage.export(args.export)
     return 0
+
+
+def _readable(paths: list[str], fixed) -> list[tuple]:
+    """(trace, its profile) for every trace under the paths; any that cannot be read or whose profile cannot
+    be told is named, all at once, before anything is sampled."""
+    if not paths:
+        return []
+    found, problems = [], []
+    for path in find_traces(*paths):
+        try:
+            load_trace(path)
+            found.append((path, profile_for(path, fixed)))
+        except NvdlaVerifError as exc:
+            problems.append(f"{path}: {exc}")
+    if problems:
+        raise NvdlaVerifError(f"{len(problems)} of {len(problems) + len(found)} traces cannot be sampled:\n  "
+                              + "\n  ".join(problems))
+    if not found:
+        raise NvdlaVerifError(f"no trace (.cfg or input.txn) under {', '.join(paths)}")
+    return found
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ci.options import positive
+from ci.options import families_for, positive
 from golden.config import get_profile
 from stimulus.families import GENERATORS
 from stimulus.fuzz import fuzz
@@ -21,7 +21,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    report = fuzz(get_profile(args.profile), args.seed, args.n, args.unit)
+    profile = get_profile(args.profile)
+    report = fuzz(profile, args.seed, args.n, families_for(profile, args.unit) if args.unit else None)
     for finding in report.findings:
         print(f"{finding.kind:24} {finding.case}: {finding.detail}")
     print(f"{report.legal} legal and {report.illegal} illegal layers, {len(report.findings)} findings")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ci.options import positive
+from ci.options import families_for, positive
 from golden.config import get_profile
 from stimulus.families import GENERATORS, layers, write_generated
 
@@ -30,6 +30,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     profile = get_profile(args.profile)
+    families_for(profile, [args.unit])
     if args.coverage_directed:
         if args.unit not in GROUPS:
             print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")

@@ -23,6 +23,11 @@ CASES = [
     (["regress", "--impl", "golden", "--rtl-profile", "nv_small"], "--rtl-profile/--rtl-spec needs --impl rtl"),
     (["conform", "{tmp}", "--impl", "rtl", "--rtl-profile", "nv_smal"], "unknown hardware profile 'nv_smal'"),
     (["conform", "{tmp}", "--impl", "rtl", "--rtl-spec", "{tmp}/none.spec"], "cannot read profile spec"),
+    (["fuzz", "--unit", "rubik", "--profile", "nv_small"], "profile nv_small has no rubik"),
+    (["generate", "--unit", "bdma", "--out", "{tmp}/g"], "profile nv_small has no bdma"),
+    (["coverage", "--merge", "{tmp}/missing.yaml", "--export", "{tmp}/x.yaml"], "no such coverage export"),
+    (["coverage", "-n", "0", "--traces", "{tmp}"], "no trace (.cfg or input.txn) under"),
+    (["regress", "--impl", "golden", "--out", "{tmp}/file.txt"], "a file, not a results folder"),
     (["profiles", "nv_smal", "--memory-limit", "1GiB"], "unknown hardware profile 'nv_smal'"),
 ]
 
@@ -30,6 +35,7 @@ CASES = [
 @pytest.mark.parametrize("words, message", CASES, ids=[" ".join(c[0][:3]) for c in CASES])
 def test_a_wrong_selection_is_one_line_and_exit_2(words, message, tmp_path, capsys):
     words = [w.replace("{tmp}", str(tmp_path)) for w in words]
+    (tmp_path / "file.txt").write_text("not a folder\n")
     try:
         code = main(words)
     except SystemExit as exc:  # argparse's usage error
@@ -55,3 +61,16 @@ def test_a_closed_pipe_ends_quietly():
                            text=True, timeout=120)
     assert len(shell.stdout.splitlines()) == 1
     assert "BrokenPipe" not in shell.stderr and "internal error" not in shell.stderr, shell.stderr
+
+
+def test_coverage_names_every_trace_it_cannot_read_and_takes_a_traces_profile_from_its_folder(tmp_path, capsys,
+                                                                                           nvdla_data):
+    for name, text in (("a", "garbage line\n"), ("b", "reg_write(0x1\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.cfg").write_text(text)
+    assert main(["coverage", "-n", "0", "--traces", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "2 of 2 traces cannot be sampled" in err and "a.cfg:1" in err and "b.cfg:1" in err
+    large = nvdla_data / "trace_tests" / "nv_large" / "pdp_8x8x32_1x1_max_int8_0"
+    assert main(["coverage", "-n", "0", "--traces", str(large)]) == 0
+    assert "nv_large pdp" in capsys.readouterr().out
