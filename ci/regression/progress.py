@@ -1,6 +1,6 @@
 """A pytest plugin `nvdla-verif regress` loads (-p ci.regression.progress): a progress line as tests finish.
 
-    regress: [12/40] 1 failed, 0 errors, 2 skipped; 1m20s elapsed, about 3m10s left
+    regress: [12/40] 1 failed, 0 errors, 2 skipped, 3 not applicable; 1m20s elapsed, about 3m10s left
 
 At most one line every PROGRESS_EVERY_S seconds, and always for a failure and for the last test, so a
 long run shows where it is without flooding the log. Runs in pytest-xdist's controller too.
@@ -17,7 +17,7 @@ PROGRESS_EVERY_S = 10.0
 
 class Progress:
     def __init__(self, total: int):
-        self.total, self.done, self.failed, self.errors, self.skipped = total, 0, 0, 0, 0
+        self.total, self.done, self.failed, self.errors, self.skipped, self.not_applicable = total, 0, 0, 0, 0, 0
         self.started = time.monotonic()
         self.last_line = self.started
 
@@ -25,7 +25,9 @@ class Progress:
         """Count a finished test; True when it is worth a line now."""
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.done += 1
-            if report.skipped:
+            if report.skipped and "not applicable: " in str(report.longrepr):
+                self.not_applicable += 1
+            elif report.skipped:
                 self.skipped += 1
             elif report.failed and report.when == "call" and "RegressionError" not in str(report.longrepr)[-4000:]:
                 self.failed += 1
@@ -41,7 +43,8 @@ class Progress:
         elapsed = time.monotonic() - self.started
         left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         return (f"regress: [{self.done}/{self.total}] {self.failed} failed, {self.errors} errors, "
-                f"{self.skipped} skipped; {_clock(elapsed)} elapsed, about {_clock(left)} left")
+                f"{self.skipped} skipped, {self.not_applicable} not applicable; {_clock(elapsed)} elapsed, "
+                f"about {_clock(left)} left")
 
 
 def _clock(seconds: float) -> str:

@@ -289,6 +289,8 @@ def signoff_lines(rows: list[dict]) -> list[str]:
 
 
 def coverage_cell(row: dict) -> str:
+    if row["items"] and row.get("not applicable") == row["items"]:
+        return "not applicable"
     cov = row.get("coverage")
     if cov is None:
         return "not measured" if row.get("covers") else "no cover points"

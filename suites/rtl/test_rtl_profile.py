@@ -19,6 +19,7 @@ pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `
 pytest.importorskip("hjson")
 
 from ci.cli import main  # noqa: E402
+from ci.regression.results import coverage_cell  # noqa: E402
 from rtl.build import FIXTURE_TOP, fixture_sources  # noqa: E402
 from rtl.suite import DATA_ROOT  # noqa: E402
 from suites.unit.ci.regress_helpers import write_plan  # noqa: E402
@@ -83,7 +84,8 @@ def test_regress_counts_and_lists_what_the_rtl_profile_lacks_never_failed(traces
     assert code == (1 if report["counts"]["failed"] + report["counts"]["error"] else 0)
     assert report["counts"]["not applicable"] == 2 and report["meta"]["rtl_profile"] == "nv_small"
     theirs = next(row for row in report["signoff"] if row["testpoint"] == "theirs")
-    assert (theirs["ran"], theirs["not applicable"]) == (0, 2)
+    assert (theirs["ran"], theirs["not applicable"]) == (0, 2) and theirs["pass_rate"] is None
+    assert coverage_cell(theirs) == "not applicable"
     summary = (out / "summary.txt").read_text()
     assert "2 not applicable (the RTL is nv_small)" in summary
     listed = summary[summary.index("not applicable (made for"):]
