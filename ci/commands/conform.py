@@ -155,12 +155,13 @@ def _journal(args, ref_spec: str | None, paths: list[Path]) -> Journal | None:
 
 def _print_table(results: list[TraceResult], summary: dict[str, int], seconds: float) -> None:
     profiles = sorted({r.profile for r in results})
-    header = f"{'profile':14}" + "".join(f"{s:>15}" for s in (*STATUSES, "total"))
+    width = max(14, *(len(p) + 1 for p in profiles))
+    header = f"{'profile':{width}}" + "".join(f"{s:>15}" for s in (*STATUSES, "total"))
     print("\n" + header, file=sys.stdout)
     print("-" * len(header))
     for profile in profiles:
         rows = [r for r in results if r.profile == profile]
-        print(f"{profile:14}" + "".join(f"{sum(r.status == s for r in rows):15}" for s in STATUSES)
+        print(f"{profile:{width}}" + "".join(f"{sum(r.status == s for r in rows):15}" for s in STATUSES)
               + f"{len(rows):15}")
-    print(f"{'all':14}" + "".join(f"{summary[s]:15}" for s in STATUSES) + f"{summary['total']:15}")
+    print(f"{'all':{width}}" + "".join(f"{summary[s]:15}" for s in STATUSES) + f"{summary['total']:15}")
     print(f"{summary['total']} traces in {seconds:.1f} s")
