@@ -69,13 +69,20 @@ def implementations(args) -> tuple[Implementation, Implementation | None]:
 
 
 def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation | None]:
-    """(implementation, reference) for --impl and --ref: the reference defaults to the golden model (none when it
-    is the implementation); 'none' asks for no reference."""
-    implementation = registry.create(impl)
+    """(implementation, reference) for --impl and --ref, each prepared once (golden/implementation.py): the
+    reference defaults to the golden model (none when it is the implementation); 'none' asks for no reference."""
+    implementation = prepared(registry.create(impl))
     if ref == "none":
         return implementation, None
     ref = ref or ("golden" if implementation.name != "golden" else None)
-    return implementation, registry.create(ref) if ref and ref != impl else None
+    return implementation, prepared(registry.create(ref)) if ref and ref != impl else None
+
+
+def prepared(implementation: Implementation) -> Implementation:
+    prepare = getattr(implementation, "prepare", None)
+    if prepare is not None:
+        prepare()
+    return implementation
 
 
 def rtl_profile(args) -> str | None:

@@ -8,6 +8,10 @@ one:
         name = "mine"
         def run(self, program: Program, profile: Profile) -> Outcome: ...
 
+An implementation that can find out before any trace that it cannot run at all (a program that does not
+start, an RTL that does not build) does so in an optional `prepare()` that raises a project error; the
+commands call it once, so the person gets one error instead of one per trace.
+
 An implementation built as one hardware configuration (an RTL build, a fixed C model) says so with a
 `profile` attribute (a Profile; absent or None: it takes each trace's profile): a trace made for a profile
 that one lacks something of (Profile.lacks) is `not applicable` to it and is not run.

@@ -16,7 +16,7 @@ import numpy as np
 from golden.config import Profile, get_profile
 from golden.outcome import Outcome
 from golden.steps import Program
-from rtl.build import BuildOptions
+from rtl.build import BuildOptions, build
 from rtl.runner import run_program_on_rtl
 
 STATUSES = {"pass": "completed", "fail": "completed", "timeout": "timeout", "error": "error",
@@ -40,6 +40,10 @@ class Rtl:
                  profile: Profile | None = None):
         self.build_options = build_options
         self.profile = profile or (declared_profile() if build_options is None else None)
+
+    def prepare(self) -> None:
+        """Once before any trace: build the DUT (or find its build), so that a build that fails is one error."""
+        build(self.build_options or BuildOptions.from_env())
 
     def run(self, program: Program, profile: Profile) -> Outcome:
         options = self.build_options or BuildOptions.from_env()

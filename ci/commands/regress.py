@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ci.cli import invocation
+from ci.implementations.command import absolute_spec
 from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
 from ci.ownership import owned
 from ci.regression import html
@@ -110,12 +111,13 @@ def _regress(args) -> int:
     if out.exists() and not out.is_dir():
         raise PlanError(f"--out {args.out}: a file, not a results folder")
     args.j = workers(args.j)
-    settings = Settings(impl=args.impl, ref=args.ref, profile=args.profile, level=args.level, seed=seed,
+    settings = Settings(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
+                        profile=args.profile, level=args.level, seed=seed,
                         timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
                         command=invocation(),
                         plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
     _check_implementations(settings)
-    manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": args.impl,
+    manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": settings.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "rtl_profile": target,
                 "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
@@ -168,11 +170,9 @@ def _seed(args) -> int:
 
 def _check_implementations(settings: Settings) -> None:
     """Create the implementations once here so that a bad --impl/--ref is one error, not a failure per test."""
-    import ci.implementations as registry
+    from ci.options import resolve
 
-    registry.create(settings.impl)
-    if settings.reference_spec():
-        registry.create(settings.reference_spec())
+    resolve(settings.impl, settings.reference_spec() or "none")
 
 
 def _resume(out: Path, manifest: dict) -> dict:

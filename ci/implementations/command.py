@@ -42,6 +42,23 @@ DEFAULT_TIMEOUT_S = 600
 OUTPUT_TAIL = 1500
 
 
+def absolute_words(words: list[str]) -> list[str]:
+    """The program runs inside its request folder: a relative path the person typed means their folder."""
+    return [str(Path(word).absolute()) if not Path(word).is_absolute() and Path(word).exists() else word
+            for word in words]
+
+
+def absolute_spec(spec: str) -> str:
+    """An --impl value with the paths of a command's words made absolute (for runs in other folders)."""
+    name, _, argument = spec.partition(":")
+    if name != "command" or not argument:
+        return spec
+    try:
+        return f"command:{shlex.join(absolute_words(shlex.split(argument)))}"
+    except ValueError:
+        return spec
+
+
 class Command:
     name = "command"
 
@@ -49,10 +66,22 @@ class Command:
         if not argument:
             raise NvdlaVerifError("--impl command needs the program: --impl 'command:PROGRAM ARGS'")
         try:
-            self.argv = shlex.split(argument)
+            words = shlex.split(argument)
         except ValueError as exc:
             raise NvdlaVerifError(f"--impl command:{argument}: {exc}") from None
+        self.argv = absolute_words(words)
         self.timeout_s = timeout_s or float(os.environ.get("NVDLA_COMMAND_TIMEOUT", DEFAULT_TIMEOUT_S))
+
+    def prepare(self) -> None:
+        """Once before any trace: the program must be one that can start."""
+        program = self.argv[0]
+        found = program if "/" in program else shutil.which(program)
+        if not found or not Path(found).is_file():
+            raise NvdlaVerifError(f"--impl command: cannot start {program!r}: "
+                                  + ("no such file" if "/" in program else "not found on PATH"))
+        if not os.access(found, os.X_OK):
+            raise NvdlaVerifError(f"--impl command: cannot start {program!r}: not executable (chmod +x, or name "
+                                  "its interpreter first)")
 
     def run(self, program: Program, profile: Profile) -> Outcome:
         folder = Path(tempfile.mkdtemp(prefix=f"nvdla-{program.name}-"))

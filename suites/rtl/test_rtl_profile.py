@@ -141,3 +141,16 @@ def test_a_trace_that_needs_a_port_the_dut_lacks_is_found_before_simulation(tmp_
     (tmp_path / "Vtop.h").write_text("VL_OUT8(&nvdla_core2dbb_aw_awvalid,0,0);\n"
                                      "VL_OUT8(&nvdla_core2cvsram_aw_awvalid,0,0);\n")
     assert missing_port(secondary, tmp_path) == ""
+
+
+def test_an_rtl_that_does_not_build_is_one_error_before_any_trace(traces, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("NVDLA_RTL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "broken.v").write_text("module NV_nvdla(input wire x);\n  this is not verilog\nendmodule\n")
+    filelist = tmp_path / "broken.f"
+    filelist.write_text(f"{tmp_path / 'broken.v'}\n")
+    code = main(["conform", str(SMALL), str(SMALL.parent / "sdp_8x8x32_bypass_int8_0"), "--impl", "rtl",
+                 "--rtl-filelist", str(filelist), "--rtl-top", "NV_nvdla", "--rtl-profile", "nv_small"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "Verilator build of NV_nvdla failed" in captured.err and "playing" not in captured.out
+    assert len(list((tmp_path / "cache").glob("NV_nvdla-*/build.log"))) == 1

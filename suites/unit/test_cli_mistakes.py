@@ -74,3 +74,23 @@ def test_coverage_names_every_trace_it_cannot_read_and_takes_a_traces_profile_fr
     large = nvdla_data / "trace_tests" / "nv_large" / "pdp_8x8x32_1x1_max_int8_0"
     assert main(["coverage", "-n", "0", "--traces", str(large)]) == 0
     assert "nv_large pdp" in capsys.readouterr().out
+
+
+def test_an_external_program_that_cannot_start_is_one_error_before_any_trace(nvdla_data, tmp_path, capsys):
+    traces = nvdla_data / "trace_tests" / "nv_small"
+    assert main(["conform", str(traces), "--impl", "command:./no_such_model --fast"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot start './no_such_model': no such file" in err and len(err.splitlines()) == 1
+    (tmp_path / "model.sh").write_text("#!/bin/sh\nexit 0\n")
+    assert main(["conform", str(traces), "--impl", f"command:{tmp_path / 'model.sh'}"]) == 2
+    assert "not executable" in capsys.readouterr().err
+
+
+def test_a_programs_relative_paths_mean_the_callers_folder(nvdla_data, monkeypatch, capsys):
+    """The program runs inside its request folder; `python suites/...` typed in the repository still works."""
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
+    program = f"command:{sys.executable} suites/unit/ci/golden_program.py"
+    assert main(["conform", str(trace), "--impl", program]) == 0, capsys.readouterr()
