@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.plan import DEFAULT_PLAN, LEVELS, PlanError, load_plan, parse_shard, shard
-from ci.regression.results import collect_records, keep_history, record_file
+from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
 from golden.config import get_profile
 
 NAME = "regress"
@@ -75,8 +76,16 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    with environment(rtl_environment(args)):
-        return _regress(args)
+    previous = signal.signal(signal.SIGTERM, _terminate)  # a scheduler's SIGTERM stops the run as Ctrl-C does
+    try:
+        with environment(rtl_environment(args)):
+            return _regress(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _regress(args) -> int:
@@ -136,7 +145,11 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
           + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
           f"-j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
-    code = _pytest(out, args.j, data, pending) if pending["items"] else 0
+    try:
+        code = _pytest(out, args.j, data, pending) if pending["items"] else 0
+    except KeyboardInterrupt:
+        _interrupted(out, manifest)
+        raise
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
     if args.shrink > 0 and any(r["kind"] == "generated" and r["status"] in ("failed", "error") for r in records):
@@ -198,7 +211,7 @@ def _prepare(out: Path, manifest: dict) -> dict:
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
     for stale in ("results", "allure-results", "work", "shrunk", "rtl-coverage"):
         shutil.rmtree(out / stale, ignore_errors=True)
-    for stale in ("junit.xml", "summary.txt", "report.html", "rtl-coverage.dat"):
+    for stale in ("junit.xml", PYTEST_JUNIT, "summary.txt", "report.html", "rtl-coverage.dat"):
         (out / stale).unlink(missing_ok=True)
     (out / "results").mkdir()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
@@ -216,17 +229,53 @@ def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
     """The suite over the manifest's items (a resumed run: the ones without a record; junit.xml covers those)."""
     (out / "pending.json").write_text(json.dumps(manifest, indent=1) + "\n")
     command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "ci.regression.progress",
-               "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / "junit.xml"),
+               "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / PYTEST_JUNIT),
                *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
                "--rootdir", str(REPO), "-o", "junit_family=xunit2", "--tb=short"]
     # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
     env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "pending.json"), "NVDLA_DATA": str(data.resolve())}
     with open(out / "pytest.log", "w") as log:
+        # Its own session: a Ctrl-C at the terminal reaches this process alone, which stops the suite (workers,
+        # simulators, external programs) in order instead of every process at once.
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   text=True, bufsize=1)
-        for line in process.stdout:
-            log.write(line)
-            if "regress: [" in line:
-                print(line[line.index("regress: ["):], end="", flush=True)
-        return process.wait()
+                                   text=True, bufsize=1, start_new_session=True)
+        try:
+            for line in process.stdout:
+                log.write(line)
+                if "regress: [" in line:
+                    print(line[line.index("regress: ["):], end="", flush=True)
+            return process.wait()
+        except KeyboardInterrupt:
+            _stop(process)
+            raise
+
+
+def _stop(process: subprocess.Popen, grace_s: float = 30.0) -> None:
+    """Interrupt the suite's process group (tests end without a record, programs are killed), then kill what is
+    left after the grace period."""
+    for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(timeout=wait_s)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _interrupted(out: Path, manifest: dict) -> None:
+    """After an interruption: drop the Allure results of tests that wrote no record (they are rerun by --resume)
+    and say how to continue."""
+    done = {item["id"] for item in manifest["items"] if record_file(out, item["id"]).is_file()}
+    for result in (out / "allure-results").glob("*-result.json"):
+        try:
+            name = json.loads(result.read_text()).get("name")
+        except (OSError, ValueError):
+            continue
+        if name not in done:
+            result.unlink()
+    print(f"regress: interrupted: {len(done)} of {len(manifest['items'])} tests have a result in {out}; the same "
+          "command with --resume runs the rest", file=sys.stderr, flush=True)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import shutil
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ci.ownership import owned
@@ -104,7 +103,6 @@ def _merge(args, out: Path) -> int:
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
     _merge_allure(out, [folder for folder, _ in shards])
     _merge_folders(out, [folder for folder, _ in shards])
-    _merge_junit(out / "junit.xml", [folder / "junit.xml" for folder, _ in shards])
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     report = finish(out, manifest, records, {"merged_from": len(shards)})
     print((out / "summary.txt").read_text(), end="")
@@ -139,13 +137,3 @@ def _merge_folders(out: Path, folders: list[Path]) -> None:
         for folder in folders:
             if (folder / name).is_dir():
                 shutil.copytree(folder / name, target, dirs_exist_ok=True)
-
-
-def _merge_junit(target: Path, files: list[Path]) -> None:
-    root = ET.Element("testsuites")
-    for path in files:
-        if path.is_file():
-            tree = ET.parse(path).getroot()
-            suites = [tree] if tree.tag == "testsuite" else list(tree)
-            root.extend(suites)
-    ET.ElementTree(root).write(target, encoding="utf-8", xml_declaration=True)

@@ -113,13 +113,25 @@ class Command:
             try:
                 code = process.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                _end(process)
                 return f"{self.argv[0]} did not finish within {self.timeout_s:g} s{_tail(log)}"
+            except BaseException:  # Ctrl-C, SIGTERM, a layer's time budget: the program's group goes with us
+                _end(process)
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
         if code:
             cause = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
             return f"{self.argv[0]} {cause}{_tail(log)}"
         return ""
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Kill the program and everything it started (its own session), and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def _tail(log: Path) -> str:

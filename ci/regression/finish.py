@@ -14,7 +14,15 @@ from pathlib import Path
 
 from ci.regression import code_coverage
 from ci.regression.coverage import coverage_text
-from ci.regression.results import build_report, coverage_cell, previous_runs, shrunk_cases, signoff_lines, summary_text
+from ci.regression.results import (
+    build_report,
+    coverage_cell,
+    previous_runs,
+    shrunk_cases,
+    signoff_lines,
+    summary_text,
+    write_junit,
+)
 
 #: Files of the sign-off's Allure result; report merge leaves the shards' copies out and writes its own.
 SIGNOFF_PREFIX = "nvdla-signoff"
@@ -26,6 +34,7 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     report["meta"].update(extra_meta or {})
     report["coverage"]["code"] = code_coverage.merge_run(out / "rtl-coverage", out / "rtl-coverage.dat")
     (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    write_junit(out / "junit.xml", report["tests"], f"nvdla-verif {manifest['level']}")
     text = summary_text(report, out)
     (out / "summary.txt").write_text(text + "\n")
     (out / "signoff.txt").write_text("\n".join(signoff_lines(report["signoff"])

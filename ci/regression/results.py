@@ -2,7 +2,10 @@
 
     OUT/manifest.json        what the run was asked to do: plan, level, seed, implementations, shard, items
     OUT/results/ID.json      one record per item, written by the test as it finishes (ci/regression/engine.py)
-    OUT/junit.xml            pytest's JUnit XML (fills in the records of tests whose worker crashed)
+    OUT/pytest-junit.xml     pytest's JUnit XML of the last pytest session (fills in the records of tests whose
+                             worker crashed)
+    OUT/junit.xml            the run's JUnit XML, written from the records: every test, however many sessions
+                             (a resumed run, merged shards) it took
     OUT/results.json         the report: meta, tests (sorted by id), triage buckets, sign-off, coverage, history
     OUT/summary.txt          the plain-text summary printed at the end
     OUT/history/*.json       earlier runs' results.json in this folder, for new/fixed/still failing/flaky
@@ -20,6 +23,7 @@ from ci.regression.signature import KEPT_FOLDER, normalise, text
 from golden.errors import NvdlaVerifError
 
 FAILING = ("failed", "error")
+PYTEST_JUNIT = "pytest-junit.xml"
 #: A test's status in its record: a verdict, or why nothing was judged (skipped: the test cannot run here, e.g.
 #: unsupported by the implementation; not applicable: made for a profile the implementation under test is not).
 STATUSES = ("passed", "failed", "error", "skipped", "not applicable")
@@ -57,7 +61,7 @@ def write_record(out: Path, record: dict) -> None:
 
 def collect_records(out: Path, manifest: dict) -> list[dict]:
     """The record of every item of the manifest; a test whose worker died gets one from the JUnit XML."""
-    junit = _junit_outcomes(out / "junit.xml")
+    junit = _junit_outcomes(out / PYTEST_JUNIT)
     records = []
     for item in manifest["items"]:
         path = record_file(out, item["id"])
@@ -72,6 +76,32 @@ def collect_records(out: Path, manifest: dict) -> list[dict]:
                         "signature": {"unit": "?", "implementation": manifest["impl"], "check": "crash",
                                       "pattern": normalise(message)} if status in FAILING else None})
     return records
+
+
+def write_junit(path: Path, records: list[dict], name: str) -> None:
+    """The JUnit XML of the run from its records (sorted by id): one testcase per test, its failure, error or
+    skip with the record's detail, so that a resumed or merged run gives the file an uninterrupted run gives."""
+    records = sorted(records, key=lambda r: r["id"])
+    counts = {s: sum(r["status"] == s for r in records) for s in STATUSES}
+    suite = ET.Element("testsuite", name=name, tests=str(len(records)), failures=str(counts["failed"]),
+                       errors=str(counts["error"]),
+                       skipped=str(counts["skipped"] + counts["not applicable"]),
+                       time=f"{sum(r.get('seconds') or 0.0 for r in records):.3f}")
+    for r in records:
+        case = ET.SubElement(suite, "testcase", classname=f"regression.{r['kind']}", name=r["id"],
+                             time=f"{r.get('seconds') or 0.0:.3f}")
+        tag = {"failed": "failure", "error": "error", "skipped": "skipped", "not applicable": "skipped"}.get(
+            r["status"])
+        if tag:
+            signature = f"[{text(r['signature'])}] " if r.get("signature") else ""
+            prefix = "not applicable: " if r["status"] == "not applicable" else ""
+            message = f"{prefix}{signature}{r['detail']}"
+            element = ET.SubElement(case, tag, message=message.splitlines()[0][:300] if message else tag)
+            element.text = message
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:

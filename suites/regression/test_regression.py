@@ -65,6 +65,8 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     _labels(item, manifest)
     try:
         run = run_item(item, settings)
+    except KeyboardInterrupt:  # the run is being stopped: no result, --resume runs this test again
+        raise
     except BaseException as exc:  # an exception outside the engine's own handling still leaves a record
         write_record(out, {"id": item.id, "kind": item.kind, "tests": list(item.tests),
                            "testpoints": list(item.testpoints), "status": "error", "verdict": "crash",

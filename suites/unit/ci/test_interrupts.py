@@ -1,0 +1,83 @@
+"""Ctrl-C (SIGINT) and SIGTERM stop a run cleanly: no interrupted test is recorded as a result, every child
+ends, and --resume gives what an uninterrupted run gives (verdicts, JUnit XML, sign-off)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hjson")
+pytest.importorskip("xdist")
+
+PROGRAM = Path(__file__).with_name("golden_program.py")
+
+
+def _regress(nvdla_data, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ci.cli", "regress", "--level", "smoke", "--impl",
+            f"command:{sys.executable} {PROGRAM}", "--seed", "3", "--nvdla-data", str(nvdla_data), "--out", str(out),
+            "-j", "2", "--test", "nvidia/*", *extra]
+
+
+def _junit(out: Path) -> str:
+    return re.sub(r' time="[^"]*"', "", (out / "junit.xml").read_text())
+
+
+def _report(out: Path) -> tuple:
+    report = json.loads((out / "results.json").read_text())
+    verdicts = sorted((r["id"], r["status"], r["detail"]) for r in report["tests"])
+    signoff = [{k: v for k, v in row.items()} for row in report["signoff"]]
+    return verdicts, signoff, report["counts"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(nvdla_data, tmp_path, sig):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=900, check=False)
+    process = subprocess.Popen(_regress(nvdla_data, cut), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while process.poll() is None and time.monotonic() < deadline:
+        if len(list((cut / "results").glob("*.json"))) >= 3:
+            process.send_signal(sig)
+            break
+        time.sleep(0.02)
+    out, err = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.fail("the run finished before it could be interrupted")
+    assert process.returncode == 130, out + err
+    assert "--resume runs the rest" in err
+    records = [json.loads(p.read_text()) for p in (cut / "results").glob("*.json")]
+    assert records and not any("KeyboardInterrupt" in r["detail"] or r["verdict"] == "crash" for r in records)
+    assert not (cut / "results.json").exists()
+    resumed = subprocess.run(_regress(nvdla_data, cut, "--resume"), capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert _report(cut) == _report(whole)
+    assert _junit(cut) == _junit(whole)
+    names = [json.loads(p.read_text())["name"] for p in (cut / "allure-results").glob("*-result.json")]
+    tests = [n for n in names if n != "testplan sign-off"]
+    assert sorted(tests) == sorted(set(tests)) and len(tests) == len(_report(whole)[0])
+
+
+def test_ctrl_c_during_conform_ends_the_external_program_and_its_folder(nvdla_data, tmp_path):
+    trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    command = [sys.executable, "-m", "ci.cli", "conform", str(trace), "--impl",
+               f"command:{sys.executable} {PROGRAM} --fault hang"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("nvdla-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)  # the program has started inside its folder
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    assert process.returncode == 130
+    left = subprocess.run(["pgrep", "-f", f"{PROGRAM} --fault hang {tmp_path}"], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "the external program was left running"
+    assert list(tmp_path.glob("nvdla-*")) == []
