@@ -58,3 +58,11 @@ def not_applicable(implementation: Implementation, profile: Profile) -> str:
     lacking = own.lacks(profile) if own is not None else []
     return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
         if lacking else ""
+
+
+def draw_pictures(result: TraceResult, folder: str | Path) -> list[Path]:
+    """Each mismatching surface's picture (PNG) into the folder, named after the trace, unit and address."""
+    bad = [report for report in result.reports if not report.ok]
+    if bad:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    return [report.picture(Path(folder) / f"{result.name}_{report.unit}_{report.base:x}.png") for report in bad]

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import ci.implementations as registry
-from ci.conformance import label, run_trace
+from ci.conformance import draw_pictures, label, run_trace
 from ci.journal import Journal
 from ci.options import (
     add_implementation_options,
@@ -50,6 +50,8 @@ def add_arguments(parser) -> None:
                         "result to OUT.journal as it is known)")
     parser.add_argument("--resume", action="store_true",
                         help="continue a run that was stopped: keep the results in OUT.journal, play the rest")
+    parser.add_argument("--pictures", metavar="DIR",
+                        help="draw each mismatching surface's picture into DIR (PNG), as play does")
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N traces in parallel processes")
     add_implementation_options(parser)
 
@@ -59,15 +61,17 @@ def _created(spec: str | None):
     return registry.create(spec) if spec else None
 
 
-def _play_one(task: tuple[str, Profile | None, str, str | None]) -> TraceResult:
-    path, fixed, impl, ref = task
+def _play_one(task: tuple[str, Profile | None, str, str | None, str | None]) -> tuple[TraceResult, list[Path]]:
+    """The result of one trace (registers and memories stay in the worker) and the pictures drawn of it."""
+    path, fixed, impl, ref, pictures = task
     try:
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
-        return TraceResult(label(Path(path)), "?", "error", str(exc), path=path, implementation=impl)
+        return TraceResult(label(Path(path)), "?", "error", str(exc), path=path, implementation=impl), []
     result = run_trace(path, profile, _created(impl), _created(ref))
-    result.layers, result.memory, result.reports = [], None, []  # registers and memories stay in the worker
-    return result
+    drawn = draw_pictures(result, pictures) if pictures else []
+    result.layers, result.memory, result.reports = [], None, []
+    return result, drawn
 
 
 def counts(results: list[TraceResult]) -> dict[str, int]:
@@ -101,7 +105,7 @@ def _conform(args) -> int:
         raise NvdlaVerifError("--resume needs --json OUT: the run's journal is OUT.journal")
     fixed = fixed_profile(args)
     args.j = workers(args.j)
-    tasks = [(str(p), fixed, args.impl, ref_spec) for p in paths]
+    tasks = [(str(p), fixed, args.impl, ref_spec, args.pictures) for p in paths]
     journal = _journal(args, ref_spec, paths)
     finished = journal.finished() if journal and args.resume else {}
     selected = {path for path, *_ in tasks}
@@ -115,7 +119,8 @@ def _conform(args) -> int:
     if journal:
         journal.open(args.resume)
 
-    def report(index: int, path: str, result: TraceResult) -> None:
+    def report(index: int, path: str, played: tuple[TraceResult, list[Path]]) -> None:
+        result, drawn = played
         results[path] = result
         if journal:
             journal.record(path, result.as_dict())
@@ -124,6 +129,8 @@ def _conform(args) -> int:
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
         for warning in result.warnings:
             print(f"      warning: {warning}")
+        for picture in drawn:
+            print(f"      picture: {picture}")
 
     first = len(tasks) - len(todo) + 1
     if args.j > 1 and len(todo) > 1:

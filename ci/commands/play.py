@@ -7,11 +7,9 @@ Exit status: 0 passed, 1 failed, 2 unsupported / invalid / error.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from ci.conformance import run_trace
+from ci.conformance import draw_pictures, run_trace
 from ci.options import (
     add_implementation_options,
     add_profile_options,
@@ -66,10 +64,8 @@ def _play(args) -> int:
     for report in result.reports:
         if not report.ok:
             print("  " + report.text().replace("\n", "\n  "))
-            if args.pictures:
-                Path(args.pictures).mkdir(parents=True, exist_ok=True)
-                picture = report.picture(Path(args.pictures) / f"{result.name}_{report.unit}_{report.base:x}.png")
-                print(f"  picture: {picture}")
+    for picture in draw_pictures(result, args.pictures) if args.pictures else []:
+        print(f"  picture: {picture}")
     for warning in result.warnings:
         print(f"  warning: {warning}")
     if result.unwritten_bytes_read:

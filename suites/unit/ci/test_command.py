@@ -82,3 +82,12 @@ def test_ref_none_judges_by_the_trace_checks_only(nvdla_data, tmp_path):
     assert good["status"] == "passed" and bad["status"] == "failed"
     assert "scoreboard" not in json.dumps(good) + json.dumps(bad)
     assert "check_crc" in json.dumps(bad)
+
+
+def test_conform_draws_the_pictures_of_a_failing_trace_as_play_does(nvdla_data, tmp_path, capsys):
+    trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_8x8x32_bypass_int8_0"
+    program = f"command:{sys.executable} {Path(__file__).with_name('golden_program.py')} --fault wrong-byte"
+    assert main(["conform", str(trace), "--impl", program, "--pictures", str(tmp_path / "pics"), "-j", "2"]) == 1
+    pictures = sorted((tmp_path / "pics").glob("*.png"))
+    assert pictures and pictures[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"picture: {pictures[0]}" in capsys.readouterr().out
