@@ -64,7 +64,8 @@ def write_categories(allure_dir: Path, buckets: list[dict]) -> None:
 
 
 def write_environment(allure_dir: Path, meta: dict) -> None:
-    lines = [f"{key}={meta[key]}" for key in ("plan", "level", "seed", "impl", "ref", "profile") if key in meta]
+    lines = [f"{key}={meta[key]}" for key in ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile")
+             if meta.get(key) is not None]
     (allure_dir / "environment.properties").write_text("\n".join(lines) + "\n")
 
 

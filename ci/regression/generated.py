@@ -104,4 +104,4 @@ def _illegal_on_golden(item, settings, layer, profile, folder, name, why: str) -
 
 def _illegal_signature(params: dict, implementation: str, check: str, detail: str) -> dict:
     return {"unit": params["unit"], "implementation": implementation, "check": check,
-            "pattern": f"{params['rule']}: {normalise(detail)[:120]}"}
+            "pattern": f"{params['rule']}: {normalise(detail)}"}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
-from ci.regression.signature import KEPT_FOLDER, normalise, text
+from ci.regression.signature import KEPT_FOLDER, normalise, shortened, text
 from golden.errors import NvdlaVerifError
 
 FAILING = ("failed", "error")
@@ -265,7 +265,7 @@ def summary_text(report: dict, out: Path | None = None) -> str:
         for row in report["mutants"]:
             verdict = "caught" if row["caught"] else ("SURVIVED" if row["status"] == "failed" else "ERROR")
             shown = "; ".join(row["buckets"]) or (f"({row['detail']})" if verdict == "ERROR" else "")
-            lines.append(f"  {row['mutant']:22} {verdict:8} {shown[:160]}")
+            lines.append(f"  {row['mutant']:22} {verdict:8} {shortened(shown, 160)}")
     h = report["history"]
     if h["compared_with"] is not None:
         lines.append(f"since the previous run (seed {h['compared_with']}): {len(h['new_failures'])} new failures, "

@@ -42,8 +42,15 @@ def normalise(message: str, *names: str) -> str:
             text = text.replace(name, "<layer>")
     text = _WHERE.sub("<where>", _PATH.sub("<path>", KEPT_FOLDER.sub("", text)))
     text = _NUMBER.sub("#", _HEX.sub("#", text))
-    text = _SPACE.sub(" ", text).strip()
-    return text[:_PATTERN_LENGTH]
+    return shortened(_SPACE.sub(" ", text).strip(), _PATTERN_LENGTH)
+
+
+def shortened(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word boundary and marked with "..." when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 4]
+    return (cut[:cut.rfind(" ")] if " " in cut else cut) + " ..."
 
 
 def unit_of(result: TraceResult) -> str:

@@ -40,3 +40,17 @@ def test_a_traceback_is_known_by_its_exception_not_its_first_line():
             'rtl.bench.csb_agent.CsbTimeout: no CSB response to CSB read 0x0100c = 0x00000000 within 1000 cycles\n'
             ' (run folder: /tmp/rtl-run-ab12)')
     assert normalise(tail) == "rtl.bench.csb_agent.CsbTimeout: no CSB response to CSB read # = # within # cycles"
+
+
+def test_a_long_bucket_name_is_cut_at_a_word_and_says_so():
+    from ci.regression.signature import shortened
+
+    message = ("pri_mem[0x80000000, +0x20): SDP output at pri_mem 0x80000000 (W=1 H=1 C=1 int8), bit-exact: "
+               "1 of 32 elements mismatch, first at (0, 0, 3)")
+    whole = ("pri_mem[#, +#): SDP output at pri_mem # (W=# H=# C=# int#), bit-exact: # of # elements mismatch, "
+             "first at (#, #, #)")
+    cut = normalise(message)
+    assert cut.endswith(" ...") and len(cut) <= 90
+    kept = cut.removesuffix(" ...")
+    assert whole.startswith(kept) and whole[len(kept)] == " "
+    assert shortened("short enough", 90) == "short enough"
