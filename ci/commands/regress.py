@@ -160,8 +160,7 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
     if args.html:
-        page = html.build(out / "allure-results", out / "report.html",
-                          f"nvdla-verif {args.level} seed {manifest['seed']}")
+        page = html.build_run(out, f"nvdla-verif {args.level} seed {manifest['seed']}")
         print(f"regress: HTML report {page}")
     counts = report["counts"]
     return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ci.ownership import owned
 from ci.regression import html
-from ci.regression.finish import SIGNOFF_PREFIX, finish
+from ci.regression.finish import finish
 from ci.regression.plan import PlanError
 from ci.regression.results import collect_records, keep_history
 
@@ -41,7 +41,7 @@ def run(args) -> int:
     if args.action == "html":
         folder = Path(args.dir)
         meta = json.loads((folder / "results.json").read_text())["meta"] if (folder / "results.json").is_file() else {}
-        page = html.build(folder / "allure-results", folder / "report.html", _title(meta))
+        page = html.build_run(folder, _title(meta), new_run=False)
         print(f"report: HTML report {page}")
         return 0
     return merge(args)
@@ -107,7 +107,7 @@ def _merge(args, out: Path) -> int:
     report = finish(out, manifest, records, {"merged_from": len(shards)})
     print((out / "summary.txt").read_text(), end="")
     if args.html:
-        page = html.build(out / "allure-results", out / "report.html", _title(report["meta"]))
+        page = html.build_run(out, _title(report["meta"]))
         print(f"report: HTML report {page}")
     counts = report["counts"]
     return 1 if counts["failed"] or counts["error"] else 0
@@ -122,9 +122,7 @@ def _merge_allure(out: Path, folders: list[Path]) -> None:
         if not source.is_dir():
             continue
         for path in source.iterdir():
-            # rewritten for the merged buckets and sign-off
-            if path.name not in ("categories.json", "environment.properties") and not path.name.startswith(
-                    SIGNOFF_PREFIX):
+            if path.name not in ("categories.json", "environment.properties"):  # rewritten for the merged run
                 shutil.copy2(path, target / path.name)
 
 

@@ -1,15 +1,15 @@
 """After the tests: the report files of a run (or of merged shards), the Allure categories and the HTML report.
 
-    finish(out, manifest, records) -> report dict   writes results.json, summary.txt, signoff.txt, coverage.txt,
-                                                    the Allure categories and the sign-off as an Allure result
+    finish(out, manifest, records) -> report dict   writes results.json, junit.xml, summary.txt, signoff.txt and
+                                                    signoff.csv, coverage.txt, and the Allure categories and
+                                                    environment (the sign-off is the HTML report's global
+                                                    attachment, ci/regression/html.py: no test)
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
-from html import escape
 from pathlib import Path
 
 from ci.regression import code_coverage
@@ -24,9 +24,6 @@ from ci.regression.results import (
     write_junit,
 )
 
-#: Files of the sign-off's Allure result; report merge leaves the shards' copies out and writes its own.
-SIGNOFF_PREFIX = "nvdla-signoff"
-
 
 def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | None = None) -> dict:
     report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out),
@@ -37,6 +34,7 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     write_junit(out / "junit.xml", report["tests"], f"nvdla-verif {manifest['level']}")
     text = summary_text(report, out)
     (out / "summary.txt").write_text(text + "\n")
+    (out / "signoff.csv").write_text(signoff_csv(report["signoff"]))
     (out / "signoff.txt").write_text("\n".join(signoff_lines(report["signoff"])
                                                + code_coverage.lines(report["coverage"]["code"])) + "\n")
     (out / "coverage.txt").write_text(coverage_text(report["coverage"]["functional"]))
@@ -44,7 +42,7 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     if allure_dir.is_dir():
         write_categories(allure_dir, report["buckets"])
         write_environment(allure_dir, report["meta"])
-        write_signoff_result(allure_dir, report, out)
+        describe_shrunk(allure_dir, report["buckets"], out)
     return report
 
 
@@ -83,44 +81,18 @@ def _share(pair: list[int]) -> str:
     return f"{100 * pair[0] / pair[1]:.1f}% ({pair[0]}/{pair[1]})" if pair[1] else "-"
 
 
-def write_signoff_result(allure_dir: Path, report: dict, out: Path) -> None:
-    """The sign-off table and the coverage holes as one Allure test result ("testplan sign-off"), with the
-    table as its description and as a CSV attachment (Allure shows CSV as a table)."""
-    for old in allure_dir.glob(f"{SIGNOFF_PREFIX}*"):
-        old.unlink()
-    rows = report["signoff"]
-    table = ["<table><tr><th>testpoint</th><th>stage</th><th>passed/ran</th><th>pass rate</th>"
-             "<th>coverage of its cover points</th><th>tests</th></tr>"]
-    for row in rows:
-        rate = "-" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
-        table.append(f"<tr><td>{escape(row['testpoint'])}</td><td>{row['stage']}</td>"
-                     f"<td>{row['passed']}/{row['ran']}</td><td>{rate}</td><td>{escape(coverage_cell(row))}</td>"
-                     f"<td>{escape(', '.join(row['tests']))}</td></tr>")
-    table.append("</table>")
-    code = report["coverage"]["code"]
-    if code:
-        table.append(f"<p>Code coverage of the RTL (Verilator, {code['tests']} tests, {escape(code['merged_by'])})"
-                     "</p><table><tr><th>unit</th><th>line (blocks, branches)</th><th>toggle</th></tr>")
-        for unit, row in [*code["units"].items(), ("all", code["total"])]:
-            table.append(f"<tr><td>{escape(unit)}</td><td>{_share(row['line'])}</td><td>{_share(row['toggle'])}"
-                         "</td></tr>")
-        table.append("</table>")
-    (allure_dir / f"{SIGNOFF_PREFIX}-table-attachment.csv").write_text(signoff_csv(rows))
-    (allure_dir / f"{SIGNOFF_PREFIX}-holes-attachment.txt").write_text((out / "coverage.txt").read_text())
-    failing = report["counts"]["failed"] + report["counts"]["error"]
-    meta = report["meta"]
-    result = {
-        "uuid": f"{SIGNOFF_PREFIX}-0", "historyId": "nvdla-testplan-signoff", "testCaseId": "nvdla-testplan-signoff",
-        "name": "testplan sign-off", "fullName": f"{meta['plan']}: testplan sign-off",
-        # "unknown", not "failed": the sign-off is no test, and a failed one would land in a triage category
-        "status": "unknown" if failing else "passed", "stage": "finished",
-        "statusDetails": {"message": f"{failing} tests failed or errored" if failing else "every test ran passed"},
-        "descriptionHtml": "".join(table),
-        "labels": [{"name": "parentSuite", "value": "testplan"}, {"name": "suite", "value": "sign-off"}],
-        "attachments": [
-            {"name": "sign-off table", "source": f"{SIGNOFF_PREFIX}-table-attachment.csv", "type": "text/csv"},
-            {"name": "functional coverage and holes", "source": f"{SIGNOFF_PREFIX}-holes-attachment.txt",
-             "type": "text/plain"}],
-        "start": int(time.time() * 1000), "stop": int(time.time() * 1000),
-    }
-    (allure_dir / f"{SIGNOFF_PREFIX}-result.json").write_text(json.dumps(result, indent=1) + "\n")
+def describe_shrunk(allure_dir: Path, buckets: list[dict], out: Path) -> None:
+    """Put each bucket's shrunk layer, and the command that plays it, first on the page of the test it was
+    shrunk from (shrinking runs after the tests)."""
+    shrunk = {b["shrunk"]["id"]: b["shrunk"] for b in buckets if b.get("shrunk", {}).get("path")}
+    if not shrunk:
+        return
+    for path in allure_dir.glob("*-result.json"):
+        result = json.loads(path.read_text())
+        cut = shrunk.get(result.get("name"))
+        if cut is None or "Shrunk" in result.get("description", ""):
+            continue
+        result["description"] = (f"**Shrunk** to {cut['layers']} layer(s), {cut['bytes']} bytes of trace data (from "
+                                 f"{cut['from_bytes']}): {cut['describe']}\n\n```\ncd {out} && {cut['reproduce']}\n```"
+                                 f"\n\n" + result.get("description", ""))
+        path.write_text(json.dumps(result))

@@ -55,7 +55,23 @@ def _is_allure3(path: str) -> bool:
     return version.startswith("3.")
 
 
-def build(results_dir: Path, page: Path, name: str, categories: list[dict] | None = None) -> Path:
+#: What a run's folder gives its report beside the test results: the sign-off and the coverage holes as the
+#: report's global attachments (the sign-off is no test), and Allure's own history across the runs in the folder.
+RUN_ATTACHMENTS = ("signoff.csv", "signoff.txt", "coverage.txt")
+HISTORY = "allure-history.jsonl"
+
+
+def build_run(out: Path, name: str, *, new_run: bool = True) -> Path:
+    """OUT/report.html of a regress (or merged) results folder; `new_run` adds this run to the folder's Allure
+    history (a rebuild of the same run's page does not)."""
+    out = Path(out)
+    return build(out / "allure-results", out / "report.html", name,
+                 attachments=[out / f for f in RUN_ATTACHMENTS if (out / f).is_file()],
+                 history=out / HISTORY, append_history=new_run)
+
+
+def build(results_dir: Path, page: Path, name: str, categories: list[dict] | None = None, *,
+          attachments: list[Path] = (), history: Path | None = None, append_history: bool = True) -> Path:
     results_dir, page = Path(results_dir), Path(page)
     if not results_dir.is_dir():
         raise ReportError(f"{results_dir}: no Allure results (was allure-pytest installed?)")
@@ -68,6 +84,10 @@ def build(results_dir: Path, page: Path, name: str, categories: list[dict] | Non
                                                          "groupBy": ["parentSuite", "suite", "subSuite"]}}}}
         if categories:
             config["categories"] = categories
+        if attachments:
+            config["globalAttachments"] = [str(Path(a).resolve()) for a in attachments]
+        if history is not None:
+            config.update(historyPath=str(Path(history).resolve()), appendHistory=append_history)
         (work / "allurerc.json").write_text(json.dumps(config, indent=1))
         env = {**os.environ, "ALLURE_NO_ANALYTICS": "true", "NO_COLOR": "1"}
         try:
