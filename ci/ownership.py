@@ -2,7 +2,7 @@
 
     with owned(target, kind):   raises OutputInUse naming the other run's pid and start time
 
-The lock is an flock on a file beside the target (a folder's DIR/.nvdla-verif.lock, a file's FILE.lock) that
+The lock is an flock on a file beside the target (a folder's DIR/.nvdla-verif.lock, a file's .FILE.lock) that
 holds the owner's pid, start time and command line; the kernel releases it when the owner ends, however it
 ends, so a killed run never leaves the target locked.
 """
@@ -24,7 +24,7 @@ class OutputInUse(NvdlaVerifError):
 
 
 def lock_file(target: Path, kind: str) -> Path:
-    return target / ".nvdla-verif.lock" if kind == "folder" else target.with_name(target.name + ".lock")
+    return target / ".nvdla-verif.lock" if kind == "folder" else target.with_name(f".{target.name}.lock")
 
 
 @contextmanager
