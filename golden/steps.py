@@ -137,13 +137,14 @@ class CheckRegion(Step):
 
 @dataclass
 class Program:
-    """A compiled trace: its steps and where it came from."""
+    """A compiled trace: its steps and where it came from. `trace` is None for a program that is no trace's
+    own compile (read from a program file, or rewritten by an adapter): its steps are all there is."""
 
     name: str
     path: Path
     layout: str  # register map layout (master or nvdlav1)
     steps: list[Step]
-    trace: Trace = field(repr=False)
+    trace: Trace | None = field(repr=False)
 
     @property
     def checks(self) -> list[tuple[int, Step]]:

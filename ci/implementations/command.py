@@ -2,11 +2,16 @@
 host script, an emulator), through a folder of files. The contract (README, "External programs"):
 
     PROGRAM ARGS FOLDER                      run with the folder as its last argument, cwd = FOLDER
-    FOLDER/request.json                      {"version": 1, "trace": "<file>", "format": "cfg" | "txn",
-                                              "layout": "master" | "nvdlav1", "profile": "<name>",
+    FOLDER/request.json                      {"version": 1, "program": "program.json",
+                                              "trace": "<file>", "format": "cfg" | "txn" (when the program
+                                              is a trace's own compile), "layout": "master" | "nvdlav1",
+                                              "profile": "<name>",
                                               "regions": [{"id", "memory", "base", "size", "file", "where"}],
                                               "reads": [{"id", "register", "address", "where"}]}
-    FOLDER/<trace> and the .dat files it names, as NVIDIA writes them
+    FOLDER/program.json, FOLDER/memory/      the compiled program, the steps to execute in order
+                                             (golden/formats/program_file.py, its JSON Schema beside it);
+                                             a region's or read's id is its step's index
+    FOLDER/<trace> and the .dat files it names, as NVIDIA writes them (with a trace only)
     FOLDER/out/region_<id>.dat               written by the program: each requested region's bytes when its
                                              check ran, as a .dat file (NVIDIA's record or byte-line syntax)
     FOLDER/out/result.json                   written by the program, every key optional:
@@ -34,6 +39,7 @@ import numpy as np
 
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.formats.program_file import FILE, write_program
 from golden.memory import read_memory_file
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program, ReadRegister
@@ -140,16 +146,21 @@ def _tail(log: Path) -> str:
 
 
 def write_request(program: Program, profile: Profile, folder: Path) -> None:
+    """The request folder: the compiled program (program.json and its memory images, always), and the trace
+    with its files when the program is that trace's own compile (an adapter's rewritten program has none)."""
+    write_program(program, folder)
+    request = {"version": 1, "program": FILE, "layout": program.layout, "profile": profile.name}
     trace = program.trace
-    shutil.copy(trace.path, folder / trace.path.name)
-    for _, path in trace.files():
-        shutil.copy(path, folder / path.name)
+    if trace is not None:
+        shutil.copy(trace.path, folder / trace.path.name)
+        for _, path in trace.files():
+            shutil.copy(path, folder / path.name)
+        request.update(trace=trace.path.name, format=trace.format)
     regions = [{"id": i, "memory": s.memory, "base": s.base, "size": s.size, "file": f"region_{i}.dat",
                 "where": s.where} for i, s in program.regions]
     reads = [{"id": i, "register": s.register.trace_name, "address": s.address, "where": s.where}
              for i, s in enumerate(program.steps) if isinstance(s, ReadRegister)]
-    request = {"version": 1, "trace": trace.path.name, "format": trace.format, "layout": program.layout,
-               "profile": profile.name, "regions": regions, "reads": reads}
+    request.update(regions=regions, reads=reads)
     (folder / "request.json").write_text(json.dumps(request, indent=1) + "\n")
     (folder / "out").mkdir()
 

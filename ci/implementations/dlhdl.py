@@ -129,7 +129,7 @@ class DlhdlAdapter:
             steps += [LoadMemory(step.where, s.memory, s.base,
                                  ((0, to_dlhdl(s, memory, self.threads, self.parallel)),), "dlhdl")
                       for s in after.get(index, ())]
-        return Program(program.name, program.path, program.layout, steps, program.trace), positions
+        return Program(program.name, program.path, program.layout, steps, None), positions  # no trace's compile
 
     def _check_size(self, step: CheckRegion, surfaces: Surfaces) -> int:
         ends = [w.surface.base - step.base + dlhdl_bytes(w.surface, self.threads, self.parallel)

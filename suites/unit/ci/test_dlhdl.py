@@ -3,55 +3,20 @@ the DL HDL Toolbox layout passes NVIDIA's traces through the adapter; with a lay
 
 from __future__ import annotations
 
-from dataclasses import replace
+import sys
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ci.conformance import run_trace
-from ci.implementations.dlhdl import DlhdlAdapter, loaded_memory, surfaces_of, to_dlhdl, to_nvdla
+from ci.implementations.dlhdl import DlhdlAdapter
 from golden.config import get_profile
 from golden.formats import dlhdl
 from golden.implementation import Golden
-from golden.steps import LoadMemory, Program
+from suites.unit.ci.dlhdl_golden import GoldenInDlhdl
 
 NV_SMALL = get_profile("nv_small")
 TRACES = ("sdp_3x3x33_bs_int8_reg_0", "sdp_4x22x42_bypass_int8", "pdp_8x8x64_2x2_int8", "cdp_8x8x32_lrn3_int8_0")
-
-
-class GoldenInDlhdl:
-    """A DL HDL-layout implementation for the test: reads its inputs and writes its outputs in DL HDL layout."""
-
-    name = "golden-in-dlhdl"
-
-    def __init__(self, threads: int, parallel: int, bug: str | None = None):
-        self.threads, self.parallel, self.bug = threads, parallel, bug
-
-    def run(self, program: Program, profile):
-        surfaces = surfaces_of(program, profile)  # where its tensors are, from the registers
-        memory = loaded_memory(program)
-        inputs = {(s.memory, s.base): s for s in surfaces.inputs}
-        steps = []
-        for step in program.steps:
-            surface = inputs.get((getattr(step, "memory", None), getattr(step, "base", None)))
-            if isinstance(step, LoadMemory) and step.file == "dlhdl" and surface is not None:
-                raw = memory.by_name(surface.memory).read(surface.base, dlhdl.conv_values(
-                    surface.shape, self.threads, self.parallel))
-                step = replace(step, records=((0, to_nvdla(raw, surface, self.threads, self.parallel)),))
-            steps.append(step)
-        outcome = Golden().run(Program(program.name, program.path, program.layout, steps, program.trace), profile)
-        for index, step in program.regions:
-            region = outcome.regions[index].copy()
-            for written in outcome.surfaces:
-                offset = written.surface.base - step.base
-                if written.surface.memory == step.memory and 0 <= offset < step.size:
-                    data = to_dlhdl(written.surface, outcome.memory, self.threads, self.parallel)
-                    if self.bug == "rows-swapped":  # writes the first two rows of each block in the wrong order
-                        data = data.reshape(-1, written.surface.shape[-2], written.surface.shape[-1],
-                                            self.parallel)[:, [1, 0, *range(2, written.surface.shape[-2])]]
-                    region[offset:offset + data.size] = np.ravel(data)
-            outcome.regions[index] = region
-        return outcome
 
 
 def _adapter(bug=None) -> DlhdlAdapter:
@@ -82,3 +47,15 @@ def test_a_layout_bug_fails_naming_the_first_wrong_elements(nvdla_data):
     assert report.unit == "PDP" and report.cube_text() == "W=8 H=8 C=64 int8"
     assert {m["h"] for m in report.first} <= {0, 1} and {"w", "c"} <= set(report.first[0])
     assert "H=0" in result.detail or "H=1" in result.detail
+
+
+def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, capsys):
+    """`dlhdl:command:PROGRAM`: the adapter's rewritten program (its DL HDL loads and wider checks) is what the
+    external program receives, as program.json; the golden model in DL HDL layout, in its own process, passes
+    NVIDIA's nv_small traces through it."""
+    from ci.cli import main
+
+    program = f"{sys.executable} {Path(__file__).with_name('golden_program.py')} --dlhdl 9"
+    traces = [str(nvdla_data / "trace_tests/nv_small" / name) for name in TRACES]
+    assert main(["conform", *traces, "--impl", f"dlhdl:command:{program}", "-j", "2"]) == 0, capsys.readouterr()
+    assert "4 traces" in capsys.readouterr().out
