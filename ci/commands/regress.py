@@ -265,16 +265,24 @@ def _stop(process: subprocess.Popen, grace_s: float = 30.0) -> None:
 
 
 def _interrupted(out: Path, manifest: dict) -> None:
-    """After an interruption: drop the Allure results of tests that wrote no record (they are rerun by --resume)
-    and say how to continue."""
+    """After an interruption: a test is done when it has both its record and its Allure result; drop whichever
+    half an interrupted test left (--resume runs it again), and say how to continue."""
     done = {item["id"] for item in manifest["items"] if record_file(out, item["id"]).is_file()}
+    reported = set()
     for result in (out / "allure-results").glob("*-result.json"):
         try:
             name = json.loads(result.read_text()).get("name")
         except (OSError, ValueError):
-            continue
-        if name not in done:
             result.unlink()
+            continue
+        if name in done:
+            reported.add(name)
+        else:
+            result.unlink()
+    if (out / "allure-results").is_dir():
+        for item_id in done - reported:
+            record_file(out, item_id).unlink()
+        done &= reported
     print(f"regress: interrupted: {len(done)} of {len(manifest['items'])} tests have a result in {out}; the same "
           "command with --resume runs the rest", file=sys.stderr, flush=True)
 

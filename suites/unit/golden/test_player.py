@@ -191,7 +191,7 @@ def test_conform_cli_counts_and_exit_code(nvdla_data, tmp_path, fake_units, caps
                  "--json", str(out)])
     report = json.loads(out.read_text())
     assert report["summary"] == {"total": 3, "passed": 2, "failed": 0, "unsupported": 0, "invalid": 0,
-                                 "error": 1}
+                                 "error": 1, "not applicable": 0}
     assert {r["name"]: r["profile"] for r in report["results"]} == {
         "sdp_passthrough_8x8x32_pack_inc_int8": "nv_large", "sanity0": "nv_full",
         "cc_alexnet_conv5_relu5_int16_dtest_cvsram": "nv_full"}
