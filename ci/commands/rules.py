@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from golden.errors import NvdlaVerifError
 from golden.rules import all_rules
 
 NAME = "rules"
@@ -22,8 +23,7 @@ def run(args) -> int:
     chosen = sorted((r for r in registered if not args.unit or r.unit == args.unit.upper()),
                     key=lambda r: (units.index(r.unit), r.phase))
     if not chosen:
-        print(f"no rules for unit {args.unit}")
-        return 2
+        raise NvdlaVerifError(f"no rules for unit {args.unit}; units with rules: {', '.join(units)}")
     width = max(len(r.id) for r in chosen)
     for r in chosen:
         print(f"{r.id:{width}}  {r.unit:5} {r.source}")

@@ -28,6 +28,19 @@ CASES = [
     (["coverage", "--merge", "{tmp}/missing.yaml", "--export", "{tmp}/x.yaml"], "no such coverage export"),
     (["coverage", "-n", "0", "--traces", "{tmp}"], "no trace (.cfg or input.txn) under"),
     (["regress", "--impl", "golden", "--out", "{tmp}/file.txt"], "a file, not a results folder"),
+    (["play", "{tmp}/no_such.cfg"], "cannot read trace: No such file or directory"),
+    (["play", "--profile", "nv_smal"], "unknown hardware profile 'nv_smal'"),
+    (["conform", "{tmp}/nowhere"], "no such file or folder"),
+    (["conform", "{tmp}", "--impl", "no_such_impl"], "unknown implementation 'no_such_impl'"),
+    (["report", "merge", "{tmp}/a", "{tmp}/b", "--out", "{tmp}/m"], "not a regress results folder"),
+    (["report", "html", "{tmp}/nowhere"], "no Allure results"),
+    (["profiles", "--spec", "{tmp}/none.spec"], "cannot read profile spec"),
+    (["generate", "--unit", "sdp", "--profile", "nv_smal", "--out", "{tmp}/g"], "unknown hardware profile"),
+    (["rules", "--unit", "XYZ"], "no rules for unit XYZ; units with rules:"),
+    (["regress", "--impl", "golden", "--plan", "{tmp}/none.hjson"], "cannot read the testplan"),
+    (["regress", "--impl", "no_such_impl", "--seed", "1"], "unknown implementation 'no_such_impl'"),
+    (["regress", "--impl", "golden", "--shard", "5/4"], "i must be between 1 and n"),
+    (["regress", "--level", "daily"], "invalid choice: 'daily'"),
     (["profiles", "nv_smal", "--memory-limit", "1GiB"], "unknown hardware profile 'nv_smal'"),
 ]
 
@@ -94,3 +107,12 @@ def test_a_programs_relative_paths_mean_the_callers_folder(nvdla_data, monkeypat
     trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
     program = f"command:{sys.executable} suites/unit/ci/golden_program.py"
     assert main(["conform", str(trace), "--impl", program]) == 0, capsys.readouterr()
+
+
+def test_more_workers_than_cpus_are_capped_with_a_message(nvdla_data, capsys):
+    import os
+
+    trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
+    assert main(["conform", str(trace), "-j", "1000"]) == 0
+    cpus = len(os.sched_getaffinity(0))
+    assert f"-j 1000: this machine has {cpus} CPUs; running {cpus} in parallel" in capsys.readouterr().out

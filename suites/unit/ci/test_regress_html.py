@@ -107,14 +107,16 @@ def test_the_report_renders_suites_a_failing_tests_attachments_and_categories(nv
     assert re.search(r"\d+\.\d% \(\d+/4 bins\)", table)  # nv_small.sdp.width: 4 bins
     assert (out / "allure-history.jsonl").stat().st_size > 0  # Allure's own history, for the next run's page
 
-    again = regress("--plan", str(plan), "--nvdla-data", str(root), "--impl", faulty_impl(), "--ref", "golden",
-                    "--seed", "10", "--out", str(out), "--html",
-                    env={"NVDLA_FAULTS": "sdp_3x3x33_bs_int8_reg_0=wrong-byte"})
-    assert again == 1
-    second = _test_results(page)
-    assert all(len(r.get("history", [])) == 1 for r in second.values())  # the first run, from Allure's history
-    failing_again = next(key for key, r in second.items() if r["status"] == "failed")
-    assert re.search(r"History<small[^>]*>1<", _dom(chromium, page, f"#/{failing_again}"))
+    # Two more runs in the folder: the faulty layer passes once, then fails again, so Allure calls it flaky.
+    for seed, faults, code in (("10", "", 0), ("11", "sdp_3x3x33_bs_int8_reg_0=wrong-byte", 1)):
+        assert regress("--plan", str(plan), "--nvdla-data", str(root), "--impl", faulty_impl(), "--ref", "golden",
+                       "--seed", seed, "--out", str(out), "--html", env={"NVDLA_FAULTS": faults}) == code
+    third = _test_results(page)
+    assert all(len(r.get("history", [])) == 2 for r in third.values())  # the earlier runs, from Allure's history
+    failing_again = next(key for key, r in third.items() if r["status"] == "failed")
+    assert third[failing_again]["flaky"] is True
+    assert re.search(r"History<small[^>]*>2<", _dom(chromium, page, f"#/{failing_again}"))
+    assert "None" not in (out / "allure-results" / "environment.properties").read_text()
 
     bucket = json.loads((out / "results.json").read_text())["buckets"][0]["signature"]
     categories = _dom(chromium, page, "#/categories")
