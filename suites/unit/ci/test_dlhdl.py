@@ -3,6 +3,7 @@ the DL HDL Toolbox layout passes NVIDIA's traces through the adapter; with a lay
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -49,13 +50,19 @@ def test_a_layout_bug_fails_naming_the_first_wrong_elements(nvdla_data):
     assert "H=0" in result.detail or "H=1" in result.detail
 
 
-def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, capsys):
+def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, tmp_path):
     """`dlhdl:command:PROGRAM`: the adapter's rewritten program (its DL HDL loads and wider checks) is what the
     external program receives, as program.json; the golden model in DL HDL layout, in its own process, passes
-    NVIDIA's nv_small traces through it."""
+    every NVIDIA nv_small trace the adapter converts (SDP, PDP and CDP surfaces; a convolution's input is not
+    described to it, so those are `unsupported`, as with any DL HDL implementation)."""
     from ci.cli import main
 
     program = f"{sys.executable} {Path(__file__).with_name('golden_program.py')} --dlhdl 9"
-    traces = [str(nvdla_data / "trace_tests/nv_small" / name) for name in TRACES]
-    assert main(["conform", *traces, "--impl", f"dlhdl:command:{program}", "-j", "2"]) == 0, capsys.readouterr()
-    assert "4 traces" in capsys.readouterr().out
+    out = tmp_path / "out.json"
+    main(["conform", str(nvdla_data / "trace_tests/nv_small"), "--impl", f"dlhdl:command:{program}", "-j", "2",
+          "--json", str(out)])
+    results = json.loads(out.read_text())["results"]
+    by_status = {status: [r for r in results if r["status"] == status] for status in {r["status"] for r in results}}
+    assert not by_status.get("failed") and len(by_status["passed"]) >= 50
+    assert all(r["detail"].startswith("missing file") for r in by_status.get("error", []))
+    assert all("CONV" in r["detail"] for r in by_status.get("unsupported", []))
