@@ -15,6 +15,7 @@ import os
 import pkgutil
 import shlex
 import shutil
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -83,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_limit:
         limits.set_memory_limit(args.memory_limit)
         os.environ[limits.ENVIRONMENT] = str(args.memory_limit)
+    previous = signal.signal(signal.SIGTERM, _terminate)  # a scheduler's SIGTERM stops a run as Ctrl-C does
     try:
         return int(args.handler(args) or 0)
     except NvdlaVerifError as exc:
@@ -95,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # never a traceback for user input; --debug shows it
         return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _fail(args, exc: BaseException, message: str, code: int) -> int:

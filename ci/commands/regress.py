@@ -76,16 +76,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    previous = signal.signal(signal.SIGTERM, _terminate)  # a scheduler's SIGTERM stops the run as Ctrl-C does
-    try:
-        with environment(rtl_environment(args)):
-            return _regress(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
+    with environment(rtl_environment(args)):
+        return _regress(args)
 
 
 def _regress(args) -> int:

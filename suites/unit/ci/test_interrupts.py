@@ -64,7 +64,8 @@ def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(nvdla_data, 
     assert sorted(names) == sorted(set(names)) and len(names) == len(_report(whole)[0])
 
 
-def test_ctrl_c_during_conform_ends_the_external_program_and_its_folder(nvdla_data, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_during_conform_ends_the_external_program_and_its_folder(nvdla_data, tmp_path, sig):
     trace = nvdla_data / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     command = [sys.executable, "-m", "ci.cli", "conform", str(trace), "--impl",
@@ -74,7 +75,7 @@ def test_ctrl_c_during_conform_ends_the_external_program_and_its_folder(nvdla_da
     while not list(tmp_path.glob("nvdla-*")) and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.5)  # the program has started inside its folder
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     process.communicate(timeout=60)
     assert process.returncode == 130
     left = subprocess.run(["pgrep", "-f", f"{PROGRAM} --fault hang {tmp_path}"], capture_output=True, text=True)
