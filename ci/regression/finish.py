@@ -84,15 +84,18 @@ def _share(pair: list[int]) -> str:
 def describe_shrunk(allure_dir: Path, buckets: list[dict], out: Path) -> None:
     """Put each bucket's shrunk layer, and the command that plays it, first on the page of the test it was
     shrunk from (shrinking runs after the tests)."""
-    shrunk = {b["shrunk"]["id"]: b["shrunk"] for b in buckets if b.get("shrunk", {}).get("path")}
-    if not shrunk:
+    cuts = {b["shrunk"]["id"]: b["shrunk"] for b in buckets if b.get("shrunk", {}).get("path")}
+    if not cuts:
         return
     for path in allure_dir.glob("*-result.json"):
         result = json.loads(path.read_text())
-        cut = shrunk.get(result.get("name"))
-        if cut is None or "Shrunk" in result.get("description", ""):
+        cut = cuts.get(result.get("name"))
+        if cut is None or "**shrunk to" in result.get("description", ""):
             continue
-        result["description"] = (f"**Shrunk** to {cut['layers']} layer(s), {cut['bytes']} bytes of trace data (from "
-                                 f"{cut['from_bytes']}): {cut['describe']}\n\n```\ncd {out} && {cut['reproduce']}\n```"
-                                 f"\n\n" + result.get("description", ""))
+        what = (f"shrunk to {cut['layers']} layer(s), {cut['bytes']} bytes of trace data (from {cut['from_bytes']}): "
+                f"{cut['describe']}")
+        result["description"] = (f"**{what}**\n\n```\ncd {out} && {cut['reproduce']}\n```\n\n"
+                                 + result.get("description", ""))
+        details = result.setdefault("statusDetails", {})
+        details["message"] = f"{details.get('message', '')}\n{what}\nplay it: cd {out} && {cut['reproduce']}"
         path.write_text(json.dumps(result))

@@ -83,6 +83,8 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     message = record["detail"]
     if record.get("signature"):
         message = f"[{text(record['signature'])}] {message}"
+    if record["status"] in ("failed", "error") and record.get("reproduce"):
+        message += f"\n\nreproduce: {record['reproduce']}"  # in the error box at the top of the test's page
     if record["status"] == "skipped":
         pytest.skip(message)
     if record["status"] == "not applicable":

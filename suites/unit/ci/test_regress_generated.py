@@ -108,6 +108,9 @@ def test_a_failing_generated_layer_is_shrunk_in_its_bucket(tmp_path, nvdla_data)
     summary = (out / "summary.txt").read_text()
     assert f"shrunk: {cut['id']} to {cut['layers']} layer(s)" in summary
     assert f"cd {out} && {cut['reproduce']}" in summary
+    pages = [json.loads(f.read_text()) for f in (out / "allure-results").glob("*-result.json")]
+    page = next(p for p in pages if p["name"] == cut["id"])  # the shrunk layer first on its test's page
+    assert page["description"].startswith("**shrunk to") and "play it: cd" in page["statusDetails"]["message"]
     command = after_invocation(cut["reproduce"])
     assert command[0] == "conform"
     shrunk = out / command[1]

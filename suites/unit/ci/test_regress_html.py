@@ -97,7 +97,7 @@ def test_the_report_renders_suites_a_failing_tests_attachments_and_categories(nv
     assert "testplan sign-off" not in [r["name"] for r in results.values()]  # the sign-off is no test
     assert failing["description"].startswith("**Reproduce** (paste into a shell):")
     assert "assert 'failed' == 'passed'" not in json.dumps(failing)
-    assert detail.index("Reproduce") < detail.index("decoded registers")  # first on the page
+    assert detail.index("reproduce: ") < detail.index("Parameters")  # in the error box at the top of the page
     globals_tab = _dom(chromium, page, "#globalAttachments")
     for name in ("signoff.csv", "signoff.txt", "coverage.txt"):
         assert name in globals_tab, name
