@@ -39,11 +39,18 @@ def plan(tmp_path_factory, nvdla_data):
     return tmp, write_plan(tmp / "plan.hjson", TESTS, POINTS)
 
 
-def test_generated_and_illegal_layers_pass_on_the_golden_model(plan, nvdla_data):
+@pytest.fixture(scope="module")
+def golden_run(plan, nvdla_data) -> tuple[int, Path]:
+    """The plan's run on the golden model (once per worker: the tests below read its folder)."""
     tmp, path = plan
     out = tmp / "golden"
     code = regress("--plan", str(path), "--nvdla-data", str(nvdla_data), "--impl", "golden", "--seed", "3",
                    "--out", str(out), "-j", "2")
+    return code, out
+
+
+def test_generated_and_illegal_layers_pass_on_the_golden_model(golden_run):
+    code, out = golden_run
     records = _records(out)
     assert code == 0, {k: r["detail"] for k, r in records.items() if r["status"] != "passed"}
     generated = [r for r in records.values() if r["kind"] == "generated"]
@@ -74,15 +81,15 @@ def test_an_implementation_that_accepts_an_illegal_layer_fails_it(plan, nvdla_da
     assert bucket["parts"]["check"] == "rejection" and bucket["parts"]["pattern"].startswith("SDP-RDMA-WIDTH")
 
 
-def test_a_generated_layers_reproduce_command_rebuilds_the_same_trace(plan, nvdla_data, tmp_path, monkeypatch):
-    tmp, _ = plan
-    record = _records(tmp / "golden")["gen/nv_small/sdp_reg/s2_2l"]
+def test_a_generated_layers_reproduce_command_rebuilds_the_same_trace(golden_run, tmp_path, monkeypatch):
+    _, out = golden_run
+    record = _records(out)["gen/nv_small/sdp_reg/s2_2l"]
     generate, conform = record["reproduce"].split(" && ")
     monkeypatch.chdir(tmp_path)
     assert cli(after_invocation(generate)) == 0
     rebuilt = sorted(tmp_path.rglob("*.cfg"))
     assert len(rebuilt) == 1
-    original = tmp / "golden" / record["path"]
+    original = out / record["path"]
     assert rebuilt[0].read_text() == original.read_text()
     assert cli(after_invocation(conform)) == 0
 
