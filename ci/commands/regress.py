@@ -31,7 +31,7 @@ from ci.ownership import owned
 from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
-from ci.regression.plan import DEFAULT_PLAN, LEVELS, PlanError, load_plan, parse_shard, shard
+from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, shard
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
 from golden.config import get_profile
 
@@ -71,13 +71,45 @@ def add_arguments(parser) -> None:
     parser.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
     parser.add_argument("--list", action="store_true", help="print the tests the options select and stop")
     parser.add_argument("--resume", action="store_true",
-                        help="continue a run in OUT that was stopped (same options): keep the tests that have "
-                             "a result, run the rest, report them all")
+                        help="continue the run in --out that was stopped, with its own seed, options and tests "
+                             "(its manifest.json): keep the tests that have a result, run the rest, report them all")
 
 
 def run(args) -> int:
+    if args.resume and (Path(args.out) / "manifest.json").is_file():
+        return _continue(args)
     with environment(rtl_environment(args)):
         return _regress(args)
+
+
+#: Options a resumed run takes from the stopped run's manifest, with their defaults here: one given with another
+#: value than the stopped run's is refused (the rest of the command line may be left out).
+RESUMED = {"level": ("level", "smoke"), "impl": ("impl", "rtl"), "ref": ("ref", None), "profile": ("profile", None),
+           "seed": ("seed", None), "shard": ("shard", None)}
+
+
+def _continue(args) -> int:
+    """--resume: the stopped run in --out, with its own seed, options, RTL selection and tests (its manifest)."""
+    out = Path(args.out).resolve()
+    manifest = json.loads((out / "manifest.json").read_text())
+    given = {"impl": absolute_spec(args.impl) if args.impl != "rtl" else args.impl}
+    differs = [f"--{name} {given.get(name, getattr(args, name))}" for name, (key, default) in RESUMED.items()
+               if getattr(args, name) not in (default, None)
+               and given.get(name, getattr(args, name)) != manifest.get(key)]
+    if args.test and args.test != manifest.get("test"):
+        differs.append("--test")
+    if Path(args.plan).resolve() != DEFAULT_PLAN and str(Path(args.plan).resolve()) != manifest.get(
+            "settings", {}).get("plan"):
+        differs.append("--plan")
+    if differs:
+        raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); resume it with "
+                        "--resume --out alone, or with the same ones")
+    settings = Settings(**manifest["settings"], work=out / "work")
+    items = [Item.from_dict(item) for item in manifest["items"]]
+    data = Path(manifest.get("nvdla_data", args.nvdla_data))
+    args.j = workers(args.j)
+    with environment(manifest.get("rtl_environment", {})), owned(out):
+        return _run(args, out, manifest, items, settings, data)
 
 
 def _regress(args) -> int:
@@ -123,7 +155,8 @@ def _regress(args) -> int:
                 "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
-                "settings": {k: v for k, v in vars(settings).items() if k != "work"}}
+                "settings": {k: v for k, v in vars(settings).items() if k != "work"},
+                "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
     with owned(out):
         return _run(args, out, manifest, items, settings, data)
 
@@ -133,9 +166,9 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
     if args.resume:
         print(f"regress: resuming {out}: {len(items) - len(pending['items'])} tests done before, "
               f"{len(pending['items'])} to run", flush=True)
-    print(f"regress: {len(items)} tests of level {args.level} ({manifest['plan']})"
-          + (f", shard {args.shard}" if args.shard else "") + f", {args.impl} vs {manifest['ref'] or 'none'}, "
-          f"-j {args.j}; results in {out}", flush=True)
+    print(f"regress: {len(items)} tests of level {manifest['level']} ({manifest['plan']})"
+          + (f", shard {manifest['shard']}" if manifest["shard"] else "")
+          + f", {manifest['impl']} vs {manifest['ref'] or 'none'}, -j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
     try:
         code = _pytest(out, args.j, data, pending) if pending["items"] else 0
@@ -148,11 +181,11 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
         from ci.regression.shrink import shrink_buckets
 
         shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink)
-    report = finish(out, manifest, records, {"shard": args.shard, "wall_s": round(wall, 1), "jobs": args.j})
+    report = finish(out, manifest, records, {"shard": manifest["shard"], "wall_s": round(wall, 1), "jobs": args.j})
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
     if args.html:
-        page = html.build_run(out, f"nvdla-verif {args.level} seed {manifest['seed']}")
+        page = html.build_run(out, f"nvdla-verif {manifest['level']} seed {manifest['seed']}")
         print(f"regress: HTML report {page}")
     counts = report["counts"]
     return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0

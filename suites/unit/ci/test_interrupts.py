@@ -56,7 +56,9 @@ def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(nvdla_data, 
     records = [json.loads(p.read_text()) for p in (cut / "results").glob("*.json")]
     assert records and not any("KeyboardInterrupt" in r["detail"] or r["verdict"] == "crash" for r in records)
     assert not (cut / "results.json").exists()
-    resumed = subprocess.run(_regress(nvdla_data, cut, "--resume"), capture_output=True, text=True, timeout=900)
+    # --resume with --out alone: the seed, options and tests come from the stopped run's manifest
+    resumed = subprocess.run([sys.executable, "-m", "ci.cli", "regress", "--resume", "--out", str(cut)],
+                             capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert _report(cut) == _report(whole)
     assert _junit(cut) == _junit(whole)
