@@ -76,7 +76,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    if args.resume and (Path(args.out) / "manifest.json").is_file():
+    if args.resume:
         return _continue(args)
     with environment(rtl_environment(args)):
         return _regress(args)
@@ -91,13 +91,17 @@ RESUMED = {"level": ("level", "smoke"), "impl": ("impl", "rtl"), "ref": ("ref", 
 def _continue(args) -> int:
     """--resume: the stopped run in --out, with its own seed, options, RTL selection and tests (its manifest)."""
     out = Path(args.out).resolve()
+    if not (out / "manifest.json").is_file():
+        raise PlanError(f"{args.out}: no run to resume (no manifest.json)")
     manifest = json.loads((out / "manifest.json").read_text())
-    given = {"impl": absolute_spec(args.impl) if args.impl != "rtl" else args.impl}
+    given = {"impl": absolute_spec(args.impl)}
     differs = [f"--{name} {given.get(name, getattr(args, name))}" for name, (key, default) in RESUMED.items()
                if getattr(args, name) not in (default, None)
                and given.get(name, getattr(args, name)) != manifest.get(key)]
     if args.test and args.test != manifest.get("test"):
         differs.append("--test")
+    if rtl_arguments(args) and rtl_arguments(args) != manifest.get("settings", {}).get("rtl"):
+        differs.append("--rtl-*")
     if Path(args.plan).resolve() != DEFAULT_PLAN and str(Path(args.plan).resolve()) != manifest.get(
             "settings", {}).get("plan"):
         differs.append("--plan")
@@ -162,7 +166,7 @@ def _regress(args) -> int:
 
 
 def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
-    pending = _resume(out, manifest) if args.resume else _prepare(out, manifest)
+    pending = _unfinished(out, manifest) if args.resume else _prepare(out, manifest)
     if args.resume:
         print(f"regress: resuming {out}: {len(items) - len(pending['items'])} tests done before, "
               f"{len(pending['items'])} to run", flush=True)
@@ -192,14 +196,9 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
 
 
 def _seed(args) -> int:
-    """--seed; with --resume the stopped run's own (its manifest); else a new one, printed."""
+    """--seed, else a new one, printed (a resumed run has its manifest's: _continue)."""
     if args.seed is not None:
         return args.seed
-    if args.resume:
-        manifest = Path(args.out) / "manifest.json"
-        if not manifest.is_file():
-            raise PlanError(f"{args.out}: no run to resume (no manifest.json)")
-        return json.loads(manifest.read_text())["seed"]
     seed = secrets.randbelow(2**31)
     print(f"regress: base seed {seed} (rerun with --seed {seed})", flush=True)
     return seed
@@ -212,22 +211,9 @@ def _check_implementations(settings: Settings) -> None:
     resolve(settings.impl, settings.reference_spec() or "none")
 
 
-def _resume(out: Path, manifest: dict) -> dict:
-    """The part of the manifest a stopped run in `out` has not finished (the same run, or a PlanError)."""
-    path = out / "manifest.json"
-    if not path.is_file():
-        raise PlanError(f"{out}: no run to resume (no manifest.json)")
-    earlier = json.loads(path.read_text())
-    if _options(earlier) != _options(manifest):
-        differs = sorted(k for k in manifest if earlier.get(k) != manifest[k])
-        raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); "
-                        "resume it with the same ones")
+def _unfinished(out: Path, manifest: dict) -> dict:
+    """The part of a stopped run's manifest that has no result yet."""
     return {**manifest, "items": [i for i in manifest["items"] if not record_file(out, i["id"]).is_file()]}
-
-
-def _options(manifest: dict) -> dict:
-    """What a resumed run must share with the stopped one: all but how nvdla-verif was started."""
-    return {**manifest, "settings": {k: v for k, v in manifest.get("settings", {}).items() if k != "command"}}
 
 
 def _prepare(out: Path, manifest: dict) -> dict:

@@ -77,10 +77,6 @@ def signoff_csv(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _share(pair: list[int]) -> str:
-    return f"{100 * pair[0] / pair[1]:.1f}% ({pair[0]}/{pair[1]})" if pair[1] else "-"
-
-
 def describe_shrunk(allure_dir: Path, buckets: list[dict], out: Path) -> None:
     """Put each bucket's shrunk layer, and the command that plays it, first on the page of the test it was
     shrunk from (shrinking runs after the tests)."""

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,8 @@ import pytest
 pytest.importorskip("cocotb")
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
+
+from suites.unit.ci.regress_helpers import interrupted  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 
@@ -37,18 +38,9 @@ def test_ctrl_c_on_the_fixture_rtl_then_resume_is_the_uninterrupted_run(nvdla_da
     subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=1200, check=False)
     scratch = tmp_path / "tmp"  # the simulations' run folders, so that this run's processes can be told apart
     scratch.mkdir()
-    process = subprocess.Popen(_regress(nvdla_data, cut), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "TMPDIR": str(scratch)})
-    deadline = time.monotonic() + 900
-    while process.poll() is None and time.monotonic() < deadline:
-        if len(list((cut / "results").glob("*.json"))) >= 3:
-            process.send_signal(signal.SIGINT)
-            break
-        time.sleep(0.02)
-    out, err = process.communicate(timeout=180)
-    if process.returncode == 0:
-        pytest.fail("the run finished before it could be interrupted")
-    assert process.returncode == 130, out + err
+    code, out, err = interrupted(_regress(nvdla_data, cut), cut, signal.SIGINT, timeout_s=900,
+                                 env={**os.environ, "TMPDIR": str(scratch)})
+    assert code == 130, out + err
     assert _running_in(scratch) == [], "a simulator was left running"
     resumed = subprocess.run(_regress(nvdla_data, cut, "--resume"), capture_output=True, text=True, timeout=1200)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr

@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from ci.cli import main as cli
 
@@ -51,3 +55,20 @@ def after_invocation(command: str) -> list[str]:
     words = shlex.split(command)
     start = next(i for i, word in enumerate(words) if word in ("conform", "generate", "regress", "play"))
     return words[start:]
+
+
+def interrupted(command: list[str], out: Path, sig: int, *, after: int = 3, timeout_s: float = 600,
+                env: dict | None = None) -> tuple[int, str, str]:
+    """Start a regress, send it `sig` once `after` tests have their record in out/results, and return its exit
+    status, stdout and stderr (a run that ends before it could be interrupted fails the test)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + timeout_s
+    while process.poll() is None and time.monotonic() < deadline:
+        if len(list((out / "results").glob("*.json"))) >= after:
+            process.send_signal(sig)
+            break
+        time.sleep(0.02)
+    stdout, stderr = process.communicate(timeout=180)
+    if process.returncode == 0:
+        pytest.fail("the run finished before it could be interrupted")
+    return process.returncode, stdout, stderr

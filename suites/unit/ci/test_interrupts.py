@@ -17,6 +17,8 @@ import pytest
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
 
+from suites.unit.ci.regress_helpers import interrupted  # noqa: E402
+
 PROGRAM = Path(__file__).with_name("golden_program.py")
 
 
@@ -41,17 +43,8 @@ def _report(out: Path) -> tuple:
 def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(nvdla_data, tmp_path, sig):
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=900, check=False)
-    process = subprocess.Popen(_regress(nvdla_data, cut), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 600
-    while process.poll() is None and time.monotonic() < deadline:
-        if len(list((cut / "results").glob("*.json"))) >= 3:
-            process.send_signal(sig)
-            break
-        time.sleep(0.02)
-    out, err = process.communicate(timeout=120)
-    if process.returncode == 0:
-        pytest.fail("the run finished before it could be interrupted")
-    assert process.returncode == 130, out + err
+    code, out, err = interrupted(_regress(nvdla_data, cut), cut, sig)
+    assert code == 130, out + err
     assert "--resume runs the rest" in err
     records = [json.loads(p.read_text()) for p in (cut / "results").glob("*.json")]
     assert records and not any("KeyboardInterrupt" in r["detail"] or r["verdict"] == "crash" for r in records)

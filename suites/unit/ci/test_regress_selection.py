@@ -47,3 +47,13 @@ def test_resume_takes_the_seed_from_the_stopped_runs_manifest(nvdla_data, tmp_pa
     printed = capsys.readouterr().out
     assert "base seed" not in printed and "1 to run" in printed
     assert json.loads((out / "results.json").read_text())["meta"]["seed"] == 77
+
+
+def test_resume_refuses_another_rtl_selection_than_the_stopped_runs(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"impl": "rtl", "settings": {"rtl": ["--rtl-profile", "nv_small"]}}))
+    assert main(["regress", "--resume", "--out", str(out), "--impl", "rtl", "--rtl-profile", "nv_large"]) == 2
+    assert "(--rtl-* differ)" in capsys.readouterr().err
+    assert main(["regress", "--resume", "--out", str(tmp_path / "none")]) == 2
+    assert "no run to resume (no manifest.json)" in capsys.readouterr().err
