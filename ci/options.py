@@ -88,7 +88,8 @@ def prepared(implementation: Implementation) -> Implementation:
 def rtl_profile(args) -> str | None:
     """The RTL's declared profile as --rtl-profile names it or the absolute path of --rtl-spec (checked)."""
     if args.rtl_spec:
-        return str(Path(args.rtl_spec).resolve()) if load_spec(args.rtl_spec) else None
+        load_spec(args.rtl_spec)  # a spec that cannot be read is one error now
+        return str(Path(args.rtl_spec).resolve())
     return get_profile(args.rtl_profile).name if args.rtl_profile else None
 
 

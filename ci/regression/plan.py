@@ -192,8 +192,8 @@ def _expand(test: dict, level: str, seed: int, data_root: Path, target: str) -> 
         return [Item(f"mutant/{s}", kind, {"switch": s, "profile": "nv_small"}) for s in switches]
     if kind == "generated":
         profile, family, layers = test.get("profile", target), test["family"], int(test.get("layers", 1))
-        suffix = f"_{layers}l" if layers > 1 else ""
-        return [Item(f"gen/{get_profile(profile).name}/{family}/s{s}{suffix}", kind,
+        suffix, name = f"_{layers}l" if layers > 1 else "", get_profile(profile).name
+        return [Item(f"gen/{name}/{family}/s{s}{suffix}", kind,
                      {"family": family, "profile": profile, "seed": s, "layers": layers})
                 for s in _seeds(test, level, seed, test["name"])]
     if kind == "illegal":

@@ -12,6 +12,8 @@ import json
 import os
 import time
 
+from ci.regression.results import NOT_APPLICABLE
+
 PROGRESS_EVERY_S = 10.0
 
 
@@ -25,7 +27,7 @@ class Progress:
         """Count a finished test; True when it is worth a line now."""
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.done += 1
-            if report.skipped and "not applicable: " in str(report.longrepr):
+            if report.skipped and NOT_APPLICABLE in str(report.longrepr):
                 self.not_applicable += 1
             elif report.skipped:
                 self.skipped += 1

@@ -78,6 +78,17 @@ def collect_records(out: Path, manifest: dict) -> list[dict]:
     return records
 
 
+#: How a not-applicable test's message starts wherever it is shown (pytest's skip, JUnit, the progress line).
+NOT_APPLICABLE = "not applicable: "
+
+
+def record_message(record: dict) -> str:
+    """A test's message as the reports show it: why it was not applicable, its triage bucket, its detail."""
+    prefix = NOT_APPLICABLE if record["status"] == "not applicable" else ""
+    signature = f"[{text(record['signature'])}] " if record.get("signature") else ""
+    return f"{prefix}{signature}{record['detail']}"
+
+
 def write_junit(path: Path, records: list[dict], name: str) -> None:
     """The JUnit XML of the run from its records (sorted by id): one testcase per test, its failure, error or
     skip with the record's detail, so that a resumed or merged run gives the file an uninterrupted run gives."""
@@ -93,9 +104,7 @@ def write_junit(path: Path, records: list[dict], name: str) -> None:
         tag = {"failed": "failure", "error": "error", "skipped": "skipped", "not applicable": "skipped"}.get(
             r["status"])
         if tag:
-            signature = f"[{text(r['signature'])}] " if r.get("signature") else ""
-            prefix = "not applicable: " if r["status"] == "not applicable" else ""
-            message = f"{prefix}{signature}{r['detail']}"
+            message = record_message(r)
             element = ET.SubElement(case, tag, message=message.splitlines()[0][:300] if message else tag)
             element.text = message
     root = ET.Element("testsuites")

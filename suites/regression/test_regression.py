@@ -21,8 +21,7 @@ import pytest
 from ci.regression.engine import Settings
 from ci.regression.items import run_item
 from ci.regression.plan import Item
-from ci.regression.results import write_record
-from ci.regression.signature import text
+from ci.regression.results import record_message, write_record
 from golden.config import get_profile
 from golden.player import play
 
@@ -80,15 +79,11 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     write_record(out, record)
     _describe(record)
     _attach(run, tmp_path)
-    message = record["detail"]
-    if record.get("signature"):
-        message = f"[{text(record['signature'])}] {message}"
+    message = record_message(record)
     if record["status"] in ("failed", "error") and record.get("reproduce"):
         message += f"\n\nreproduce: {record['reproduce']}"  # in the error box at the top of the test's page
-    if record["status"] == "skipped":
+    if record["status"] in ("skipped", "not applicable"):
         pytest.skip(message)
-    if record["status"] == "not applicable":
-        pytest.skip(f"not applicable: {message}")
     if record["status"] == "error":
         raise RegressionError(message)
     if record["status"] != "passed":
