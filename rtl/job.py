@@ -63,12 +63,16 @@ class Job:
     reset_idle_cycles: int = 8192   # NVIDIA's verif/verilator harness idles 8192 cycles after reset
     axi_pause: float = 0.0          # probability of an AXI channel stall per cycle (randomised back-pressure)
     seed: int = 1
+    # GLB.S_INTR_STATUS and S_INTR_MASK of the program's register layout (master's unless set)
+    intr_status_addr: int = 0x100C
+    intr_mask_addr: int = 0x1004
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"steps": [asdict(s) for s in self.steps],
                                     "timeout_cycles": self.timeout_cycles, "clock_ns": self.clock_ns,
                                     "reset_idle_cycles": self.reset_idle_cycles, "axi_pause": self.axi_pause,
-                                    "seed": self.seed}))
+                                    "seed": self.seed, "intr_status_addr": self.intr_status_addr,
+                                    "intr_mask_addr": self.intr_mask_addr}))
 
     @classmethod
     def load(cls, path: Path) -> Job:
@@ -119,7 +123,9 @@ def job_from_trace(trace: Trace, regmap: RegisterMap, blob_dir: Path) -> Job:
 
 
 def job_from_program(program: Program, blob_dir: Path) -> Job:
-    job = Job()
+    regmap = RegisterMap.for_layout(program.layout)
+    job = Job(intr_status_addr=regmap.address(regmap.get("GLB", "S_INTR_STATUS")),
+              intr_mask_addr=regmap.address(regmap.get("GLB", "S_INTR_MASK")))
     add = job.steps.append
     for index, s in enumerate(program.steps):
         if isinstance(s, WriteRegister):

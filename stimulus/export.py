@@ -7,8 +7,9 @@ players can replay it:
 * master layout (nv_small, nv_large, ...): `folder/name.cfg` (trace_tests) with one `.dat` file per memory
   image (record syntax) and `check_crc` lines holding the golden model's CRCs;
 * nvdlav1 layout (nv_full): `folder/input.txn` (nvdlav1 traceplayer, ../shared/nvdla/README.md
-  "traceplayer/"): `load_mem`, `write_reg` at the CSB word address with the 0xffff flag bits, one `wait` and
-  interrupt clear per done interrupt, and `dump_mem` against a golden `.dat` file of the golden model's bytes.
+  "traceplayer/"): `load_mem`, `write_reg` at the CSB word address with the 0xffff flag bits, a `wait`, a
+  polled `read_reg` of the awaited done interrupts' GLB.S_INTR_STATUS bits and their clear, and `dump_mem`
+  against a golden `.dat` file of the golden model's bytes.
 
 Each unit alternates register groups 0 and 1 (S_POINTER) over the layers that use it, starting at 0 (its
 consumer pointer starts there), back to back: every layer is programmed and launched before the first
@@ -90,10 +91,26 @@ class _Writer:
             (self.folder / dat).write_text(format_records([(0, data)]))
             self.commands.append(MemLoad(**self.where, memory=image.memory, base=image.base, file=dat))
 
-    def _await(self, count: int) -> None:
-        for _ in range(count):
+    def _await(self, bits: int) -> None:
+        """txn: wait for the done interrupts `bits` (GLB.S_INTR_STATUS), then clear them. A `wait` per interrupt
+        is not a count: NVIDIA's harnesses wait for the line's level, which stays high for some cycles after a
+        clear (rtl/bench/sequences.py), so a layer that never finishes would pass its waits and be dumped
+        half-done. The `wait` lets NVIDIA's players see the first interrupt; the polled read then holds until
+        every bit is set (the bench and the golden model poll a read_reg until the trace's timeout; NVIDIA's
+        verilator harness retries it 10 times)."""
+        if bits:
+            status = self.regmap.get("GLB", "S_INTR_STATUS")
             self.commands.append(Wait(**self.where))
-            self.write("GLB", "S_INTR_STATUS", 0xFFFFFFFF)
+            self.commands.append(RegRead(**self.where, register=status, mask=bits, expected=bits, poll=True))
+            self.write("GLB", "S_INTR_STATUS", bits)
+
+    def _interrupt_bits(self, layer: Layer, launches: dict[str, int]) -> int:
+        """The GLB.S_INTR_STATUS bits of the done interrupts the layer raises (golden.hardware.INTERRUPTS), in
+        the register group each unit runs it in."""
+        status = self.regmap.get("GLB", "S_INTR_STATUS")
+        units = {*layer.enable, INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)}
+        return sum(1 << status.field(f"{source}_DONE_STATUS{launches.get(unit, 0) % 2}").lsb
+                   for unit in units for source in INTERRUPTS.get(unit, ()))
 
     def build(self) -> list[Command]:
         """Programming, launches, waits and placeholder checks (CRC 0, read value 0)."""
@@ -102,7 +119,7 @@ class _Writer:
         regions: list[Command] = []
         later: list[CheckNothing] = []
         syncs: list[str] = []  # cfg: the done interrupts not yet waited for
-        pending = 0  # txn: the same, counted
+        pending = 0  # txn: the same, as GLB.S_INTR_STATUS bits
         tables: set[tuple] = set()
         launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
         unawaited: dict[str, int] = {}  # unit -> its layers launched since the last wait
@@ -146,7 +163,7 @@ class _Writer:
                                                     sync=extra))
                     later.append(CheckNothing(**self.where, sync=extra))
             else:
-                pending += interrupts(layer)
+                pending |= self._interrupt_bits(layer, launches)
             if layer.reads:
                 if self.form == "cfg":
                     self.commands.append(CheckNothing(**self.where, sync=sync))
@@ -185,11 +202,6 @@ def apart(layers: list[Layer]) -> None:
                 raise GenerationError(f"layer {index}'s {label} and layer {other}'s {other_label} overlap at "
                                       f"{memory} {max(base, other_base):#x}: layers of one trace need their own "
                                       f"address slots")
-
-
-def interrupts(layer: Layer) -> int:
-    """Done interrupts the layer raises (one `wait` each in an input.txn): golden.hardware.INTERRUPTS."""
-    return sum(len(INTERRUPTS.get(unit, ())) for unit in {*layer.enable, layer.interrupt})
 
 
 def _form(profile: Profile) -> str:

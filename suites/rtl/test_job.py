@@ -37,3 +37,20 @@ def test_job_from_an_nvidia_trace(tmp_path):
     again = Job.load(tmp_path / "job.json")
     assert again.steps == job.steps
     assert again.reg_writes(REGMAP)["SDP", "D_DP_BS_CFG"] == 0x8
+
+
+@pytest.mark.parametrize("trace, status, mask", [
+    # master: GLB at 0x1000 (nvdla/hw master NV_NVDLA_GLB_csb.v offsets 0x4 and 0xc within the unit)
+    ("sdp_3x3x33_bs_int8_reg_0", 0x100C, 0x1004),
+    # nvdlav1: GLB at 0x0000; the traceplayer writes S_INTR_STATUS at CSB word 0x0003 (byte 0xc)
+    ("../../traceplayer/sanity2/input.txn", 0x000C, 0x0004),
+])
+def test_the_bench_reads_the_interrupt_status_of_the_traces_layout(trace, status, mask, tmp_path):
+    path = nvidia_trace(trace)
+    if not path.exists():
+        pytest.skip("NVIDIA traces not available")
+    loaded = load_trace(path)
+    job = job_from_trace(loaded, RegisterMap.for_layout(loaded.layout), tmp_path)
+    job.save(tmp_path / "job.json")
+    again = Job.load(tmp_path / "job.json")
+    assert (again.intr_status_addr, again.intr_mask_addr) == (status, mask)
