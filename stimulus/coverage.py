@@ -242,8 +242,6 @@ class Coverage:
             self._point(g, "width", lambda r: size_class(r.width), SIZE_CLASSES[:3]),
             self._point(g, "height", lambda r: size_class(r.height), SIZE_CLASSES[:3]),
             self._point(g, "channels", _rubik_channels, CHANNEL_CLASSES),
-            self._point(g, "planes", lambda r: None if r.mode != "SPLIT" else
-                        "all" if r.out_channels == r.in_channels else "fewer", ("all", "fewer")),
             self._point(g, "memories", lambda r: ("sec_mem" if r.in_cvsram else "pri_mem",
                                                   "sec_mem" if r.out_cvsram else "pri_mem"),
                         [(i, o) for i in memories for o in memories]),

@@ -4,8 +4,8 @@ Programming and limits (programming-guide "Rubik programming" and "Limitation/Ru
 golden/units/rubik.py checks): every address and stride in 32-byte units; the planar side (split's output,
 merge's input) 64-byte aligned; contract: DATAOUT_CHANNEL+1 = (DATAIN_CHANNEL+1) / (stride_x * stride_y),
 CONTRACT_STRIDE_0 = Ceil((DATAOUT_CHANNEL+1) * BPE / 32) * DAIN_SURF_STRIDE, CONTRACT_STRIDE_1 = stride_y *
-DAOUT_LINE_STRIDE, stride_x * width <= 8192; split: DATAOUT_CHANNEL+1 planes taken from the input cube's
-surfaces; feature strides hold a line / a surface of atoms and a 1x1xC cube is packed (Limitation/Data
+DAOUT_LINE_STRIDE, stride_x * width <= 8192; split: one plane per input channel (DATAOUT_CHANNEL = DATAIN_CHANNEL,
+RUBIK-SPLIT-CHANNELS); feature strides hold a line / a surface of atoms and a 1x1xC cube is packed (Limitation/Data
 Format). Split and merge leave the registers the guide says they need not program at reset. Input and output
 are disjoint, each in DRAM or (with a secondary memory interface) CV-SRAM; the output's filler makes a byte
 Rubik fails to write show.
@@ -81,7 +81,7 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
     elif mode == "SPLIT":
         in_channels = _channels(c, per_atom, 3)
         surfaces = -(-in_channels // per_atom)
-        out_channels = c.integer((surfaces - 1) * per_atom + 1, in_channels)  # planes from every surface
+        out_channels = in_channels  # RUBIK-SPLIT-CHANNELS
         in_line, in_surf = data.strides(c, (in_channels, height, width), ATOM)
         row = _round(width * bpe, ATOM)
         out_line, planar = _planar(c, height, row)

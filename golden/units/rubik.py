@@ -143,9 +143,11 @@ class RubikLayer:
         target = memory.select(self.out_cvsram)
         write_rows(target, grid_offsets(b["DAOUT_ADDR"], (b["DAOUT_PLANAR"], b["DAOUT_LINE"]),
                                         (self.out_channels, self.height)), lines.reshape(-1, self.plane_row_bytes))
-        # A plane is a cube whose "atom" is one element: byte = c*PLANAR + y*LINE + x*BPE.
-        return Surface(target.name, b["DAOUT_ADDR"], (self.out_channels, self.height, self.width), self.precision,
-                       b["DAOUT_LINE"], b["DAOUT_PLANAR"], size, name="RUBIK split planes")
+        # A plane is a cube whose "atom" is one element: byte = c*PLANAR + y*LINE + x*BPE. Its lines are whole
+        # 32-byte atoms, written with their zero tail (nvdlav1 NV_NVDLA_RUBIK_seq_gen.v: split_wr_size counts
+        # atoms), so the surface covers them.
+        return Surface(target.name, b["DAOUT_ADDR"], (self.out_channels, self.height, self.plane_row_bytes // size),
+                       self.precision, b["DAOUT_LINE"], b["DAOUT_PLANAR"], size, name="RUBIK split planes")
 
     def merge(self, memory: MemorySystem) -> Surface:
         size, per_atom, b = self.element_bytes, self.per_atom, self.addressing

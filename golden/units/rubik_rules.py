@@ -117,12 +117,14 @@ for _key in CONTRACT_STRIDES:
 
 @rule("RUBIK-SPLIT-CHANNELS", "RUBIK", f"{GUIDE}/Split/Merge",
       ("RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL", "RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"),
-      "split: the planes come from the input cube's surfaces")
+      "split: one plane per input channel, DATAOUT_CHANNEL = DATAIN_CHANNEL")
 def _split_channels(layer, facts):
-    if layer.mode == "SPLIT" and (layer.out_channels > layer.in_channels or _surfaces(
-            layer.out_channels, layer.per_atom) != _surfaces(layer.in_channels, layer.per_atom)):
-        return (f"split of {layer.in_channels} channels into {layer.out_channels} planes: DATAOUT_CHANNEL gives the "
-                "planes to split, which must come from the input cube's surfaces")
+    # The guide and NVIDIA's C model take the planes to write from DATAOUT_CHANNEL (cmod NV_NVDLA_rbk.cpp); the
+    # RTL writes one per input channel and walks DATAOUT_CHANNEL's surfaces (nvdlav1 NV_NVDLA_RUBIK_seq_gen.v:
+    # remain_wr_channel from reg2dp_datain_channel, wr_planar_num). They agree only when the two are equal.
+    if layer.mode == "SPLIT" and layer.out_channels != layer.in_channels:
+        return (f"split of {layer.in_channels} channels into {layer.out_channels} planes: the RTL writes a plane per "
+                "input channel, so DATAOUT_CHANNEL must equal DATAIN_CHANNEL")
 
 
 def _stride_rules(side: str) -> None:

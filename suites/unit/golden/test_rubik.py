@@ -15,6 +15,7 @@ from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units import rubik
 from golden.units.base import LayerContext
+from golden.verdict import surface_span
 
 FULL = get_profile("nv_full")
 REGMAP = RegisterMap.for_layout("nvdlav1")
@@ -126,19 +127,16 @@ def test_split_then_merge_is_identity(case):
     assert not bits(padded[channels:]).any()  # merge writes padding channels as 0
 
 
-def test_split_fewer_planes_than_channels():
-    rng = np.random.default_rng(1)
-    cube = random_cube(rng, (20, 2, 3), "int8")
-    memory = MemorySystem()
-    memory.pri.write(IN_BASE, pack_feature(cube, "int8", 96, 192, 32))
-    memory.pri.write(OUT_BASE, np.full(0x1000, 0xEE, np.uint8))
-    run(regs("SPLIT", "int8", width=3, height=2, in_channels=20, out_channels=7, in_line=96, in_surf=192,
-             out_line=64, out_planar=128), memory)
-    planes = memory.pri.read(OUT_BASE, 0x1000)
-    for c in range(7):
-        np.testing.assert_array_equal(planes[c * 128 + np.arange(2)[:, None] * 64 + np.arange(3)].view(np.int8),
-                                      cube[c])
-    assert (planes[7 * 128:] == 0xEE).all()
+def test_split_into_fewer_planes_than_channels_is_refused():
+    """The guide and NVIDIA's C model split DATAOUT_CHANNEL+1 planes; nvdlav1's RTL writes one per input channel
+    (NV_NVDLA_RUBIK_seq_gen.v: remain_wr_channel from reg2dp_datain_channel). Measured on nvdlav1's RTL: a split
+    of 12 channels with DATAOUT_CHANNEL=2 wrote 13 planes (gen_rubik_s2615_71, 10 planes past the golden
+    model's)."""
+    with pytest.raises(ConfigurationError) as info:
+        run(regs("SPLIT", "int8", width=3, height=2, in_channels=20, out_channels=7, in_line=96, in_surf=192,
+                 out_line=64, out_planar=128), MemorySystem())
+    assert info.value.rule.startswith("RUBIK-SPLIT-CHANNELS")
+    assert "RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL" in info.value.fields
 
 
 # -- contract against a transposed convolution ------------------------------------------------------------
@@ -411,3 +409,15 @@ def test_rubik_rule_rejects_its_layer_alone(rule_id):
         run(regs(mode, "int8", **case), filled_memory())
     assert info.value.rule == rules.REGISTRY[rule_id].label  # this rule and no other
     assert set(rules.REGISTRY[rule_id].fields) == set(info.value.fields)
+
+
+def test_split_planes_cover_their_lines_whole_atoms():
+    """nvdlav1's RTL writes each plane line as whole 32-byte atoms (NV_NVDLA_RUBIK_seq_gen.v: split_wr_size
+    counts atoms), zeros past the last element; the reported surface covers them, or the write check flags the
+    last line's tail (measured: gen_rubik_s2615_8, 30 bytes at sec_mem 0x508000c2 after a 2-byte line)."""
+    memory = filled_memory()
+    memory.pri.write(OUT_BASE, np.full(0x200, 0xEE, np.uint8))
+    result = run(regs("SPLIT", "int16", **split_case(width=1, height=3, in_channels=1, out_channels=1)), memory)
+    start, end = surface_span(result.surfaces[0])
+    assert (start, end) == (OUT_BASE, OUT_BASE + 2 * 64 + 32)  # lines at 0, 64, 128 of 32 bytes each
+    assert (memory.pri.read(OUT_BASE + 2 * 64 + 2, 30) == 0).all()
