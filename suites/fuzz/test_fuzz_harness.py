@@ -25,7 +25,7 @@ def _case(folder, trigger: bytes) -> Case:
 def test_a_finding_is_classified_and_reduced_to_its_line(tmp_path, trigger, kind):
     out = tmp_path / "out"
     out.mkdir()
-    fuzzer = Fuzzer(tmp_path / "scratch", out, timeout=1.5, memory_limit=200 << 20,
+    fuzzer = Fuzzer(tmp_path / "scratch", out, timeout=5, memory_limit=200 << 20,
                     player="misbehaving_player:play")
     try:
         assert fuzzer.record(_case(tmp_path / "seed", b"// " + trigger)).kind == kind
