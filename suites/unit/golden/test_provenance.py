@@ -135,6 +135,11 @@ def test_sdp_multipliers_scale_the_convolution_threshold(tmp_path):
     assert np.all(np.asarray(written.tolerance.scale) == 8)
 
 
+def _with_region(outcome, region: int, got: np.ndarray):
+    """Another implementation's outcome: the golden model's, one region replaced."""
+    return type(outcome)("other", regions={**outcome.regions, region: got}, registers=outcome.registers)
+
+
 def test_an_error_within_the_pooled_threshold_passes_and_ten_times_it_fails(tmp_path):
     layer = pooled_layer(5)
     program, outcome = golden_outcome([layer], tmp_path)
@@ -147,9 +152,9 @@ def test_an_error_within_the_pooled_threshold_passes_and_ten_times_it_fails(tmp_
     nudged = np.nextafter(value, np.float16(np.inf))  # one fp16 step: within 2^(exp(a)-10) alone
     got = expected.copy()
     got[offset:offset + 2] = np.array([nudged], np.float16).view(np.uint8)
-    result = judge(program, type(outcome)("other", regions={**outcome.regions, region: got}), outcome, NV_FULL)
+    result = judge(program, _with_region(outcome, region, got), outcome, NV_FULL)
     assert result.status == "passed", result.detail
     far = np.float16(float(value) * 1.5 + 8)
     got[offset:offset + 2] = np.array([far], np.float16).view(np.uint8)
-    result = judge(program, type(outcome)("other", regions={**outcome.regions, region: got}), outcome, NV_FULL)
+    result = judge(program, _with_region(outcome, region, got), outcome, NV_FULL)
     assert result.status == "failed", result.detail
