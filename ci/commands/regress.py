@@ -31,6 +31,7 @@ from ci.ownership import owned
 from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
+from ci.regression.launchers import LAUNCHERS
 from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, shard
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
 from golden.config import get_profile
@@ -73,9 +74,32 @@ def add_arguments(parser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out that was stopped, with its own seed, options and tests "
                              "(its manifest.json): keep the tests that have a result, run the rest, report them all")
+    batch = parser.add_argument_group(
+        "where the tests run", "local: this host, -j workers (default). slurm or lsf: the tests in shards, one job "
+        "array; each shard runs with --cpus-per-shard workers, is resubmitted when it ends unfinished, and the "
+        "shards are merged into --out (README, 'Regression on a cluster'). Settings may also come from "
+        "--launcher-config FILE (JSON, the same names with underscores); the command line wins.")
+    batch.add_argument("--on", choices=LAUNCHERS, default=None, help="local (default), slurm or lsf")
+    batch.add_argument("--shards", type=positive, metavar="N", help="N shards (default 4)")
+    batch.add_argument("--tests-per-shard", type=positive, metavar="N", help="as many shards as N tests each fill")
+    batch.add_argument("--partition", "--queue", dest="queue", metavar="NAME",
+                       help="Slurm partition or LSF queue (default: the scheduler's)")
+    batch.add_argument("--cpus-per-shard", type=positive, metavar="N", help="CPUs, and workers, of a shard "
+                       "(default: -j)")
+    batch.add_argument("--mem-per-shard", metavar="SIZE", help="memory of a shard, e.g. 8G (default: 2G per CPU, "
+                       "4G per CPU for --impl rtl)")
+    batch.add_argument("--time-limit", metavar="MIN|H:MM", help="time limit of a shard (default: the sum of its "
+                       "tests' time budgets over its CPUs, plus start-up and an RTL build)")
+    batch.add_argument("--submit-arg", action="append", default=None, metavar="ARG",
+                       help="an extra sbatch/bsub argument, as it is (repeatable), e.g. --submit-arg=--account=dv")
+    batch.add_argument("--retries", type=int, metavar="N", help="submit a shard that ended unfinished (node "
+                       "failure, preemption, time limit) again up to N times (default 2)")
+    batch.add_argument("--poll", type=float, metavar="S", help="ask the scheduler every S seconds (default 15)")
+    batch.add_argument("--launcher-config", metavar="FILE", help="the settings above from a JSON file")
 
 
 def run(args) -> int:
+    args.launcher = _launcher(args)
     if args.resume:
         return _continue(args)
     with environment(rtl_environment(args)):
@@ -108,11 +132,15 @@ def _continue(args) -> int:
     if differs:
         raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); resume it with "
                         "--resume --out alone, or with the same ones")
+    if args.launcher is not None and args.launcher != manifest.get("launcher"):
+        raise PlanError(f"{out}: resume a run with the launcher settings it had (--resume --out alone)")
     settings = Settings(**manifest["settings"], work=out / "work")
     items = [Item.from_dict(item) for item in manifest["items"]]
     data = Path(manifest.get("nvdla_data", args.nvdla_data))
     args.j = workers(args.j)
     with environment(manifest.get("rtl_environment", {})), owned(out):
+        if manifest.get("launcher"):
+            return _batch(args, out, manifest, items, settings)
         return _run(args, out, manifest, items, settings, data)
 
 
@@ -136,6 +164,8 @@ def _regress(args) -> int:
                             "(--list shows them)")
     if args.test:
         items = [i for i in items if any(fnmatch.fnmatchcase(i.id, pattern) for pattern in args.test)]
+    if args.shard and args.launcher:
+        raise PlanError(f"--shard runs one part here; --on {args.launcher['on']} runs every part: give one of them")
     if args.shard:
         items = shard(items, *parse_shard(args.shard))
     if not items:
@@ -161,8 +191,57 @@ def _regress(args) -> int:
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"},
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
+    if args.launcher:
+        manifest["launcher"] = args.launcher
     with owned(out):
+        if args.launcher:
+            _prepare(out, manifest)
+            return _batch(args, out, manifest, items, settings)
         return _run(args, out, manifest, items, settings, data)
+
+
+def _launcher(args) -> dict | None:
+    """The launcher settings of --on and its options over --launcher-config (None: a local run)."""
+    from ci.regression.batch import load_config, memory_mb, minutes
+
+    config = load_config(args.launcher_config)
+    given = {"on": args.on, "shards": args.shards, "tests_per_shard": args.tests_per_shard, "queue": args.queue,
+             "cpus_per_shard": args.cpus_per_shard, "mem_per_shard": args.mem_per_shard,
+             "time_limit": args.time_limit, "submit_args": args.submit_arg, "retries": args.retries,
+             "poll": args.poll}
+    settings = {**config, **{k: v for k, v in given.items() if v is not None}}
+    on = settings.get("on", "local")
+    if on == "local":
+        extra = sorted(k for k, v in given.items() if v is not None and k != "on")
+        if extra:
+            raise PlanError(f"--{extra[0].replace('_', '-')} is for a batch run: add --on slurm or --on lsf")
+        return None
+    if settings.get("retries", 0) < 0:
+        raise PlanError("--retries: 0 or more")
+    memory_mb(settings.get("mem_per_shard"))  # a bad size or time is one error before any work
+    minutes(settings.get("time_limit"))
+    return {"on": on, **{k: v for k, v in settings.items() if k != "on"}}
+
+
+def _batch(args, out: Path, manifest: dict, items: list, settings: Settings) -> int:
+    """--on slurm|lsf: the tests as shards of one job array, merged into OUT (ci/regression/batch.py)."""
+    from ci.regression.batch import BatchOptions, memory_mb, minutes, run_batch
+
+    chosen = manifest["launcher"]
+    options = BatchOptions(on=chosen["on"], shards=chosen.get("shards"), tests_per_shard=chosen.get(
+        "tests_per_shard"), queue=chosen.get("queue"), cpus=chosen.get("cpus_per_shard") or args.j,
+        memory_mb=memory_mb(chosen.get("mem_per_shard")), minutes=minutes(chosen.get("time_limit")),
+        submit_args=tuple(chosen.get("submit_args") or ()), retries=chosen.get("retries", 2),
+        poll_s=chosen.get("poll", 15.0), shrink=args.shrink)
+    started = time.perf_counter()
+    report = run_batch(out, manifest, items, settings, options, settings.command, args.resume)
+    print((out / "summary.txt").read_text(), end="")
+    print(f"regress: {len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
+    if args.html:
+        title = f"nvdla-verif {manifest['level']} seed {manifest['seed']}"
+        print(f"regress: HTML report {html.build_run(out, title)}")
+    counts = report["counts"]
+    return 1 if counts["failed"] or counts["error"] else 0
 
 
 def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
@@ -219,7 +298,7 @@ def _unfinished(out: Path, manifest: dict) -> dict:
 def _prepare(out: Path, manifest: dict) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
-    for stale in ("results", "allure-results", "work", "shrunk", "rtl-coverage"):
+    for stale in ("results", "allure-results", "work", "shrunk", "rtl-coverage", "shards", "batch", "logs"):
         shutil.rmtree(out / stale, ignore_errors=True)
     for stale in ("junit.xml", PYTEST_JUNIT, "summary.txt", "report.html", "rtl-coverage.dat"):
         (out / stale).unlink(missing_ok=True)

@@ -34,6 +34,7 @@ from golden.verdict import TraceResult
 #: (floor seconds, bytes per second) of a layer's time budget, by implementation name; others use "command".
 BUDGETS = {"golden": (60.0, 2e6), "dlhdl": (60.0, 1e6), "command": (120.0, 5e5), "rtl": (300.0, 2e4)}
 MUTANT_BUILD_S = 600.0  # a Verilator build of the fixture with one bug switch, before its layers run
+MUTANT_LAYERS = 12  # about how many layers the bench's default set plays against a mutant (rtl/suite.py)
 
 
 class LayerTimeout(BaseException):
@@ -85,6 +86,19 @@ def layer_bytes(path: Path) -> int:
 def budget_s(impl: str, size: int, scale: float) -> float:
     floor, rate = BUDGETS.get(impl.partition(":")[0], BUDGETS["command"])
     return scale * (floor + size / rate)
+
+
+def item_budget_s(item: Item, settings: Settings) -> float:
+    """The longest the item may take: its layers' budgets (a trace's from its size, a layer still to be
+    generated at the floor), a mutant's build and the bench's layers at the floor (a batch shard's time limit
+    is the sum over its tests)."""
+    impl, scale = settings.impl, settings.timeout_scale
+    if item.kind == "nvidia_traces":
+        path = Path(item.params["path"])
+        return budget_s(impl, layer_bytes(path) if path.exists() else 0, scale)
+    if item.kind == "mutants":
+        return scale * MUTANT_BUILD_S + MUTANT_LAYERS * budget_s("rtl", 0, scale)
+    return int(item.params.get("layers", 1)) * budget_s(impl, 0, scale)
 
 
 @contextmanager

@@ -45,11 +45,11 @@ class Progress:
         elapsed = time.monotonic() - self.started
         left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         return (f"regress: [{self.done}/{self.total}] {self.failed} failed, {self.errors} errors, "
-                f"{self.skipped} skipped, {self.not_applicable} not applicable; {_clock(elapsed)} elapsed, "
-                f"about {_clock(left)} left")
+                f"{self.skipped} skipped, {self.not_applicable} not applicable; {clock(elapsed)} elapsed, "
+                f"about {clock(left)} left")
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 

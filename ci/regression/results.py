@@ -30,7 +30,9 @@ STATUSES = ("passed", "failed", "error", "skipped", "not applicable")
 NOT_RUN = ("skipped", "not applicable")
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
-RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from")
+RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from", "launcher")
+#: The error of a test that has no result.
+NO_RESULT = "no result: the run stopped before this test finished"
 COVERAGE_NOTE = ("functional: the stimulus covergroups (stimulus/coverage.py) sampled from every layer the golden "
                  "model ran for a passed test (NVIDIA traces and generated layers; the fixture mutants verify the "
                  "bench and are not sampled)")
@@ -59,8 +61,9 @@ def write_record(out: Path, record: dict) -> None:
     tmp.replace(path)
 
 
-def collect_records(out: Path, manifest: dict) -> list[dict]:
-    """The record of every item of the manifest; a test whose worker died gets one from the JUnit XML."""
+def collect_records(out: Path, manifest: dict, missing: str | None = None) -> list[dict]:
+    """The record of every item of the manifest; a test whose worker died gets one from the JUnit XML, one
+    that never ran an error record saying why (`missing`, else that the run stopped before it)."""
     junit = _junit_outcomes(out / PYTEST_JUNIT)
     records = []
     for item in manifest["items"]:
@@ -68,7 +71,7 @@ def collect_records(out: Path, manifest: dict) -> list[dict]:
         if path.is_file():
             records.append(json.loads(path.read_text()))
             continue
-        status, message = junit.get(item["id"], ("error", "no result: the run stopped before this test finished"))
+        status, message = junit.get(item["id"], ("error", missing or NO_RESULT))
         records.append({"id": item["id"], "kind": item["kind"], "tests": item["tests"],
                         "testpoints": item["testpoints"], "status": status, "verdict": "crash", "detail": message,
                         "impl": manifest["impl"], "ref": manifest["ref"], "seed": item["params"].get("seed"),
@@ -241,6 +244,7 @@ def content(report: dict) -> dict:
         clean.pop(key, None)
     for record in clean["tests"]:
         record.pop("seconds", None)
+        record.pop("ran_on", None)
         record["detail"] = KEPT_FOLDER.sub("(folder kept: ...)", record["detail"])
     return clean
 

@@ -20,6 +20,7 @@ import pytest
 
 from ci.regression.engine import Settings
 from ci.regression.items import run_item
+from ci.regression.launchers import ran_on
 from ci.regression.plan import Item
 from ci.regression.results import record_message, write_record
 from golden.config import get_profile
@@ -76,6 +77,7 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
                                          "pattern": type(exc).__name__}})
         raise
     record = run.record
+    record["ran_on"] = ran_on(manifest.get("shard"))
     write_record(out, record)
     _describe(record)
     _attach(run, tmp_path)

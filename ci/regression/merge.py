@@ -1,0 +1,90 @@
+"""Merging the results folders of shards into one report (`report merge`, and `regress --on slurm|lsf`).
+
+    merge_into(out, folders, extra_meta, missing) -> report dict
+
+A merged report is the report one unsharded run with the same plan, level and seed would have written: the
+same tests, verdicts, triage buckets, sign-off and coverage (only times, shards and nodes differ). Shards of
+different runs (plan, level, seed, implementations) are refused, and so is a test found in two folders.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+from ci.regression.finish import finish
+from ci.regression.plan import PlanError
+from ci.regression.results import collect_records, keep_history
+
+#: What shards of one run share; a folder that differs in one of these is another run's.
+SAME_RUN = ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile", "plan_items")
+
+
+def load_shards(folders: list[Path]) -> list[tuple[Path, dict]]:
+    shards = []
+    for folder in map(Path, folders):
+        manifest_file = folder / "manifest.json"
+        if not manifest_file.is_file():
+            raise PlanError(f"{folder}: not a regress results folder (no manifest.json)")
+        shards.append((folder, json.loads(manifest_file.read_text())))
+    first_dir, first = shards[0]
+    for folder, manifest in shards[1:]:
+        for key in SAME_RUN:
+            if manifest.get(key) != first.get(key):
+                raise PlanError(f"{folder} and {first_dir} are shards of different runs: {key} "
+                                f"{manifest.get(key)!r} vs {first.get(key)!r}")
+    return shards
+
+
+def merged_manifest(shards: list[tuple[Path, dict]], out: Path) -> dict:
+    seen: dict[str, Path] = {}
+    items = []
+    for folder, manifest in shards:
+        for item in manifest["items"]:
+            if item["id"] in seen:
+                raise PlanError(f"test {item['id']} is in both {seen[item['id']]} and {folder}: overlapping shards")
+            seen[item["id"]] = folder
+            items.append(item)
+    return {**shards[0][1], "items": sorted(items, key=lambda i: i["id"]), "shard": None, "out": str(out)}
+
+
+def merge_into(out: Path, folders: list[Path], extra_meta: dict | None = None, missing: dict | None = None,
+               keep: dict | None = None) -> dict:
+    """Write the merged report of `folders` into `out` and return it. `missing` maps a folder to why its tests
+    without a result have none (else the generic "the run stopped" record); `keep` are manifest fields of `out`
+    the merged manifest carries on (a batch run's launcher settings)."""
+    shards = load_shards(folders)
+    manifest = {**merged_manifest(shards, out), **(keep or {})}
+    records = [r for folder, m in shards for r in collect_records(folder, m, (missing or {}).get(folder))]
+    out.mkdir(parents=True, exist_ok=True)
+    keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
+    _merge_allure(out, [folder for folder, _ in shards])
+    _merge_folders(out, [folder for folder, _ in shards])
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return finish(out, manifest, records, {"merged_from": len(shards), **(extra_meta or {})})
+
+
+def _merge_allure(out: Path, folders: list[Path]) -> None:
+    target = out / "allure-results"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for folder in folders:
+        source = folder / "allure-results"
+        if not source.is_dir():
+            continue
+        for path in source.iterdir():
+            if path.name not in ("categories.json", "environment.properties"):  # rewritten for the merged run
+                shutil.copy2(path, target / path.name)
+
+
+def _merge_folders(out: Path, folders: list[Path]) -> None:
+    """The shards' shrunk layers (OUT/shrunk: each bucket shows its smallest generated failure's, wherever it ran)
+    and their tests' RTL code coverage (OUT/rtl-coverage, merged again by finish)."""
+    for name in ("shrunk", "rtl-coverage"):
+        target = out / name
+        shutil.rmtree(target, ignore_errors=True)
+        for folder in folders:
+            if (folder / name).is_dir():
+                shutil.copytree(folder / name, target, dirs_exist_ok=True)
