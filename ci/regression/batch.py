@@ -307,7 +307,7 @@ def run_batch(out: Path, manifest: dict, items: list[Item], settings: Settings, 
         for s in batch.shards:
             s.finished, s.given_up = s.complete(), ""
         print(f"regress: {len(items)} tests in {len(batch.shards)} shards on {options.on}"
-              + (f"; {len(items) - sum(len(s.items) for s in todo)} tests have a result already" if resume else "")
+              + (f"; {sum(s.done_tests() for s in batch.shards)} tests have a result already" if resume else "")
               + f"; progress every {options.poll_s:g} s", flush=True)
         try:
             batch.submit(todo, resources)

@@ -42,6 +42,16 @@ CASES = [
     (["regress", "--impl", "golden", "--shard", "5/4"], "i must be between 1 and n"),
     (["regress", "--level", "daily"], "invalid choice: 'daily'"),
     (["profiles", "nv_smal", "--memory-limit", "1GiB"], "unknown hardware profile 'nv_smal'"),
+    (["regress", "--impl", "golden", "--on", "pbs"], "invalid choice: 'pbs'"),
+    (["regress", "--impl", "golden", "--shards", "4"], "--shards is for a batch run: add --on slurm or --on lsf"),
+    (["regress", "--impl", "golden", "--on", "slurm", "--shard", "1/4"], "--shard runs one part here; --on slurm"),
+    (["regress", "--impl", "golden", "--on", "slurm", "--mem-per-shard", "lots"], "memory 'lots': expected a size"),
+    (["regress", "--impl", "golden", "--on", "lsf", "--time-limit", "1:xx"], "time limit '1:xx': expected minutes"),
+    (["regress", "--impl", "golden", "--on", "slurm", "--retries", "-1"], "--retries: 0 or more"),
+    (["regress", "--impl", "golden", "--launcher-config", "{tmp}/none.json"], "--launcher-config"),
+    (["regress", "--impl", "golden", "--launcher-config", "{tmp}/file.txt"], "not JSON"),
+    (["regress", "--impl", "golden", "--launcher-config", "{tmp}/bad.json"], "shards: 0 is less than the minimum"),
+    (["regress", "--impl", "golden", "--launcher-config", "{tmp}/typo.json"], "'partition' was unexpected"),
 ]
 
 
@@ -49,6 +59,8 @@ CASES = [
 def test_a_wrong_selection_is_one_line_and_exit_2(words, message, tmp_path, capsys):
     words = [w.replace("{tmp}", str(tmp_path)) for w in words]
     (tmp_path / "file.txt").write_text("not a folder\n")
+    (tmp_path / "bad.json").write_text('{"on": "slurm", "shards": 0}')
+    (tmp_path / "typo.json").write_text('{"on": "slurm", "partition": "debug"}')
     try:
         code = main(words)
     except SystemExit as exc:  # argparse's usage error

@@ -32,7 +32,7 @@ class Lsf(Scheduler):
 
     def submit(self, script: Path, indices: list[int], resources: Resources, logs: Path, name: str) -> str:
         command = ["bsub", "-J", f"{name}[{index_list(indices)}]", "-n", str(resources.cpus),
-                   "-R", f"span[hosts=1] rusage[mem={resources.memory_mb}]", "-M", f"{resources.memory_mb}M",
+                   "-R", f"span[hosts=1] rusage[mem={resources.memory_mb}]", "-M", f"{resources.memory_mb}MB",
                    "-W", str(resources.minutes), "-o", f"{logs}/shard-%I.log", "-env", "all"]
         if resources.queue:
             command += ["-q", resources.queue]

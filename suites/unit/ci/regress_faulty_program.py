@@ -1,6 +1,7 @@
 """An external implementation for the regression's soft-fail test: misbehaves on the traces named in
 $NVDLA_FAULTS ("trace=hang,other=crash"; "*" names every trace; "wrong-byte-over-N": a wrong byte in regions
-larger than N bytes), and is the golden model (golden_program.py) on every other.
+larger than N bytes; "slow": the golden model after a pause of $NVDLA_SLOW_S seconds, default 2), and is the
+golden model (golden_program.py) on every other.
 
     python regress_faulty_program.py FOLDER
 """
@@ -24,6 +25,8 @@ def main() -> int:
     fault = faults.get(trace, faults.get("*"))
     if fault == "hang":
         time.sleep(3600)
+    if fault == "slow":
+        time.sleep(float(os.environ.get("NVDLA_SLOW_S", "2")))
     if fault == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)
     extra = ["--fault", "wrong-byte"] if fault == "wrong-byte" else []
