@@ -282,7 +282,7 @@ class Batch:
         launcher = {"on": self.options.on, "shards": len(self.shards),
                     "attempts": {s.name: len(s.attempts) for s in self.shards}}
         return merge_into(self.out, [s.folder for s in self.shards], {"launcher": launcher}, missing,
-                          keep={"launcher": self.manifest["launcher"]})
+                          keep={"launcher": self.manifest["launcher"]}, history=False)
 
 
 def _names(shards: list[Shard]) -> str:
@@ -306,6 +306,8 @@ def run_batch(out: Path, manifest: dict, items: list[Item], settings: Settings, 
         todo = [s for s in batch.shards if not s.complete()]
         for s in batch.shards:
             s.finished, s.given_up = s.complete(), ""
+        for s in todo:  # a resumed shard has its retries again
+            s.attempts = []
         print(f"regress: {len(items)} tests in {len(batch.shards)} shards on {options.on}"
               + (f"; {sum(s.done_tests() for s in batch.shards)} tests have a result already" if resume else "")
               + f"; progress every {options.poll_s:g} s", flush=True)

@@ -51,15 +51,17 @@ def merged_manifest(shards: list[tuple[Path, dict]], out: Path) -> dict:
 
 
 def merge_into(out: Path, folders: list[Path], extra_meta: dict | None = None, missing: dict | None = None,
-               keep: dict | None = None) -> dict:
+               keep: dict | None = None, history: bool = True) -> dict:
     """Write the merged report of `folders` into `out` and return it. `missing` maps a folder to why its tests
     without a result have none (else the generic "the run stopped" record); `keep` are manifest fields of `out`
-    the merged manifest carries on (a batch run's launcher settings)."""
+    the merged manifest carries on (a batch run's launcher settings); `history`: the report in `out` before is
+    the previous run's (a batch run kept it when it started: False)."""
     shards = load_shards(folders)
     manifest = {**merged_manifest(shards, out), **(keep or {})}
     records = [r for folder, m in shards for r in collect_records(folder, m, (missing or {}).get(folder))]
     out.mkdir(parents=True, exist_ok=True)
-    keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
+    if history:
+        keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
     _merge_allure(out, [folder for folder, _ in shards])
     _merge_folders(out, [folder for folder, _ in shards])
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
