@@ -132,7 +132,7 @@ def _continue(args) -> int:
     if differs:
         raise PlanError(f"{out}: the stopped run had other options ({', '.join(differs)} differ); resume it with "
                         "--resume --out alone, or with the same ones")
-    if args.launcher is not None and args.launcher != manifest.get("launcher"):
+    if args.launcher is not None and any(manifest.get("launcher", {}).get(k) != v for k, v in args.launcher.items()):
         raise PlanError(f"{out}: resume a run with the launcher settings it had (--resume --out alone)")
     settings = Settings(**manifest["settings"], work=out / "work")
     items = [Item.from_dict(item) for item in manifest["items"]]
@@ -191,8 +191,8 @@ def _regress(args) -> int:
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"},
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
-    if args.launcher:
-        manifest["launcher"] = args.launcher
+    if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given
+        manifest["launcher"] = {**args.launcher, "cpus_per_shard": args.launcher.get("cpus_per_shard") or args.j}
     with owned(out):
         if args.launcher:
             _prepare(out, manifest)
