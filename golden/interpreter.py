@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from golden.hardware import Hardware, TraceHang
-from golden.outcome import Outcome
+from golden.outcome import Outcome, fired_watch
 from golden.steps import (
     CheckRegion,
     FillMemory,
@@ -62,7 +62,7 @@ class Interpreter:
             if bits:
                 self.fired.add(watch.sync)
                 self.watches.remove(watch)
-                self.outcome.interrupts.append(f"{watch.source or 'any'} -> {watch.sync}")
+                self.outcome.interrupts.append(fired_watch(watch.source, watch.sync))
                 if watch.bit is not None:
                     self.hardware.clear_interrupts(bits)
 

@@ -5,7 +5,9 @@ reference implementation is compared) reads the outcome:
 
     regions     CheckRegion step index -> the region's bytes when the step ran (uint8 array)
     registers   ReadRegister step index -> the last value read (a poll's matching value, or its last try)
-    interrupts  the watches that fired, in order ("SDP_0 -> sync0"), or the raw events an implementation saw
+    interrupts  the interrupt watches (WatchInterrupt) that fired, in the order they fired, each as
+                fired_watch(source, sync): "SDP_0 -> sync0" ("any -> sync0" for a watch of any bit); an
+                implementation that cannot tell which watch fired says so in `unavailable` instead
     seconds, cycles
     unavailable what the implementation cannot produce, stated as such: {"registers": "why", ...};
                 the verdict reports such checks as not judged instead of failing or passing them
@@ -19,11 +21,19 @@ hardware layer wrote with the FP16 tolerance that applies to them, the layers, a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 OUTCOME_STATUSES = ("completed", "timeout", "error", "unsupported", "invalid")
+#: One entry of Outcome.interrupts; golden/formats/command_result.schema.json repeats it for external programs.
+FIRED_WATCH = re.compile(r"\S+ -> \S+")
+
+
+def fired_watch(source: str | None, sync: str) -> str:
+    """The entry of Outcome.interrupts for a watch on `source` (None: any bit) that fired `sync`."""
+    return f"{source or 'any'} -> {sync}"
 
 
 @dataclass

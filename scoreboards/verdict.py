@@ -6,10 +6,13 @@ CDP surface), the scoreboard's verdict replaces the trace's CRC, which a result 
 documented threshold need not meet (nvdla-precision-preservation.md: "we should allow some certain
 threshold of error"); everywhere else the CRC and the scoreboard must both pass. An implementation that
 reports everything it wrote gets one more check: nothing outside the reference's surfaces
-(scoreboards/writes.py).
+(scoreboards/writes.py). When both outcomes report interrupts (golden/outcome.py: the watches that fired),
+the same watches must have fired, in any order (units that finish together may raise theirs either way).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from golden.config import Profile
 from golden.outcome import Outcome
@@ -27,8 +30,10 @@ def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile
     checks = trace_checks(program, outcome)
     if reference is not None and reference.status == "completed":
         checks = _with_scoreboards(program, outcome, reference, checks, result)
-        writes = write_check(outcome, reference, str(program.path)) if checks else None
-        checks += [writes] if writes is not None else []
+        if checks:
+            extra = (write_check(outcome, reference, str(program.path)),
+                     interrupt_check(outcome, reference, str(program.path)))
+            checks += [check for check in extra if check is not None]
         result.warnings += never_written_checks(program, reference)
     elif reference is not None:
         result.warnings.append(f"reference {reference.implementation}: {reference.status} ({reference.detail}); "
@@ -51,3 +56,14 @@ def _with_scoreboards(program, outcome, reference, checks: list[Check], result: 
                                                       f"{comparison.summary()})")
         judged += [board, own]  # the scoreboard first: its report says where the bytes differ
     return judged
+
+
+def interrupt_check(outcome: Outcome, reference: Outcome, where: str) -> Check | None:
+    """The watches that fired, against the reference's (None unless both report them and one saw any)."""
+    if "interrupts" in outcome.unavailable or "interrupts" in reference.unavailable:
+        return None
+    if not outcome.interrupts and not reference.interrupts:
+        return None
+    same = Counter(outcome.interrupts) == Counter(reference.interrupts)
+    message = f"fired {outcome.interrupts}" + ("" if same else f", expected {reference.interrupts}")
+    return Check(f"interrupts vs {reference.implementation}", where, same, message)
