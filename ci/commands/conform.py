@@ -19,6 +19,7 @@ from pathlib import Path
 
 import ci.implementations as registry
 from ci.conformance import draw_pictures, label, run_trace
+from ci.implementations.command import keep_folder
 from ci.journal import Journal
 from ci.options import (
     add_implementation_options,
@@ -87,7 +88,8 @@ def exit_code(results: list[TraceResult]) -> int:
 
 
 def run(args) -> int:
-    with environment(rtl_environment(args)), owned(args.json, "file") if args.json else nullcontext():
+    kept = keep_folder(Path(args.json).parent) if args.json else {}
+    with environment(rtl_environment(args) | kept), owned(args.json, "file") if args.json else nullcontext():
         return _conform(args)
 
 

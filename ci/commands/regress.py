@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ci.cli import invocation
-from ci.implementations.command import absolute_spec
+from ci.implementations.command import absolute_spec, keep_folder
 from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
 from ci.ownership import owned
 from ci.regression import html
@@ -138,7 +138,7 @@ def _continue(args) -> int:
     items = [Item.from_dict(item) for item in manifest["items"]]
     data = Path(manifest.get("nvdla_data", args.nvdla_data))
     args.j = workers(args.j)
-    with environment(manifest.get("rtl_environment", {})), owned(out):
+    with environment(manifest.get("rtl_environment", {}) | keep_folder(out)), owned(out):
         if manifest.get("launcher"):
             return _batch(args, out, manifest, items, settings)
         return _run(args, out, manifest, items, settings, data)
@@ -193,7 +193,7 @@ def _regress(args) -> int:
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
     if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given
         manifest["launcher"] = {**args.launcher, "cpus_per_shard": args.launcher.get("cpus_per_shard") or args.j}
-    with owned(out):
+    with owned(out), environment(keep_folder(out)):
         if args.launcher:
             _prepare(out, manifest)
             return _batch(args, out, manifest, items, settings)
