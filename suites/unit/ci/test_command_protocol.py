@@ -10,8 +10,10 @@ Every nv_small trace through the README's program (about 30 s with -j 2):
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -165,3 +167,18 @@ def test_a_passing_run_keeps_no_folder_unless_asked(nvdla_data, tmp_path, monkey
     monkeypatch.setenv("NVDLA_COMMAND_KEEP", "always")
     scratch, kept = _conform(tmp_path, README_PROGRAM, monkeypatch, nvdla_data)
     assert len(list(kept.glob("nvdla-*/out/result.json"))) == 1
+
+
+@pytest.mark.parametrize(("program", "kept"), [(README_PROGRAM, 0), (f"{README_PROGRAM} --no-such-option", 1)])
+def test_regress_keeps_failed_run_folders_in_its_out_folder(nvdla_data, tmp_path, program, kept):
+    pytest.importorskip("hjson")
+    pytest.importorskip("xdist")
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    scratch.mkdir()
+    subprocess.run([sys.executable, "-m", "ci.cli", "regress", "--level", "smoke", "--impl", f"command:{program}",
+                    "--nvdla-data", str(nvdla_data), "--test", "nvidia/nv_small/sdp_1x1x1*", "--seed", "1",
+                    "--out", str(out), "-j", "1"], env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True,
+                   timeout=300, check=False)
+    status = json.loads((out / "results.json").read_text())["tests"][0]["status"]
+    assert status == ("error" if kept else "passed")
+    assert len(list(out.glob("kept/nvdla-sdp_1x1x1*/request.json"))) == kept and not list(scratch.glob("nvdla-*"))
