@@ -20,4 +20,7 @@ Modules: feature (feature data), auxiliary (bias/PReLU/BN/element-wise operands)
 (direct convolution, image input pre/post-extension, deconvolution split), winograd,
 compression (WMB/WGS sparse weights), pixel (Table 33 pitch-linear formats), alignment
 (Table 35), dlhdl (MathWorks DL HDL Toolbox external memory layout).
+program_file writes and reads a compiled program as files (program.schema.json); the external-program protocol's
+request.json and result.json have their schemas here too (command_request/command_result.schema.json, used by
+ci/implementations/command_files.py).
 """

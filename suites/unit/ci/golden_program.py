@@ -1,5 +1,6 @@
 """An external implementation for the command tests: the golden model in a separate process, speaking the
-file protocol of `--impl command` (ci/implementations/command.py, README "External programs").
+file protocol of `--impl command` (ci/implementations/command.py, README "External programs"). It speaks
+protocol 1 (its result.json has no "protocol"), which nvdla-verif reads as before; readme_program.py speaks 2.
 
     python golden_program.py [--fault wrong-byte|exit-1|hang|nothing] [--over N] [--dlhdl N] FOLDER
 
