@@ -87,6 +87,20 @@ def test_writes_outside_the_reference_surfaces_fail_even_when_the_checks_pass():
     assert next(c for c in result.checks if c.command == "check_crc").passed
 
 
+def test_interrupts_are_compared_in_any_order_only_when_both_sides_report_them():
+    program, reference, expected = _case(np.array([1.0]), None)
+    reference.interrupts = ["SDP_0 -> s0", "PDP_0 -> s1"]
+
+    def judged(interrupts: list[str], unavailable: dict | None = None):
+        outcome = Outcome("other", regions={0: expected}, interrupts=interrupts, unavailable=unavailable or {})
+        result = judge(program, outcome, reference, NV_FULL)
+        return result.status, [c.message for c in result.checks if c.command == "interrupts vs golden"]
+
+    assert judged(["PDP_0 -> s1", "SDP_0 -> s0"]) == ("passed", ["fired ['PDP_0 -> s1', 'SDP_0 -> s0']"])
+    assert judged(["SDP_0 -> s0"]) == ("failed", ["fired ['SDP_0 -> s0'], expected ['SDP_0 -> s0', 'PDP_0 -> s1']"])
+    assert judged([], {"interrupts": "the bench cannot tell"}) == ("passed", [])
+
+
 def test_a_region_report_names_the_unit_cube_and_the_first_mismatches_in_w_h_c():
     # int8 cube C=20 H=8 W=8 in 8-byte atoms: line stride 0x40, surface stride 0x200 (3 surfaces)
     surface = Surface("pri_mem", BASE, (20, 8, 8), "int8", 0x40, 0x200, 8, name="SDP output")
