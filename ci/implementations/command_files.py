@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -85,12 +86,16 @@ def _check(data: dict, path: Path, outcome: Outcome) -> None:
         outcome.notes.append(f"{path.name} not checked against its schema: jsonschema is not installed "
                              "(pip install jsonschema)")
         return
-    validator = jsonschema.Draft202012Validator(json.loads(RESULT_SCHEMA.read_text()))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    error = jsonschema.exceptions.best_match(_validator(jsonschema).iter_errors(data))
     if error is not None:
         where = "/".join(map(str, error.absolute_path)) or "(top level)"
         raise NvdlaVerifError(f"{path}: {where}: {error.message} (schema rule {error.validator!r}: "
                               f"{RESULT_SCHEMA.name})")
+
+
+@cache
+def _validator(jsonschema):
+    return jsonschema.Draft202012Validator(json.loads(RESULT_SCHEMA.read_text()))
 
 
 def _image(path: Path, step: CheckRegion) -> np.ndarray:

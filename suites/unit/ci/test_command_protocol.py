@@ -2,9 +2,8 @@
 NVIDIA's traces, the statuses a program reports, result.json checked against its schema, and where failed
 runs' folders are kept.
 
-Every nv_small trace through the README's program (about 30 s with -j 2):
-    nvdla-verif conform ../shared/nvdla/trace_tests/nv_small -j 2 \
-        --impl "command:python suites/unit/ci/readme_program.py"
+Every NVIDIA trace through the README's program (the 92 the golden model passes pass; about 45 s with -j 2):
+    nvdla-verif conform ../shared/nvdla -j 2 --impl "command:python suites/unit/ci/readme_program.py"
 """
 
 from __future__ import annotations
