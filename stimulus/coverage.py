@@ -450,6 +450,8 @@ class Coverage:
             self.sample_bdma([operation_from(regs) for regs in layer.operations], layer.groups["BDMA"])
         elif layer.regs is not None:
             self.sample(layer.stages, layer.regs, layer.status if outcomes else None)
+            if "CDP" in layer.stages:
+                self.sample_lut_writes("CDP", getattr(layer, "lut_accesses", []))
 
     def sample_layer(self, layer) -> None:
         """Sample a generated layer (stimulus.layer.Layer) from its registers."""
@@ -465,8 +467,8 @@ class Coverage:
     def sample_lut_writes(self, unit: str, writes) -> None:
         """Sample the LUT port accesses among (unit, register, value) writes (a layer's LUT programming):
         one sample per S_LUT_ACCESS_CFG write of the unit. Only CDP's are cover points (cdp.lut_table,
-        cdp.lut_access); a run layer's register values keep the last access only, so only generated layers
-        (and callers holding a trace's writes) sample them."""
+        cdp.lut_access). A run layer brings the accesses since the unit's previous layer
+        (HardwareLayer.lut_accesses): a trace that programs the LUT once samples them with its first layer."""
         if unit != "CDP" or self._sample_cdp_lut is None:
             return
         register = self.regmap.get(unit, "S_LUT_ACCESS_CFG")

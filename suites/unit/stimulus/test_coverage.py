@@ -196,3 +196,20 @@ def test_bdma_groups_are_sampled_alike_generated_and_run(tmp_path):
     for _, _, holes in generated.items("bdma"):
         assert not holes
     assert "bdma" not in Coverage(get_profile("nv_large"), prefix="no_bdma").groups
+
+
+def test_lut_port_accesses_are_sampled_alike_generated_and_run(tmp_path):
+    """A CDP layer's LUT programming (one S_LUT_ACCESS_CFG write per table) hits cdp.lut_table LE and LO and
+    cdp.lut_access WRITE, from the generated layer's writes and from the accesses the golden model saw."""
+    from stimulus.export import play_layers
+    profile = get_profile("nv_small")
+    generated, run = Coverage(profile, prefix="lut_gen"), Coverage(profile, prefix="lut_run")
+    drawn = layers("cdp", profile, 5, 0)
+    for layer in drawn:
+        generated.sample_layer(layer)
+    for hardware_layer in play_layers(drawn, tmp_path, "t", profile).layers:
+        run.sample_run(hardware_layer)
+    for coverage in (generated, run):
+        assert _hits(coverage, "cdp.lut_table") == {"LE": len(drawn), "LO": len(drawn)}
+        assert _hits(coverage, "cdp.lut_access") == {"READ": 0, "WRITE": 2 * len(drawn)}
+        assert sum(_hits(coverage, "cdp.local_size").values()) == len(drawn)
