@@ -21,13 +21,15 @@ operations per group, launch register, source and destination memories, line siz
 or gapped strides per operation, launch x memories and operations x launch.
 
 NVIDIA's own covergroups (nvdla/hw verif/coverage) are mapped to these in stimulus/coverage_parity.json; for
-PDP and CDP every one of their meanings has a point here: PDP input/output height, each pad side, the split
-parts' widths, overlapping lines, packed or gapped line strides (with and without split), stride_w x stride_h
-and input mode x size; CDP height, packed or gapped line/surface strides, where the first line ends, the data
-convertors' offset / scale / shifter classes (integer layers) and precision x each, fp16 NaN flushing, the
-LUT's priorities, index offset/selects (x LE function), START/END sign and size, slope scales and shifts, and
-its port accesses (table, read/write: `sample_lut_writes`); for both, the source's and destination's RAM type
-and base address alignment (and, above 32 address bits, the high word), crossed.
+PDP, CDP and Rubik every one of their meanings has a point here: PDP input/output height, each pad side, the
+split parts' widths, overlapping lines, packed or gapped line strides (with and without split), stride_w x
+stride_h and input mode x size; CDP height, packed or gapped line/surface strides, where the first line ends,
+the data convertors' offset / scale / shifter classes (integer layers) and precision x each, fp16 NaN flushing,
+the LUT's priorities, index offset/selects (x LE function), START/END sign and size, slope scales and shifts,
+and its port accesses (table, read/write: `sample_lut_writes`); Rubik input and output channels, contract's
+input channels against 32, packed or gapped line / surface / planar strides on each side; for the three, the
+source's and destination's RAM type and base address alignment (and, above 32 address bits, the high word),
+crossed.
 """
 
 from __future__ import annotations
@@ -371,7 +373,26 @@ class Coverage:
             self._cross(g, "mode_x_precision", ["mode", "precision"]),
             self._cross(g, "stride_x_x_stride_y", ["stride_x", "stride_y"]),
             self._cross(g, "mode_x_memories", ["mode", "memories"]),
+            # NVIDIA's rubik_cg meanings the points above do not hold (stimulus/coverage_parity.json)
+            self._point(g, "in_channels", lambda r: channel_class(r.in_channels, r.per_atom), CHANNEL_CLASSES),
+            self._point(g, "out_channels", lambda r: channel_class(r.out_channels, r.per_atom), CHANNEL_CLASSES),
+            self._point(g, "contract_in_channels", lambda r: None if r.mode != "CONTRACT" else "1-31"
+                        if r.in_channels < 32 else "32" if r.in_channels == 32 else "33+", ("1-31", "32", "33+")),
         ]
+        for side, key in (("src", "DAIN"), ("dst", "DAOUT")):
+            planar_mode = "MERGE" if side == "src" else "SPLIT"
+            decorators += [
+                self._point(g, f"{side}_line_stride", lambda r, s=side, k=key: _packed(
+                    r.addressing[f"{k}_LINE"], _rubik_line(r, s)), ("packed", "gap")),
+                self._point(g, f"{side}_surface_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode == m
+                            else _packed(r.addressing[f"{k}_SURF"], r.addressing[f"{k}_LINE"] * _rubik_lines(r, s)),
+                            ("packed", "gap")),
+                self._point(g, f"{side}_planar_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode != m
+                            else _packed(r.addressing[f"{k}_PLANAR"], r.addressing[f"{k}_LINE"] * r.height),
+                            ("packed", "gap")),
+            ]
+        decorators += self._memory_points(g, lambda r: (r.addressing["DAIN_ADDR"], 0, 0, r.in_cvsram),
+                                          lambda r: (r.addressing["DAOUT_ADDR"], 0, 0, r.out_cvsram))
         return _stack(decorators)
 
     def _bdma_group(self):
@@ -635,6 +656,21 @@ def _lut_priorities(c) -> tuple | None:
 def _rubik_channels(r) -> str:
     """The feature cube's channels (contract: the output cube's) against the 32-byte atom."""
     return channel_class(r.out_channels if r.mode == "CONTRACT" else r.in_channels, r.per_atom)
+
+
+def _rubik_line(r, side: str) -> int:
+    """The bytes of one line of a Rubik layer's input ("src") or output ("dst") without a gap: a line of atoms
+    on the feature side (contract's output: stride_x times wider), the plane's row in 64-byte units on the
+    planar side (split's output, merge's input)."""
+    planar = (side == "dst" and r.mode == "SPLIT") or (side == "src" and r.mode == "MERGE")
+    if planar:
+        return -(-r.width * r.element_bytes // 64) * 64
+    return r.width * (r.stride_x if side == "dst" and r.mode == "CONTRACT" else 1) * 32
+
+
+def _rubik_lines(r, side: str) -> int:
+    """Lines of one surface on the feature side (contract's output: stride_y times higher)."""
+    return r.height * (r.stride_y if side == "dst" and r.mode == "CONTRACT" else 1)
 
 
 def _count(run, unit: str, kind: str) -> str | None:
