@@ -27,9 +27,10 @@ stride_h and input mode x size; CDP height, packed or gapped line/surface stride
 the data convertors' offset / scale / shifter classes (integer layers) and precision x each, fp16 NaN flushing,
 the LUT's priorities, index offset/selects (x LE function), START/END sign and size, slope scales and shifts,
 and its port accesses (table, read/write: `sample_lut_writes`); Rubik input and output channels, contract's
-input channels against 32, packed or gapped line / surface / planar strides on each side; for the three, the
-source's and destination's RAM type and base address alignment (and, above 32 address bits, the high word),
-crossed.
+input channels against 32, packed or gapped line / surface / planar strides on each side; BDMA positions in
+32-byte atoms modulo 8 of the addresses, line ends, line length and strides, and each side's RAM (the run-time
+STATUS read-backs are not sampled); for PDP, CDP and Rubik, the source's and destination's RAM type and base
+address alignment (and, above 32 address bits, the high word), crossed.
 """
 
 from __future__ import annotations
@@ -414,7 +415,22 @@ class Coverage:
                         ("packed", "gap")),
             self._cross(g, "launch_x_memories", ["launch", "memories"]),
             self._cross(g, "operations_x_launch", ["operations", "launch"]),
+            # NVIDIA's bdma_cg meanings the points above do not hold (stimulus/coverage_parity.json): positions
+            # in 32-byte atoms modulo 8 (where in a 256-byte block an address, a line's end or a stride falls)
+            self._point(g, "line_atoms_mod8", lambda s: s[0].line_bytes // 32 % 8, range(8)),
+            self._point(g, "src_line_end", lambda s: (s[0].src_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self._point(g, "dst_line_end", lambda s: (s[0].dst_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self._point(g, "src_line_stride_mod8", lambda s: s[0].src_line_stride // 32 % 8, range(8)),
+            self._point(g, "dst_line_stride_mod8", lambda s: s[0].dst_line_stride // 32 % 8, range(8)),
+            self._point(g, "src_surface_stride_mod8", lambda s: s[0].src_surf_stride // 32 % 8, range(8)),
+            self._point(g, "dst_surface_stride_mod8", lambda s: s[0].dst_surf_stride // 32 % 8, range(8)),
         ]
+        for side in ("src", "dst"):
+            decorators += [
+                self._point(g, f"{side}_ram", lambda s, x=side: _ram(getattr(s[0], f"{x}_cvsram")), memories),
+                self._point(g, f"{side}_addr_mod8", lambda s, x=side: getattr(s[0], f"{x}_addr") // 32 % 8, range(8)),
+                self._cross(g, f"{side}_addr_mod8_x_{side}_ram", [f"{side}_addr_mod8", f"{side}_ram"]),
+            ]
         return _stack(decorators)
 
     def _lut_outcomes(self, g: str, unit: str, extra: list):
