@@ -78,6 +78,9 @@ class HardwareLayer:
     status: dict[tuple[str, str], int] = field(default_factory=dict)
     #: A BDMA launch: the CFG_* registers of every operation of its group, in queue order (regs is the first's).
     operations: list[RegisterValues] = field(default_factory=list)
+    #: The S_LUT_ACCESS_CFG writes (unit, register, value) of its units since their previous layer: the LUT
+    #: port accesses that programmed (or read) the tables this layer runs with (functional coverage).
+    lut_accesses: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -99,6 +102,7 @@ class Hardware:
         self.irq_queue: list[int] = []
         #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
         self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
+        self._lut_accesses: dict[str, list[tuple[str, str, int]]] = {unit: [] for unit in LUT_UNITS}
         #: What the convolution buffer keeps between layers (data/weight reuse, golden/units/conv/cbuf.py).
         self.cbuf = ConvBuffer()
         self.layers: list[HardwareLayer] = []
@@ -121,6 +125,8 @@ class Hardware:
             if reg.unit in self.regs.armed():
                 self.run_armed()  # an armed layer uses the LUT as programmed so far
             self.luts[reg.unit].write(reg.name, value)
+            if reg.name == "S_LUT_ACCESS_CFG":
+                self._lut_accesses[reg.unit].append((reg.unit, reg.name, value))
         self.regs.write(reg, value)
 
     def read(self, reg: Register) -> int:
@@ -222,6 +228,10 @@ class Hardware:
     def _run_layer(self, units: list[str], stages: list[str], armed: dict[str, int]) -> None:
         groups = {unit: armed[unit] for unit in units}
         layer = HardwareLayer(tuple(stages), groups, self.regs.values(groups))
+        for unit in units:
+            if unit in self._lut_accesses:
+                layer.lut_accesses += self._lut_accesses[unit]
+                self._lut_accesses[unit] = []
         self.layers.append(layer)
         upstream, tolerance = None, None
         for stage in stages:

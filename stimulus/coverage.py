@@ -19,11 +19,25 @@ convolution kernel x stride, precision x mode and precision x batch class; CDP p
 LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision; BDMA
 operations per group, launch register, source and destination memories, line size, lines, surfaces and packed
 or gapped strides per operation, launch x memories and operations x launch.
+
+NVIDIA's own covergroups (nvdla/hw verif/coverage) are mapped to these in stimulus/coverage_parity.json; for
+PDP, CDP and Rubik every one of their meanings has a point here: PDP input/output height, each pad side, the
+split parts' widths, overlapping lines, packed or gapped line strides (with and without split), stride_w x
+stride_h and input mode x size; CDP height, packed or gapped line/surface strides, where the first line ends,
+the data convertors' offset / scale / shifter classes (integer layers) and precision x each, fp16 NaN flushing,
+the LUT's priorities, index offset/selects (x LE function), START/END sign and size, slope scales and shifts,
+and its port accesses (table, read/write: `sample_lut_writes`); Rubik input and output channels, contract's
+input channels against 32, packed or gapped line / surface / planar strides on each side; BDMA positions in
+32-byte atoms modulo 8 of the addresses, line ends, line length and strides, and each side's RAM (the run-time
+STATUS read-backs are not sampled); for PDP, CDP and Rubik, the source's and destination's RAM type and base
+address alignment (and, above 32 address bits, the high word), crossed.
 """
 
 from __future__ import annotations
 
 import itertools
+
+import numpy as np
 
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
@@ -95,6 +109,7 @@ class Coverage:
         self._sample_pdp = self._pdp_group() if profile.pdp else None
         self._sample_conv = self._conv_group()
         self._sample_cdp = self._cdp_group() if profile.cdp else None
+        self._sample_cdp_lut = self._cdp_lut_access_group() if profile.cdp else None
         self._sample_rubik = self._rubik_group() if profile.rubik else None
         self._sample_bdma = self._bdma_group() if profile.has("BDMA") else None
         lut = profile.has("SDP_LUT") and profile.has("SDP_EW")
@@ -177,8 +192,57 @@ class Coverage:
             self._cross(g, "kernel_w_x_stride_w", ["kernel_w", "stride_w"]),
             self._cross(g, "method_x_split", ["method", "split"]),
             self._cross(g, "method_x_input", ["method", "input"]),
+            # NVIDIA's pdp_cg / pdp_rdma_cg meanings the points above do not hold (stimulus/coverage_parity.json)
+            self._point(g, "in_height", lambda c: size_class(c.in_height), SIZE_CLASSES),
+            self._point(g, "out_height", lambda c: size_class(c.out_height), SIZE_CLASSES[:3]),
+            self._point(g, "pad_left", lambda c: c.pads[0], range(8)),
+            self._point(g, "pad_top", lambda c: c.pads[1], range(8)),
+            self._point(g, "pad_right", lambda c: c.pads[2], range(8)),
+            self._point(g, "pad_bottom", lambda c: c.pads[3], range(8)),
+            self._cross(g, "stride_w_x_stride_h", ["stride_w", "stride_h"]),
+            self._cross(g, "input_x_in_width", ["input", "in_width"]),
+            self._cross(g, "input_x_in_height", ["input", "in_height"]),
+            self._cross(g, "input_x_channels", ["input", "channels"]),
+            self._point(g, "split_in_first", lambda c: _split_part(c, "in_first"), SIZE_CLASSES),
+            self._point(g, "split_in_mid", lambda c: _split_part(c, "in_mid"), SIZE_CLASSES),
+            self._point(g, "split_in_last", lambda c: _split_part(c, "in_last"), SIZE_CLASSES),
+            self._point(g, "split_out_first", lambda c: _split_part(c, "out_first"), SIZE_CLASSES[:3]),
+            self._point(g, "split_out_mid", lambda c: _split_part(c, "out_mid"), SIZE_CLASSES[:2]),
+            self._point(g, "split_out_last", lambda c: _split_part(c, "out_last"), SIZE_CLASSES[:3]),
+            self._point(g, "overlap_lines", _overlap_lines, range(8)),
+            self._point(g, "src_line_stride", lambda c: None if c.on_the_fly or c.split else
+                        _packed(c.src[1], c.in_width * per_atom), ("packed", "gap")),
+            self._point(g, "src_line_stride_split", lambda c: None if c.on_the_fly or not c.split else
+                        _packed(c.src[1], c.in_width * per_atom), ("packed", "gap")),
+            self._point(g, "dst_line_stride", lambda c: None if c.split else _packed(c.dst[1], c.out_width * per_atom),
+                        ("packed", "gap")),
+            self._point(g, "dst_line_stride_split", lambda c: None if not c.split else
+                        _packed(c.dst[1], c.out_width * per_atom), ("packed", "gap")),
         ]
+        decorators += self._memory_points(g, lambda c: None if c.on_the_fly else c.src, lambda c: c.dst)
         return _stack(decorators)
+
+    def _memory_points(self, g: str, src, dst) -> list:
+        """RAM type and base address (alignment; on profiles with addresses above 32 bits, whether the high
+        word is used) of a unit's source and destination surfaces, each crossed with its RAM type. `src` and
+        `dst` give the sampled object's (address, line stride, surface stride, in CV-SRAM), or None."""
+        p = self.profile
+        memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
+        decorators = []
+        for side, surface in (("src", src), ("dst", dst)):
+            decorators += [
+                self._point(g, f"{side}_ram", lambda c, s=surface: None if s(c) is None else _ram(s(c)[3]), memories),
+                self._point(g, f"{side}_align", lambda c, s=surface: None if s(c) is None else _align(s(c)[0]),
+                            ALIGN_CLASSES),
+                self._cross(g, f"{side}_align_x_{side}_ram", [f"{side}_align", f"{side}_ram"]),
+            ]
+            if p.mem_address_width > 32:
+                decorators += [
+                    self._point(g, f"{side}_addr_high", lambda c, s=surface: None if s(c) is None else
+                                "zero" if s(c)[0] >> 32 == 0 else "nonzero", ("zero", "nonzero")),
+                    self._cross(g, f"{side}_addr_high_x_{side}_ram", [f"{side}_addr_high", f"{side}_ram"]),
+                ]
+        return decorators
 
     def _conv_group(self):
         g, p = "conv", self.profile
@@ -214,6 +278,7 @@ class Coverage:
 
     def _cdp_group(self):
         g, p = "cdp", self.profile
+        atom = p.memory_atomic_size
         decorators = [
             self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
             self._point(g, "local_size", lambda c: c.local_size, (3, 5, 7, 9)),
@@ -226,7 +291,68 @@ class Coverage:
             self._point(g, "width", lambda c: size_class(c.shape[2]), SIZE_CLASSES[:3]),
             self._cross(g, "local_size_x_le_function", ["local_size", "le_function"]),
             self._cross(g, "precision_x_local_size", ["precision", "local_size"]),
+            # NVIDIA's cdp_cg / cdp_lut_cg meanings the points above do not hold (stimulus/coverage_parity.json)
+            self._point(g, "height", lambda c: size_class(c.shape[1]), SIZE_CLASSES[:3]),
+            self._point(g, "src_line_stride", lambda c: _packed(c.src[1], c.shape[2] * atom), ("packed", "gap")),
+            self._point(g, "src_surface_stride", lambda c: _packed(c.src[2], c.src[1] * c.shape[1]), ("packed", "gap")),
+            self._point(g, "dst_line_stride", lambda c: _packed(c.dst[1], c.shape[2] * atom), ("packed", "gap")),
+            self._point(g, "dst_surface_stride", lambda c: _packed(c.dst[2], c.dst[1] * c.shape[1]), ("packed", "gap")),
+            self._point(g, "src_line_end", lambda c: (c.src[0] // atom + c.shape[2]) % 8, range(8)),
+            self._point(g, "dst_line_end", lambda c: (c.dst[0] // atom + c.shape[2]) % 8, range(8)),
         ]
+        # the data convertors are not used in fp16 (precision-preservation "CDP"): sampled for integer layers
+        wide = ("wide",) if "int16" in p.feature_types else ()
+        convertors = [
+            ("datin_offset", lambda c: _offset_class(c.datin[0], 1 << 7), ("negative", "positive") + wide),
+            ("datin_scale", lambda c: "negative" if c.datin[1] < 0 else "positive", ("negative", "positive")),
+            ("datin_shifter", lambda c: _shift_class(c.datin[2]), SHIFT_CLASSES[:3]),
+            ("datout_offset", lambda c: _offset_class(c.datout[0], 1 << 24), ("negative", "positive") + wide),
+            ("datout_scale", lambda c: "negative" if c.datout[1] < 0 else "positive", ("negative", "positive")),
+            ("datout_shifter", lambda c: _shift_class(c.datout[2]), SHIFT_CLASSES),
+        ]
+        for name, xf, bins in convertors:
+            ignore = ([("fp16", None)] if "fp16" in p.feature_types else []) + \
+                     ([("int8", "wide")] if name.endswith("offset") and wide else [])
+            decorators += [self._point(g, name, lambda c, f=xf: None if c.precision == "fp16" else f(c), bins),
+                           self._cross(g, f"precision_x_{name}", ["precision", name], ignore)]
+        if "fp16" in p.feature_types:
+            decorators.append(self._point(g, "nan_to_zero", lambda c: None if c.precision != "fp16" else
+                                          "on" if c.nan_to_zero else "off", ("off", "on")))
+        # the LUT registers (S_LUT_*)
+        decorators += [self._point(g, f"{kind}_priority", lambda c, k=kind: getattr(c.lut, f"{k}_priority"),
+                                   ("LE", "LO")) for kind in ("uflow", "oflow", "hybrid")]
+        for name in ("le_index_offset", "le_index_select", "lo_index_select"):
+            decorators.append(self._point(g, name, lambda c, n=name: _sign_class(getattr(c.lut, n)),
+                                          ("negative", "zero", "positive")))
+        decorators += [
+            self._cross(g, "le_function_x_le_index_offset", ["le_function", "le_index_offset"], [("LINEAR", None)]),
+            self._cross(g, "le_function_x_le_index_select", ["le_function", "le_index_select"], [("EXPONENT", None)]),
+            self._cross(g, "le_function_x_lo_index_select", ["le_function", "lo_index_select"], [("EXPONENT", None)]),
+        ]
+        for bound in ("le_start", "le_end", "lo_start", "lo_end"):
+            decorators += [
+                self._point(g, f"{bound}_sign", lambda c, b=bound: "negative" if _lut_bound(c, b) < 0 else "positive",
+                            ("negative", "positive")),
+                self._point(g, f"{bound}_size", lambda c, b=bound: "<2^10" if abs(_lut_bound(c, b)) < 1024 else "2^10+",
+                            ("<2^10", "2^10+")),
+            ]
+        for table in ("le", "lo"):
+            for flow in ("uflow", "oflow"):
+                decorators += [
+                    self._point(g, f"{table}_{flow}_scale", lambda c, a=f"{table}_{flow}_scale": _slope_class(
+                        getattr(c.lut, a)), SLOPE_CLASSES),
+                    self._point(g, f"{table}_{flow}_shift", lambda c, a=f"{table}_{flow}_shift": _shift_class(
+                        getattr(c.lut, a) & 0x1F), SHIFT_CLASSES[:3]),
+                ]
+        decorators += self._memory_points(g, lambda c: c.src, lambda c: c.dst)
+        decorators.append(self._cross(g, "src_ram_x_dst_ram", ["src_ram", "dst_ram"]))
+        return _stack(decorators)
+
+    def _cdp_lut_access_group(self):
+        """Sampled once per S_LUT_ACCESS_CFG write of a layer's LUT programming: (table, access type)."""
+        g = "cdp"
+        decorators = [self._point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
+                      self._point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))]
         return _stack(decorators)
 
     def _rubik_group(self):
@@ -248,7 +374,26 @@ class Coverage:
             self._cross(g, "mode_x_precision", ["mode", "precision"]),
             self._cross(g, "stride_x_x_stride_y", ["stride_x", "stride_y"]),
             self._cross(g, "mode_x_memories", ["mode", "memories"]),
+            # NVIDIA's rubik_cg meanings the points above do not hold (stimulus/coverage_parity.json)
+            self._point(g, "in_channels", lambda r: channel_class(r.in_channels, r.per_atom), CHANNEL_CLASSES),
+            self._point(g, "out_channels", lambda r: channel_class(r.out_channels, r.per_atom), CHANNEL_CLASSES),
+            self._point(g, "contract_in_channels", lambda r: None if r.mode != "CONTRACT" else "1-31"
+                        if r.in_channels < 32 else "32" if r.in_channels == 32 else "33+", ("1-31", "32", "33+")),
         ]
+        for side, key in (("src", "DAIN"), ("dst", "DAOUT")):
+            planar_mode = "MERGE" if side == "src" else "SPLIT"
+            decorators += [
+                self._point(g, f"{side}_line_stride", lambda r, s=side, k=key: _packed(
+                    r.addressing[f"{k}_LINE"], _rubik_line(r, s)), ("packed", "gap")),
+                self._point(g, f"{side}_surface_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode == m
+                            else _packed(r.addressing[f"{k}_SURF"], r.addressing[f"{k}_LINE"] * _rubik_lines(r, s)),
+                            ("packed", "gap")),
+                self._point(g, f"{side}_planar_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode != m
+                            else _packed(r.addressing[f"{k}_PLANAR"], r.addressing[f"{k}_LINE"] * r.height),
+                            ("packed", "gap")),
+            ]
+        decorators += self._memory_points(g, lambda r: (r.addressing["DAIN_ADDR"], 0, 0, r.in_cvsram),
+                                          lambda r: (r.addressing["DAOUT_ADDR"], 0, 0, r.out_cvsram))
         return _stack(decorators)
 
     def _bdma_group(self):
@@ -270,7 +415,22 @@ class Coverage:
                         ("packed", "gap")),
             self._cross(g, "launch_x_memories", ["launch", "memories"]),
             self._cross(g, "operations_x_launch", ["operations", "launch"]),
+            # NVIDIA's bdma_cg meanings the points above do not hold (stimulus/coverage_parity.json): positions
+            # in 32-byte atoms modulo 8 (where in a 256-byte block an address, a line's end or a stride falls)
+            self._point(g, "line_atoms_mod8", lambda s: s[0].line_bytes // 32 % 8, range(8)),
+            self._point(g, "src_line_end", lambda s: (s[0].src_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self._point(g, "dst_line_end", lambda s: (s[0].dst_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self._point(g, "src_line_stride_mod8", lambda s: s[0].src_line_stride // 32 % 8, range(8)),
+            self._point(g, "dst_line_stride_mod8", lambda s: s[0].dst_line_stride // 32 % 8, range(8)),
+            self._point(g, "src_surface_stride_mod8", lambda s: s[0].src_surf_stride // 32 % 8, range(8)),
+            self._point(g, "dst_surface_stride_mod8", lambda s: s[0].dst_surf_stride // 32 % 8, range(8)),
         ]
+        for side in ("src", "dst"):
+            decorators += [
+                self._point(g, f"{side}_ram", lambda s, x=side: _ram(getattr(s[0], f"{x}_cvsram")), memories),
+                self._point(g, f"{side}_addr_mod8", lambda s, x=side: getattr(s[0], f"{x}_addr") // 32 % 8, range(8)),
+                self._cross(g, f"{side}_addr_mod8_x_{side}_ram", [f"{side}_addr_mod8", f"{side}_ram"]),
+            ]
         return _stack(decorators)
 
     def _lut_outcomes(self, g: str, unit: str, extra: list):
@@ -327,6 +487,8 @@ class Coverage:
             self.sample_bdma([operation_from(regs) for regs in layer.operations], layer.groups["BDMA"])
         elif layer.regs is not None:
             self.sample(layer.stages, layer.regs, layer.status if outcomes else None)
+            if "CDP" in layer.stages:
+                self.sample_lut_writes("CDP", getattr(layer, "lut_accesses", []))
 
     def sample_layer(self, layer) -> None:
         """Sample a generated layer (stimulus.layer.Layer) from its registers."""
@@ -336,6 +498,22 @@ class Coverage:
             return
         stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA", "RBK")]
         self.sample(stages, layer.values(self.regmap))
+        if "CDP" in stages:
+            self.sample_lut_writes("CDP", getattr(layer, "writes", None) or [])
+
+    def sample_lut_writes(self, unit: str, writes) -> None:
+        """Sample the LUT port accesses among (unit, register, value) writes (a layer's LUT programming):
+        one sample per S_LUT_ACCESS_CFG write of the unit. Only CDP's are cover points (cdp.lut_table,
+        cdp.lut_access). A run layer brings the accesses since the unit's previous layer
+        (HardwareLayer.lut_accesses): a trace that programs the LUT once samples them with its first layer."""
+        if unit != "CDP" or self._sample_cdp_lut is None:
+            return
+        register = self.regmap.get(unit, "S_LUT_ACCESS_CFG")
+        for written_unit, name, value in writes:
+            if written_unit == unit and name == "S_LUT_ACCESS_CFG":
+                table = register.field("LUT_TABLE_ID").enum_name(register.field("LUT_TABLE_ID").decode(value))
+                access = register.field("LUT_ACCESS_TYPE").enum_name(register.field("LUT_ACCESS_TYPE").decode(value))
+                self._sample_cdp_lut((table, access))
 
     # -- reporting --------------------------------------------------------------------------------
     def items(self, group: str):
@@ -402,6 +580,65 @@ def _image_cvt(cfg) -> str:
     return "off" if not cfg.cvt_en else "mean" if cfg.mean_format else "offset"
 
 
+ALIGN_CLASSES = ("<64", "64", "128", "256+")
+
+
+def _align(address: int) -> str:
+    """The largest of 64, 128 and 256 bytes the address is a multiple of ("<64": none of them)."""
+    return "256+" if address % 256 == 0 else "128" if address % 128 == 0 else "64" if address % 64 == 0 else "<64"
+
+
+def _split_part(cfg, part: str) -> str | None:
+    """Size class of one split-width part (first / mid / last, input or output columns); mid only with 3+ parts."""
+    if cfg.split is None or (part.endswith("mid") and cfg.split.count < 3):
+        return None
+    return size_class(getattr(cfg.split, part))
+
+
+def _overlap_lines(cfg) -> int | None:
+    """Output lines an input line belongs to beyond the first (ceil(kernel_h / stride_h) - 1), in split
+    layers whose kernel is at least as high as the stride."""
+    kernel, stride = cfg.kernel[1], cfg.stride[1]
+    if cfg.split is None or kernel < stride:
+        return None
+    return -(-kernel // stride) - 1
+
+
+SHIFT_CLASSES = ("0", "1-15", "16-31", "32+")
+SLOPE_CLASSES = ("negative", "positive", "negative max", "positive max")
+
+
+def _shift_class(shift: int) -> str:
+    return "0" if shift == 0 else "1-15" if shift < 16 else "16-31" if shift < 32 else "32+"
+
+
+def _sign_class(value: int) -> str:
+    return "negative" if value < 0 else "zero" if value == 0 else "positive"
+
+
+def _offset_class(offset: int, bound: int) -> str:
+    """A convertor offset: inside the int8 pipeline's range (+-bound), by sign, or "wide" beyond it."""
+    return "wide" if not -bound <= offset < bound else "negative" if offset < 0 else "positive"
+
+
+def _slope_class(scale: int) -> str:
+    """A LUT slope scale (16 bits as the register holds them): by sign, or within 16 of either extreme."""
+    raw = scale & 0xFFFF
+    if 0x7FF0 <= raw <= 0x7FFF:
+        return "positive max"
+    if 0x8000 <= raw <= 0x800F:
+        return "negative max"
+    return "negative" if raw & 0x8000 else "positive"
+
+
+def _lut_bound(cfg, bound: str) -> float:
+    """A CDP LUT START/END as a number: the signed 38-bit integer, or for fp16 layers the fp32 in its LOW word."""
+    raw = getattr(cfg.lut, bound)
+    if cfg.precision != "fp16":
+        return raw
+    return float(np.array([raw & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0])
+
+
 def _ram(cvsram: bool) -> str:
     return "sec_mem" if cvsram else "pri_mem"
 
@@ -435,6 +672,21 @@ def _lut_priorities(c) -> tuple | None:
 def _rubik_channels(r) -> str:
     """The feature cube's channels (contract: the output cube's) against the 32-byte atom."""
     return channel_class(r.out_channels if r.mode == "CONTRACT" else r.in_channels, r.per_atom)
+
+
+def _rubik_line(r, side: str) -> int:
+    """The bytes of one line of a Rubik layer's input ("src") or output ("dst") without a gap: a line of atoms
+    on the feature side (contract's output: stride_x times wider), the plane's row in 64-byte units on the
+    planar side (split's output, merge's input)."""
+    planar = (side == "dst" and r.mode == "SPLIT") or (side == "src" and r.mode == "MERGE")
+    if planar:
+        return -(-r.width * r.element_bytes // 64) * 64
+    return r.width * (r.stride_x if side == "dst" and r.mode == "CONTRACT" else 1) * 32
+
+
+def _rubik_lines(r, side: str) -> int:
+    """Lines of one surface on the feature side (contract's output: stride_y times higher)."""
+    return r.height * (r.stride_y if side == "dst" and r.mode == "CONTRACT" else 1)
 
 
 def _count(run, unit: str, kind: str) -> str | None:
