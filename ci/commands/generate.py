@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from ci.options import families_for, positive
 from golden.config import get_profile
-from stimulus.families import GENERATORS, layers, write_generated
+from stimulus.directed import GROUPS, directed
+from stimulus.families import GENERATORS, write_generated
 
 NAME = "generate"
 HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
-#: The covergroup of each family (stimulus/coverage.py).
-GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv",
-          "rubik": "rubik", "bdma": "bdma"}
 
 
 def add_arguments(parser) -> None:
@@ -41,27 +39,10 @@ def run(args) -> int:
     return 0
 
 
-def _holes(coverage, group: str) -> int:
-    return sum(len(holes) for _, _, holes in coverage.items(group))
-
-
 def _directed(args, profile) -> int:
-    from stimulus.coverage import Coverage
-    coverage = Coverage(profile, prefix=f"directed_{args.unit}_{args.seed}")
-    group = GROUPS[args.unit]
-    holes, idle, written, index = _holes(coverage, group), 0, 0, 0
-    while idle < args.patience and index < args.n * args.patience:
-        for layer in layers(args.unit, profile, args.seed, index, args.layers):
-            coverage.sample_layer(layer)
-        now = _holes(coverage, group)
-        if now < holes:
-            print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
-            holes, idle, written = now, 0, written + 1
-            if written >= args.n:
-                break
-        else:
-            idle += 1
-        index += 1
-    print(f"{written} traces written after {index + 1} draws; {holes} holes left")
-    print(coverage.report([group]))
+    found = directed(args.unit, profile, args.seed, args.n, args.patience, args.layers)
+    for index in found.indices:
+        print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
+    print(f"{len(found.indices)} traces written after {found.draws} draws; {found.holes} holes left")
+    print(found.coverage.report([GROUPS[args.unit]]))
     return 0
