@@ -1,0 +1,44 @@
+"""`nvdla-verif certify --suite DIR --impl I --out PKG`: run every test of a conformance suite on an
+implementation and write the submission package (ci/suite/certify.py) that `nvdla-verif verify` checks.
+
+Exit status 0 when the results are conformant (every mustpass test passed, not supported or waived), 1 otherwise,
+2 for a wrong option, suite or waiver file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ci.options import add_rtl_options, environment, positive, rtl_environment, workers
+from ci.ownership import owned
+from ci.suite.certify import certify
+
+NAME = "certify"
+HELP = "run a conformance suite on an implementation and write a submission package (statement, results, summary)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--suite", required=True, metavar="DIR", help="the suite folder (nvdla-verif suite build)")
+    parser.add_argument("--impl", required=True, metavar="NAME[:ARG]",
+                        help="the implementation under test, e.g. 'command:./my_model --fast' (protocol 2)")
+    parser.add_argument("--impl-version", metavar="TEXT", help="the implementation's version, for the statement")
+    parser.add_argument("--ref", metavar="NAME[:ARG]",
+                        help="the reference it is compared with (default: golden, none when --impl is golden)")
+    parser.add_argument("--waivers", metavar="FILE",
+                        help="JSON or hjson: {\"waivers\": [{\"test\": ID, \"reason\": TEXT}, ...]} or {ID: REASON}")
+    parser.add_argument("--out", required=True, metavar="PKG", help="the package folder (new or empty)")
+    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N tests in parallel processes")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a stopped run into the same --out: keep its journal's results, run the rest")
+    add_rtl_options(parser)
+
+
+def run(args) -> int:
+    kept = {} if "NVDLA_COMMAND_KEEP_DIR" in os.environ else \
+        {"NVDLA_COMMAND_KEEP_DIR": str(Path(args.out).absolute()) + ".kept"}  # outside the package
+    with environment(rtl_environment(args) | kept), owned(args.out, "file"):
+        verdict = certify(args.suite, args.impl, args.ref, args.waivers, args.out, jobs=workers(args.j),
+                          impl_version=args.impl_version, resume=args.resume)
+    print(f"package: {args.out} (nvdla-verif verify {args.out} --suite {args.suite})")
+    return 0 if verdict.conformant else 1

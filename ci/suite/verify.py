@@ -1,0 +1,154 @@
+"""`nvdla-verif verify PKG [--suite DIR]`: a submission package checked against its suite, nothing re-run.
+
+    verify(package, suite=None) -> Verdict(line, reasons, conformant)
+
+Checks, in order: every file the package manifest lists is there with its sha256 and nothing else is; the
+statement, results and waivers are readable; the suite matches (with --suite: the folder's own files against its
+suite.json, and its version and suite.json sha256 against the package's statement; without: the package's copy
+of suite.json and mustpass.txt against the statement); every mustpass test has exactly one result and nothing
+else has one; every waiver names a test of the suite and gives a reason, every waived result has a waiver. Any of
+these wrong makes the package invalid. A valid package is conformant when no mustpass test failed or errored
+(passed, not supported or waived each count as allowed), as the Khronos CTS's allowed results.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ci.suite import MANIFEST, MUSTPASS, PACKAGE_FORMAT, Suite, SuiteError, file_hashes, read_mustpass, sha256
+
+PACKAGE_MANIFEST = "manifest.json"
+#: The results a test can have in a package; the first three are allowed.
+ALLOWED = ("pass", "not supported", "waived")
+RESULTS = (*ALLOWED, "fail", "error")
+
+
+@dataclass
+class Verdict:
+    line: str
+    reasons: list[str] = field(default_factory=list)
+    conformant: bool = False
+
+
+def counts(results: list[dict]) -> dict[str, int]:
+    return {name: sum(r["result"] == name for r in results) for name in RESULTS}
+
+
+def judge(results: list[dict]) -> Verdict:
+    """The verdict of a valid package's results."""
+    total = counts(results)
+    bad = [r for r in results if r["result"] not in ALLOWED]
+    if bad:
+        parts = [f"{total['fail']} failed"] + ([f"{total['error']} errors"] if total["error"] else [])
+        reasons = [f"{r['result']}: {r['id']} ({r.get('family', '?')}; {', '.join(r.get('units', [])) or '-'}): "
+                   f"{r.get('detail', '')}" for r in bad]
+        return Verdict(f"not conformant: {', '.join(parts)} of {len(results)} tests", reasons)
+    line = (f"conformant: {total['pass']} passed, {total['waived']} waived, {total['not supported']} not supported "
+            f"of {len(results)} tests")
+    return Verdict(line, [], True)
+
+
+def verify(package: str | Path, suite: str | Path | None = None) -> Verdict:
+    package = Path(package)
+    if not package.is_dir():
+        raise SuiteError(f"{package}: no such package folder")
+    reasons = _check(package, suite)
+    if reasons:
+        return Verdict(f"invalid package: {reasons[0]}", reasons)
+    return judge(json.loads((package / "results.json").read_text())["results"])
+
+
+def _load(path: Path, what: str):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise _Invalid(f"{path.name}: unreadable {what}: {exc}") from None
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _check(package: Path, suite_folder) -> list[str]:
+    try:
+        return _problems(package, suite_folder)
+    except _Invalid as exc:
+        return [str(exc)]
+
+
+def _problems(package: Path, suite_folder) -> list[str]:
+    manifest_path = package / PACKAGE_MANIFEST
+    if not manifest_path.is_file():
+        raise _Invalid(f"no {PACKAGE_MANIFEST} (not a package written by nvdla-verif certify)")
+    manifest = _load(manifest_path, "manifest")
+    if not isinstance(manifest, dict) or manifest.get("format") != PACKAGE_FORMAT:
+        raise _Invalid(f"{PACKAGE_MANIFEST}: not a package manifest ({PACKAGE_FORMAT})")
+    listed, present = manifest.get("files", {}), file_hashes(package, skip=(PACKAGE_MANIFEST,))
+    reasons = [f"{name}: altered (sha256 differs from {PACKAGE_MANIFEST})" for name in sorted(listed)
+               if name in present and present[name] != listed[name]]
+    reasons += [f"{name}: missing (listed in {PACKAGE_MANIFEST})" for name in sorted(set(listed) - set(present))]
+    reasons += [f"{name}: not listed in {PACKAGE_MANIFEST}" for name in sorted(set(present) - set(listed))]
+    if reasons:
+        return reasons
+    statement = _load(package / "statement.json", "statement")
+    results = _load(package / "results.json", "results")["results"]
+    waivers = _load(package / "waivers.json", "waivers")["waivers"]
+    mustpass, reasons = _suite(package, statement, suite_folder)
+    if statement.get("profile") != statement["suite"].get("profile"):
+        reasons.append(f"statement.json: profile {statement.get('profile')} is not the suite's "
+                       f"{statement['suite'].get('profile')}")
+    ids = [r.get("id") for r in results]
+    required = set(mustpass)
+    missing = [test for test in mustpass if test not in ids]
+    if missing:
+        reasons.append(f"{len(missing)} mustpass tests have no result: {_few(missing)}")
+    unknown = sorted({test for test in ids if test not in required})
+    if unknown:
+        reasons.append(f"results of tests not in the suite's mustpass list: {_few(unknown)}")
+    twice = sorted({test for test in ids if ids.count(test) > 1})
+    if twice:
+        reasons.append(f"more than one result for: {_few(twice)}")
+    odd = sorted({f"{r.get('id')}: {r.get('result')!r}" for r in results if r.get("result") not in RESULTS})
+    if odd:
+        reasons.append(f"results other than {', '.join(RESULTS)}: {_few(odd)}")
+    waived = {}
+    for waiver in waivers:
+        test, reason = waiver.get("test"), str(waiver.get("reason") or "").strip()
+        if test not in required:
+            reasons.append(f"unknown waiver: {test} is not a test of the suite")
+        if not reason:
+            reasons.append(f"waiver of {test} has no reason")
+        waived[test] = reason
+    reasons += [f"{r['id']} is waived but waivers.json has no waiver for it" for r in results
+                if r.get("result") == "waived" and r.get("id") not in waived]
+    return reasons
+
+
+def _suite(package: Path, statement: dict, suite_folder) -> tuple[list[str], list[str]]:
+    """The mustpass list to check against, and what does not match."""
+    claimed = statement.get("suite", {})
+    if suite_folder is None:
+        copy = package / "suite" / MANIFEST
+        if sha256(copy) != claimed.get("sha256"):
+            return [], [f"suite/{MANIFEST}: not the suite the statement names (sha256 differs)"]
+        suite_manifest = json.loads(copy.read_text())
+        mustpass = read_mustpass(package / "suite" / MUSTPASS)
+        if sha256(package / "suite" / MUSTPASS) != suite_manifest["files"].get(MUSTPASS):
+            return mustpass, [f"suite/{MUSTPASS}: not the suite's mustpass list (sha256 differs from its {MANIFEST})"]
+        return mustpass, []
+    suite = Suite(suite_folder)
+    reasons = [f"suite {suite.folder}: {problem}" for problem in suite.check()]
+    if claimed.get("version") != suite.version:
+        reasons.append(f"suite version {claimed.get('version')} of the package does not match the suite's "
+                       f"{suite.version}")
+    elif claimed.get("sha256") != suite.sha256:
+        reasons.append(f"the package was made with another build of suite {suite.version} ({MANIFEST} sha256 differs)")
+    if claimed.get("profile") != suite.profile:
+        reasons.append(f"suite profile {claimed.get('profile')} of the package is not the suite's {suite.profile}")
+    return suite.mustpass, reasons
+
+
+def _few(items: list[str], shown: int = 5) -> str:
+    return ", ".join(items[:shown]) + (f" (+{len(items) - shown} more)" if len(items) > shown else "")
