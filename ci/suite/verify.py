@@ -93,9 +93,13 @@ def _problems(package: Path, suite_folder) -> list[str]:
     if reasons:
         return reasons
     statement = _load(package / "statement.json", "statement")
-    results = _load(package / "results.json", "results")["results"]
+    report = _load(package / "results.json", "results")
+    results = report["results"]
     waivers = _load(package / "waivers.json", "waivers")["waivers"]
     mustpass, reasons = _suite(package, statement, suite_folder)
+    if report.get("suite_version") != statement["suite"].get("version"):
+        reasons.append(f"results.json is of suite version {report.get('suite_version')}, the statement names "
+                       f"{statement['suite'].get('version')}")
     if statement.get("profile") != statement["suite"].get("profile"):
         reasons.append(f"statement.json: profile {statement.get('profile')} is not the suite's "
                        f"{statement['suite'].get('profile')}")
