@@ -31,6 +31,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N tests in parallel processes")
     parser.add_argument("--resume", action="store_true",
                         help="continue a stopped run into the same --out: keep its journal's results, run the rest")
+    parser.add_argument("--coverage", action="store_true",
+                        help="write the functional coverage of the tests that passed into the package (coverage.txt)")
     add_rtl_options(parser)
 
 
@@ -39,6 +41,7 @@ def run(args) -> int:
         {"NVDLA_COMMAND_KEEP_DIR": str(Path(args.out).absolute()) + ".kept"}  # outside the package
     with environment(rtl_environment(args) | kept), owned(args.out, "file"):
         verdict = certify(args.suite, args.impl, args.ref, args.waivers, args.out, jobs=workers(args.j),
-                          impl_version=args.impl_version, resume=args.resume)
+                          impl_version=args.impl_version, resume=args.resume,
+                          coverage=args.coverage)
     print(f"package: {args.out} (nvdla-verif verify {args.out} --suite {args.suite})")
     return 0 if verdict.conformant else 1

@@ -30,8 +30,8 @@ def add_arguments(parser) -> None:
     make.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
     make.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
                       help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
-    make.add_argument("--max-layers", type=count, default=8, metavar="N",
-                      help="at most N generated traces per family and trace length (default 8; 0: none)")
+    make.add_argument("--max-layers", type=count, default=40, metavar="N",
+                      help="at most N generated traces per family and trace length (default 40; 0: none)")
     make.add_argument("--patience", type=positive, default=PATIENCE, metavar="N",
                       help=f"stop a family's drawing after N draws that close no coverage hole (default {PATIENCE})")
     make.add_argument("--family", action="append", metavar="F",

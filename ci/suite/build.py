@@ -71,7 +71,7 @@ def _golden_run(task: tuple[str, Profile]) -> tuple[str, str, list[str]]:
     return result.status, result.detail, units
 
 
-def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, max_layers: int = 8,
+def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, max_layers: int = 40,
           patience: int = PATIENCE, families: list[str] | None = None, nvidia: list[str] | None = None,
           jobs: int = 1, say=print) -> dict:
     out, data = Path(out), Path(data)

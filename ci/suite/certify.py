@@ -18,6 +18,8 @@ The package folder:
                      (version, profile, sha256 of suite.json), date (UTC), machine, nvdla-verif and golden model
     results.json     every test: result, status, detail, mismatch summary, family, units, seconds, cycles
     waivers.json     the waivers applied (test, reason)
+    coverage.txt     with --coverage: the functional coverage (stimulus/coverage.py) of the tests that passed, from
+                     the golden model's layers of their traces: each covergroup's hit rate and holes
     certify.log      the run's lines
     summary.html     one static page: per family passed / failed / errors / waived / not supported, the failing
                      tests with their mismatches, the waivers with their reasons
@@ -28,6 +30,7 @@ The package folder:
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -122,7 +125,8 @@ def _within(text: str, folder: str) -> str:
 
 
 def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: str | None, out: str | Path, *,
-            jobs: int = 1, impl_version: str | None = None, resume: bool = False, say=print) -> Verdict:
+            jobs: int = 1, impl_version: str | None = None, resume: bool = False, coverage: bool = False,
+            say=print) -> Verdict:
     suite = Suite(suite_folder)
     problems = suite.check()
     if problems:
@@ -193,9 +197,32 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
     for reason in verdict.reasons:
         note(f"  {reason}")
     log.close()
+    if coverage:
+        passed = [suite.trace(e["id"]) for e in entries if e["result"] == "pass"]
+        (out / "coverage.txt").write_text(coverage_of(passed, profile))
     _write_package(out, suite, implementation, impl, impl_version, ref_spec, entries, waivers, verdict)
     journal.close(done=True)
     return verdict
+
+
+_COVERAGE = itertools.count()
+
+
+def coverage_of(traces: list[Path], profile: Profile) -> str:
+    """The covergroups' hit rates and holes over every layer the golden model runs from the traces."""
+    from golden.player import play
+    from stimulus.coverage import Coverage
+
+    prefix = f"certify_{os.getpid()}_{next(_COVERAGE)}"  # a name of its own in cocotb-coverage's database
+    covered = Coverage(profile, prefix=prefix, outcomes=True)
+    layers = 0
+    for trace in traces:
+        for layer in play(trace, profile).layers:
+            if layer.regs is not None:
+                covered.sample_run(layer)
+                layers += 1
+    return (f"functional coverage of the {len(traces)} tests that passed ({layers} layers)\n"
+            + covered.report().replace(prefix, profile.name) + "\n")
 
 
 def _write_package(out: Path, suite: Suite, implementation, impl: str, impl_version: str | None,

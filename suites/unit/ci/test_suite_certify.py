@@ -35,7 +35,7 @@ def suite(nvdla_data, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def golden_package(suite, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("package") / "golden"
-    assert main(["certify", "--suite", str(suite), "--impl", "golden", "--out", str(out)]) == 0
+    assert main(["certify", "--suite", str(suite), "--impl", "golden", "--out", str(out), "--coverage"]) == 0
     return out
 
 
@@ -91,6 +91,8 @@ def test_the_golden_model_certifies_and_its_package_verifies_conformant(suite, g
     statement = json.loads((golden_package / "statement.json").read_text())
     assert statement["suite"]["version"] == "2026.1" and statement["profile"] == "nv_small"
     assert statement["implementation"]["name"] == "golden" and statement["date"].endswith("Z")
+    coverage = (golden_package / "coverage.txt").read_text()
+    assert f"of the {len(results)} tests that passed" in coverage and "pdp" in coverage and "sdp" in coverage
     page = (golden_package / "summary.html").read_text()
     assert "<script" not in page and "http" not in page and "<link" not in page
     for folder in (suite, None):
