@@ -76,6 +76,8 @@ def _check(package: Path, suite_folder) -> list[str]:
         return _problems(package, suite_folder)
     except _Invalid as exc:
         return [str(exc)]
+    except (KeyError, TypeError, AttributeError) as exc:  # a file of the package lacks a field or has another shape
+        return [f"malformed statement, results or waivers ({type(exc).__name__}: {exc})"]
 
 
 def _problems(package: Path, suite_folder) -> list[str]:
