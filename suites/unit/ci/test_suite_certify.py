@@ -190,3 +190,20 @@ def test_bad_input_is_one_line_and_exit_2(suite, tmp_path, capsys, nvdla_data):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
+
+
+def test_resume_keeps_the_journal_results_and_runs_the_rest(suite, golden_package, tmp_path, capsys):
+    from ci.suite import Suite
+
+    out = tmp_path / "resumed"
+    out.mkdir()
+    done = json.loads((golden_package / "results.json").read_text())["results"][:2]
+    header = {"command": "certify", "suite": Suite(suite).sha256, "implementation": "golden", "reference": None}
+    lines = [header] + [{"key": r["id"], "result": {**r, "detail": "from the journal"}} for r in done]
+    (out / "certify.journal").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["certify", "--suite", str(suite), "--impl", "golden", "--out", str(out), "--resume"]) == 0
+    assert "2 done before" in capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())["results"]
+    assert [r["detail"] for r in results].count("from the journal") == 2 and not (out / "certify.journal").exists()
+    code, lines = _verify(capsys, out, suite)
+    assert code == 0 and lines[0].startswith("conformant"), lines
