@@ -208,6 +208,11 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
 _COVERAGE = itertools.count()
 
 
+def _from_the_command_line() -> bool:
+    """Whether sys.argv is nvdla-verif's own (not a program that called ci.cli.main, e.g. pytest)."""
+    return bool(sys.argv) and Path(sys.argv[0]).name in ("nvdla-verif", "cli.py")
+
+
 def coverage_of(traces: list[Path], profile: Profile) -> str:
     """The covergroups' hit rates and holes over every layer the golden model runs from the traces."""
     from golden.player import play
@@ -240,7 +245,7 @@ def _write_package(out: Path, suite: Suite, implementation, impl: str, impl_vers
                     "cpus": os.cpu_count(), "python": platform.python_version()},
         "nvdla_verif_version": golden.__version__,
         "golden_model": {"version": golden.__version__, "sources_sha256": golden_fingerprint()},
-        "command": shlex.join(["nvdla-verif", *sys.argv[1:]]) if sys.argv[1:] else None,
+        "command": shlex.join(["nvdla-verif", *sys.argv[1:]]) if _from_the_command_line() else None,
         "verdict": verdict.line,
     }
     (out / "statement.json").write_text(dumps(statement))
