@@ -4,7 +4,9 @@ snapshot lacks a file of, which must be excluded) plus two coverage-directed gen
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -59,8 +61,13 @@ def _edit(path: Path, change) -> None:
 
 
 def test_a_suite_built_twice_from_one_version_is_byte_identical(suite, nvdla_data, tmp_path):
-    again = tmp_path / "elsewhere" / "again"
-    assert _build(nvdla_data, again) == 0
+    again = tmp_path / "elsewhere" / "again"  # another folder, another process, another hash seed
+    nvidia = [word for name in NVIDIA for word in ("--nvidia", name)]
+    built = subprocess.run([sys.executable, "-m", "ci.cli", "suite", "build", "--profile", "nv_small", "--version",
+                            "2026.1", "--out", str(again), "--nvdla-data", str(nvdla_data), "--family", "sdp",
+                            "--family", "pdp", "--max-layers", "2", *nvidia], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"}, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
     files = sorted(p.relative_to(suite).as_posix() for p in suite.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file())
     assert all((suite / f).read_bytes() == (again / f).read_bytes() for f in files), "a file differs"
@@ -207,3 +214,42 @@ def test_resume_keeps_the_journal_results_and_runs_the_rest(suite, golden_packag
     assert [r["detail"] for r in results].count("from the journal") == 2 and not (out / "certify.journal").exists()
     code, lines = _verify(capsys, out, suite)
     assert code == 0 and lines[0].startswith("conformant"), lines
+
+
+UNSUPPORTING = """\
+import json, os, sys
+from pathlib import Path
+folder = Path(sys.argv[1])
+trace = Path(json.loads((folder / "request.json").read_text())["trace"]).stem
+if "pdp" in trace:  # this model has no PDP
+    (folder / "out").mkdir(exist_ok=True)
+    (folder / "out" / "result.json").write_text(json.dumps({"protocol": 2, "status": "unsupported", "feature": "PDP"}))
+    sys.exit(0)
+os.execv(sys.executable, [sys.executable, PROGRAM, str(folder)])
+"""
+
+
+def test_tests_an_implementation_does_not_support_are_allowed_and_listed(suite, tmp_path, capsys):
+    program = tmp_path / "no_pdp.py"
+    program.write_text(UNSUPPORTING.replace("PROGRAM", repr(str(Path(__file__).with_name("readme_program.py")))))
+    package = tmp_path / "no_pdp"
+    assert main(["certify", "--suite", str(suite), "--impl", f"command:{sys.executable} {program}",
+                 "--out", str(package)]) == 0
+    results = json.loads((package / "results.json").read_text())["results"]
+    lacking = sorted(r["id"] for r in results if r["result"] == "not supported")
+    assert lacking == sorted(r["id"] for r in results if "pdp" in r["id"]) and lacking
+    assert all(r["result"] == "pass" for r in results if r["id"] not in lacking)
+    page = (package / "summary.html").read_text()
+    assert all(f"<tr><td>{test}</td><td>" in page for test in lacking)
+    code, lines = _verify(capsys, package, suite)
+    assert code == 0 and f"{len(lacking)} not supported" in lines[0], lines
+
+
+def test_verify_refuses_a_package_of_another_suite_version(golden_package, nvdla_data, tmp_path, capsys):
+    other = tmp_path / "other"
+    assert main(["suite", "build", "--profile", "nv_small", "--version", "2026.2", "--out", str(other),
+                 "--nvdla-data", str(nvdla_data), "--family", "sdp", "--max-layers", "1",
+                 "--nvidia", "sdp_1x1x1_pass_through_int8"]) == 0
+    code, lines = _verify(capsys, golden_package, other)
+    assert code == 1 and lines[0] == ("invalid package: suite version 2026.1 of the package does not match the "
+                                      "suite's 2026.2"), lines
