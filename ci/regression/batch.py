@@ -135,6 +135,13 @@ class Batch:
             longest = max(sum(item_budget_s(by_id[i], settings) for i in s.items) for s in self.shards)
             seconds = START_S + longest / options.cpus + (RTL_BUILD_S if kind == "rtl" else 0.0)
             minutes = math.ceil(seconds / 60)
+            allowed = self.launcher.longest_minutes(options.queue)
+            if allowed is not None and minutes > allowed:
+                print(f"regress: the shards' worst-case time, {minutes} min, is more than the "
+                      f"{options.queue or 'default'} partition allows: asking for its {allowed} min (a shard "
+                      "that runs out is submitted again, keeping what it finished; --time-limit sets it)",
+                      file=sys.stderr, flush=True)
+                minutes = allowed
         return Resources(options.cpus, memory, minutes, options.queue, options.submit_args)
 
     def write_script(self) -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo")
 START_TIMEOUT_S = 60.0
+MAX_MINUTES = 5  # the partition's MaxTime: shards asking for more are held to it
 
 
 def unavailable() -> str | None:
@@ -82,7 +83,7 @@ class SlurmCluster:
             "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
             "MinJobAge=600", "KillWait=5", "SlurmctldTimeout=30", "SlurmdTimeout=30",
             f"NodeName={self.host} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={memory_mb} State=UNKNOWN",
-            "PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP", ""]))
+            f"PartitionName=test Nodes=ALL Default=YES MaxTime={MAX_MINUTES} State=UP", ""]))
         env = {**os.environ, **self.env}
         self._run([_tool("slurmctld"), "-i"], env)
         self.pids.append(folder / "slurmctld.pid")

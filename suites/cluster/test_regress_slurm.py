@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ci.regression.results import content
-from suites.cluster.slurm_cluster import SlurmCluster, unavailable
+from suites.cluster.slurm_cluster import MAX_MINUTES, SlurmCluster, unavailable
 from suites.unit.ci.regress_helpers import data_root, faulty_impl, regress, write_plan
 
 pytest.importorskip("hjson")
@@ -74,13 +74,17 @@ def _ran_on(folder: Path) -> dict[str, dict]:
     return {test["id"]: test["ran_on"] for test in _report(folder)["tests"]}
 
 
-def test_golden_smoke_on_four_shards_equals_a_local_run(cluster, tmp_path):
+def test_golden_smoke_on_four_shards_equals_a_local_run(cluster, tmp_path, capsys):
     common = ["--level", "smoke", "--impl", "golden", "--seed", "77"]
     assert regress(*common, "-j", "2", "--out", str(tmp_path / "local")) == 0
     config = tmp_path / "launcher.json"  # the settings from a file this time
     config.write_text(json.dumps({"on": "slurm", "shards": 4, "poll": 1, "retries": 1}))
     assert regress(*common, "--launcher-config", str(config), "--out", str(tmp_path / "slurm"), env=cluster.env) == 0
     _same_run(tmp_path / "slurm", tmp_path / "local")
+    said = capsys.readouterr()
+    # the shards' worst case (seven tests of the golden model's 60 s budget) is held to the partition's MaxTime
+    assert f"the default partition allows: asking for its {MAX_MINUTES} min" in said.err
+    assert f"1 CPUs, 2048 MB, {MAX_MINUTES} min each" in said.out
     where = _ran_on(tmp_path / "slurm")
     assert len(where) == 25 and {w["shard"] for w in where.values()} == {"1/4", "2/4", "3/4", "4/4"}
     assert {w["node"] for w in where.values()} == {cluster.host}

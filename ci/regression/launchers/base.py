@@ -70,6 +70,10 @@ class Scheduler(ABC):
     def cancel(self, job: str) -> None:
         """Cancel every task of `job` that has not ended."""
 
+    def longest_minutes(self, queue: str | None) -> int | None:
+        """The longest time limit the partition or queue allows (None: no limit known)."""
+        return None
+
     @staticmethod
     @abstractmethod
     def current_task(environ: Mapping[str, str]) -> str | None:

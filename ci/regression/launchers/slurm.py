@@ -57,11 +57,38 @@ class Slurm(Scheduler):
     def cancel(self, job: str) -> None:
         self.run(["scancel", job])
 
+    def longest_minutes(self, queue: str | None) -> int | None:
+        """The partition's MaxTime (`scontrol show partition`; the default partition without --partition)."""
+        try:
+            text = self.run(["scontrol", "show", "partition", "--oneliner", *([queue] if queue else [])])
+        except LauncherError:
+            return None
+        for line in text.splitlines():
+            fields = dict(word.split("=", 1) for word in line.split() if "=" in word)
+            if queue or fields.get("Default") == "YES":
+                return slurm_minutes(fields.get("MaxTime", "UNLIMITED"))
+        return None
+
     @staticmethod
     def current_task(environ: Mapping[str, str]) -> str | None:
         if "SLURM_ARRAY_JOB_ID" in environ:
             return f"{environ['SLURM_ARRAY_JOB_ID']}_{environ.get('SLURM_ARRAY_TASK_ID', '')}"
         return environ.get("SLURM_JOB_ID")
+
+
+def slurm_minutes(text: str) -> int | None:
+    """A Slurm time ('UNLIMITED', 'MM', 'HH:MM:SS', 'D-HH:MM:SS', 'D-HH') in minutes; None when unlimited."""
+    if text in ("UNLIMITED", "INFINITE", "NONE", ""):
+        return None
+    days, _, clock = text.rpartition("-")
+    parts = [int(p) for p in clock.split(":")]
+    if days:
+        hours, minutes, seconds = (parts + [0, 0])[:3]
+    elif len(parts) == 1:
+        hours, minutes, seconds = 0, parts[0], 0
+    else:
+        hours, minutes, seconds = ([0] * (3 - len(parts)) + parts)[-3:]
+    return (int(days or 0) * 24 + hours) * 60 + minutes + (1 if seconds else 0)
 
 
 def parse_squeue(text: str) -> dict[int, TaskState]:

@@ -8,7 +8,7 @@ import pytest
 from ci.regression.batch import START_S, Batch, BatchOptions, memory_mb, minutes
 from ci.regression.engine import Settings, budget_s
 from ci.regression.launchers.base import index_list
-from ci.regression.launchers.slurm import Slurm
+from ci.regression.launchers.slurm import Slurm, slurm_minutes
 from ci.regression.plan import Item, PlanError
 
 
@@ -55,3 +55,9 @@ def test_a_shard_asks_for_its_largest_part_of_the_tests_budgets(tmp_path):
     fixed = Batch(tmp_path, manifest, BatchOptions("slurm", shards=2, minutes=7, memory_mb=1000), Slurm(), "x")
     fixed.partition(items)
     assert fixed.resources(settings, items).minutes == 7 and fixed.resources(settings, items).memory_mb == 1000
+
+
+@pytest.mark.parametrize("text, total", [("UNLIMITED", None), ("30", 30), ("1:00:00", 60), ("2-00:00:00", 2880),
+                                         ("1-12", 2160), ("0:30", 1), ("00:45:30", 46)])
+def test_slurm_times(text, total):
+    assert slurm_minutes(text) == total
