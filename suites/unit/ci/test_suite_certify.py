@@ -16,8 +16,13 @@ from ci.cli import main
 from ci.suite import file_hashes
 
 FAULTY = f"command:{sys.executable} {Path(__file__).with_name('regress_faulty_program.py')}"
-NVIDIA = ["sdp_1x1x1_pass_through_int8", "pdp_8x8x32_1x1_int8_0", "cdp_8x8x32_lrn3_int8_0",
+NVIDIA = ["sdp_1x1x1_pass_through_int8", "pdp_8x8x32_1x1_int8_0", "cdp_8x8x32_lrn3_int8_0", "dc_1x1x8_1x1x8x1_int8_0",
           "img_51x96x4_1x10x4x32_A8B8G8R8_int8_0"]  # the last misses an input file in the public snapshot
+#: One planted error per unit of nv_small: (test, unit the summary names, fault of the faulty program).
+PLANTED = (("nvidia/sdp_1x1x1_pass_through_int8", "SDP", "wrong-byte"),
+           ("nvidia/pdp_8x8x32_1x1_int8_0", "PDP", "wrong-byte"),
+           ("nvidia/cdp_8x8x32_lrn3_int8_0", "CDP", "wrong-byte"),
+           ("nvidia/dc_1x1x8_1x1x8x1_int8_0", "CMAC_A", "wrong-byte"))  # the convolution pipeline
 
 
 def _build(nvdla_data, out: Path, version: str = "2026.1") -> int:
@@ -111,33 +116,36 @@ def test_the_golden_model_certifies_and_its_package_verifies_conformant(suite, g
 def test_planted_errors_are_named_in_the_summary_and_make_the_package_not_conformant(suite, tmp_path, capsys,
                                                                                     monkeypatch):
     generated = next(line for line in (suite / "mustpass.txt").read_text().splitlines() if "gen_pdp" in line)
-    monkeypatch.setenv("NVDLA_FAULTS", f"sdp_1x1x1_pass_through_int8=wrong-byte,{generated.split('/')[1]}=crash")
+    faults = [f"{test.split('/')[1]}={fault}" for test, _, fault in PLANTED] + [f"{generated.split('/')[1]}=crash"]
+    monkeypatch.setenv("NVDLA_FAULTS", ",".join(faults))
     package = tmp_path / "faulty"
     assert main(["certify", "--suite", str(suite), "--impl", FAULTY, "--impl-version", "0.9", "--out", str(package),
                  "-j", "2"]) == 1
     results = {r["id"]: r for r in json.loads((package / "results.json").read_text())["results"]}
-    assert results["nvidia/sdp_1x1x1_pass_through_int8"]["result"] == "fail"
-    assert "mismatch" in results["nvidia/sdp_1x1x1_pass_through_int8"]["mismatch"]
+    for test, _, _ in PLANTED:
+        assert results[test]["result"] == "fail" and "mismatch" in results[test]["mismatch"], results[test]
     assert results[generated]["result"] == "error"
-    assert sum(r["result"] == "pass" for r in results.values()) == len(results) - 2  # never stops at a failure
+    failing = len(PLANTED) + 1
+    assert sum(r["result"] == "pass" for r in results.values()) == len(results) - failing  # never stops at one
     page = (package / "summary.html").read_text()
-    for test, unit in (("nvidia/sdp_1x1x1_pass_through_int8", "SDP"), (generated, "PDP")):
+    for test, unit in [(test, unit) for test, unit, _ in PLANTED] + [(generated, "PDP")]:
         row = next(line for line in page.splitlines() if f"<td>{test}</td>" in line and "class=bad" in line)
-        assert unit in row
+        assert unit in row, row
     code, lines = _verify(capsys, package, suite)
-    assert code == 1 and lines[0] == f"not conformant: 1 failed, 1 errors of {len(results)} tests", lines
-    assert any("nvidia/sdp_1x1x1_pass_through_int8" in line for line in lines[1:])
-    assert any(generated in line for line in lines[1:])
+    assert code == 1 and lines[0] == f"not conformant: {len(PLANTED)} failed, 1 errors of {len(results)} tests", lines
+    for test in [test for test, _, _ in PLANTED] + [generated]:
+        assert any(test in line for line in lines[1:]), (test, lines)
 
-    waivers = tmp_path / "waivers.hjson"  # hjson, with a comment: both failures waived
-    waivers.write_text("{\n  // known\n  waivers: [\n    {\n      test: nvidia/sdp_1x1x1_pass_through_int8\n"
-                       "      reason: rounding erratum 12\n    }\n"
-                       f"    {{\n      test: {generated}\n      reason: driver crash, ticket 7\n    }}\n  ]\n}}\n")
+    waivers = tmp_path / "waivers.hjson"  # hjson, with a comment: every failure waived
+    waived_tests = [f"    {{\n      test: {test}\n      reason: rounding erratum 12\n    }}\n"
+                    for test, _, _ in PLANTED]
+    waivers.write_text("{\n  // known\n  waivers: [\n" + "".join(waived_tests)
+                       + f"    {{\n      test: {generated}\n      reason: driver crash, ticket 7\n    }}\n  ]\n}}\n")
     waived = tmp_path / "waived"
     assert main(["certify", "--suite", str(suite), "--impl", FAULTY, "--waivers", str(waivers),
                  "--out", str(waived)]) == 0
     code, lines = _verify(capsys, waived, suite)
-    assert code == 0 and "2 waived" in lines[0], lines
+    assert code == 0 and f"{failing} waived" in lines[0], lines
     assert "rounding erratum 12" in (waived / "summary.html").read_text()
 
 
