@@ -263,7 +263,7 @@ def run_mutant(item: Item, settings: Settings) -> Run:
         paths.append(path)
         if result.status not in ("passed", "unsupported", "invalid"):
             caught.append({"layer": name, "verdict": result.status, "signature": result_signature(result),
-                           "size_bytes": layer_bytes(path), "detail": result.detail[:300]})
+                           "size_bytes": layer_bytes(path), "detail": _in_work(result.detail, settings)[:300]})
     if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
         # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
         return Run(new_record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
@@ -277,6 +277,12 @@ def run_mutant(item: Item, settings: Settings) -> Run:
     return Run(new_record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
                           signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
                                      "pattern": "mutant survived the default layer set"}), results, paths)
+
+
+def _in_work(detail: str, settings: Settings) -> str:
+    """A detail that names the mutant's layers by their place in the results folder (the same in every run and
+    shard), not by the absolute folder this run used."""
+    return detail.replace(str(settings.work.resolve()), "work").replace(str(settings.work), "work")
 
 
 #: What a layer's error says when the simulator never ran the bench (cocotb's GPI could not load it, the

@@ -248,6 +248,8 @@ def content(report: dict) -> dict:
         record.pop("seconds", None)
         record.pop("ran_on", None)
         record["detail"] = KEPT_FOLDER.sub("(folder kept: ...)", record["detail"])
+        for caught in record.get("caught_by") or ():  # a hung mutant names the simulator's own run folder
+            caught["detail"] = KEPT_FOLDER.sub("(folder kept: ...)", caught["detail"])
     return clean
 
 
