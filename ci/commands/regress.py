@@ -235,13 +235,20 @@ def _batch(args, out: Path, manifest: dict, items: list, settings: Settings) -> 
         poll_s=chosen.get("poll", 15.0), shrink=args.shrink)
     started = time.perf_counter()
     report = run_batch(out, manifest, items, settings, options, settings.command, args.resume)
+    failing = _conclude(args, out, manifest, report,
+                        f"{len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
+    return 1 if failing else 0
+
+
+def _conclude(args, out: Path, manifest: dict, report: dict, line: str) -> bool:
+    """Print the summary and `line`, build the HTML report when asked; whether a test failed or errored."""
     print((out / "summary.txt").read_text(), end="")
-    print(f"regress: {len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
+    print(f"regress: {line}")
     if args.html:
-        title = f"nvdla-verif {manifest['level']} seed {manifest['seed']}"
-        print(f"regress: HTML report {html.build_run(out, title)}")
+        page = html.build_run(out, f"nvdla-verif {manifest['level']} seed {manifest['seed']}")
+        print(f"regress: HTML report {page}")
     counts = report["counts"]
-    return 1 if counts["failed"] or counts["error"] else 0
+    return bool(counts["failed"] or counts["error"])
 
 
 def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
@@ -265,13 +272,8 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
 
         shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink)
     report = finish(out, manifest, records, {"shard": manifest["shard"], "wall_s": round(wall, 1), "jobs": args.j})
-    print((out / "summary.txt").read_text(), end="")
-    print(f"regress: {len(items)} tests in {wall:.0f} s (pytest exit {code})")
-    if args.html:
-        page = html.build_run(out, f"nvdla-verif {manifest['level']} seed {manifest['seed']}")
-        print(f"regress: HTML report {page}")
-    counts = report["counts"]
-    return 1 if counts["failed"] or counts["error"] or code not in (0, 1, 5) else 0
+    failing = _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})")
+    return 1 if failing or code not in (0, 1, 5) else 0
 
 
 def _seed(args) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ci.ownership import owned
 from ci.regression import html
-from ci.regression.merge import load_shards, merge_into
+from ci.regression.merge import merge_into
 from ci.regression.plan import PlanError
 
 NAME = "report"
@@ -58,12 +58,11 @@ def merge(args) -> int:
 
 
 def _merge(args, out: Path) -> int:
-    shards = load_shards(args.dirs)
-    missing = shards[0][1]["plan_items"] - sum(len(manifest["items"]) for _, manifest in shards)
+    report = merge_into(out, [Path(folder) for folder in args.dirs])
+    missing = report["meta"]["plan_items"] - report["counts"]["total"]
     if missing > 0:
-        print(f"report: warning: {missing} of the plan's {shards[0][1]['plan_items']} tests are in no folder "
+        print(f"report: warning: {missing} of the plan's {report['meta']['plan_items']} tests are in no folder "
               "given (a shard missing, or runs with --test)")
-    report = merge_into(out, [folder for folder, _ in shards])
     print((out / "summary.txt").read_text(), end="")
     if args.html:
         page = html.build_run(out, _title(report["meta"]))

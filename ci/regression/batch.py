@@ -193,9 +193,12 @@ class Batch:
             self.submit(again, resources)
             self.progress(states)
 
+    def _active_jobs(self) -> list[str]:
+        """The jobs of the current attempts of the shards still running or waiting."""
+        return sorted({s.attempts[-1].job for s in self.shards if s.attempts and not (s.finished or s.given_up)})
+
     def _states(self) -> dict[str, dict[int, TaskState]]:
-        jobs = {s.attempts[-1].job for s in self.shards if s.attempts and not (s.finished or s.given_up)}
-        return {job: self.launcher.states(job) for job in sorted(jobs)}
+        return {job: self.launcher.states(job) for job in self._active_jobs()}
 
     def _ended(self, s: Shard, states: dict) -> bool:
         """Whether the shard's current task has ended (its attempt notes how); finished shards are not asked."""
@@ -258,8 +261,7 @@ class Batch:
         return sum(self.failures.values())
 
     def cancel(self) -> None:
-        jobs = {s.attempts[-1].job for s in self.shards if s.attempts and not (s.finished or s.given_up)}
-        for job in sorted(jobs):
+        for job in self._active_jobs():
             try:
                 self.launcher.cancel(job)
                 print(f"regress: cancelled {self.launcher.name} job {job}", file=sys.stderr, flush=True)
