@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from golden.config import Profile
 from golden.formats import auxiliary as aux
+from golden.formats.feature import feature_span
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
 
@@ -263,7 +264,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         b.choices["eql"] = "same operand" if same else "random operand"
         return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices, writes=b.lut_writes,
                      reads=[("SDP", "D_STATUS", 1)])
-    dst_size = data.span(shape, out, dst_line, dst_surface, atom)
+    dst_size = feature_span(shape, out, dst_line, dst_surface, atom)
     b.images.append(Image("pri_mem", dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
     return Layer("sdp", b.fields, b.images, [Region("pri_mem", dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
                  b.choices, writes=b.lut_writes)
