@@ -178,3 +178,108 @@ def fp16_rounding(stage: str, values, source_bits: int) -> None:
     if _OBSERVERS:
         values = np.asarray(values, np.float64)
         _record(stage, fp16_rounding_classes(values, source_bits), values.size)
+
+
+# ---- the stages ---------------------------------------------------------------------------------------------
+
+PP = "nvdla-precision-preservation.md"
+FMT = "nvdla-in-memory-data-formats.md"
+_KIND_CLASSES = {"round": ROUND, "saturate": SATURATE, "fp16": FP16, "fp16_round": FP_ROUND}
+
+
+def _stage(place: str, section: str, kind: str, needs: tuple[str, ...] = ()) -> dict:
+    return {"place": place, "section": section, "kind": kind, "needs": needs}
+
+
+#: stage -> where the model computes it, the document section that defines it, the kind of its classes
+#: (CLASSES[kind]) and what a profile needs for it (features, or "fp16" / "int16" among its feature types).
+STAGES: dict[str, dict] = {
+    "sdp.x1.alu_shift.saturate": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Shifter (bs_shifter)",
+                                        "saturate", ("SDP_BS",)),
+    "sdp.x1.mul_shift.round": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Truncate (cmod X_trt)", "round",
+                                     ("SDP_BS",)),
+    "sdp.x1.mul_shift.saturate": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Truncate", "saturate",
+                                        ("SDP_BS",)),
+    "sdp.x2.alu_shift.saturate": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Shifter (bn_m_shifter)",
+                                        "saturate", ("SDP_BN",)),
+    "sdp.x2.mul_shift.round": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Truncate (cmod X_trt)", "round",
+                                     ("SDP_BN",)),
+    "sdp.x2.mul_shift.saturate": _stage("golden/units/sdp/datapath.py int_x", f"{PP} Truncate", "saturate",
+                                        ("SDP_BN",)),
+    "sdp.y.mul_cvt.round": _stage("golden/units/sdp/datapath.py int_ew_operand", f"{PP} Convertor (ew_cvt)",
+                                  "round", ("SDP_EW",)),
+    "sdp.y.mul_cvt.saturate": _stage("golden/units/sdp/datapath.py int_ew_operand", f"{PP} Convertor (ew_cvt)",
+                                     "saturate", ("SDP_EW",)),
+    "sdp.y.alu_cvt.round": _stage("golden/units/sdp/datapath.py int_ew_operand", f"{PP} Convertor (ew_cvt)",
+                                  "round", ("SDP_EW",)),
+    "sdp.y.alu_cvt.saturate": _stage("golden/units/sdp/datapath.py int_ew_operand", f"{PP} Convertor (ew_cvt)",
+                                     "saturate", ("SDP_EW",)),
+    "sdp.y.truncate.round": _stage("golden/units/sdp/datapath.py int_y", f"{PP} Truncate (ew_inv_cvt)", "round",
+                                   ("SDP_EW",)),
+    "sdp.y.truncate.saturate": _stage("golden/units/sdp/datapath.py int_y", f"{PP} Truncate", "saturate",
+                                      ("SDP_EW",)),
+    "sdp.y.alu.saturate": _stage("golden/units/sdp/datapath.py int_y", f"{PP} saturation counters (INT32)",
+                                 "saturate", ("SDP_EW",)),
+    "sdp.lut.interp.round": _stage("golden/units/lut.py _interpolate_int", f"{PP} LUT; programming-guide LUT",
+                                   "round", ("SDP_LUT",)),
+    "sdp.lut.extrap.round": _stage("golden/units/lut.py _extrapolate_int", f"{PP} LUT; programming-guide LUT",
+                                   "round", ("SDP_LUT",)),
+    "sdp.lut.extrap.saturate": _stage("golden/units/lut.py _extrapolate_int", f"{PP} LUT", "saturate",
+                                      ("SDP_LUT",)),
+    "sdp.cvt_out.round": _stage("golden/units/sdp/datapath.py int_output", f"{PP} Convertor", "round"),
+    "sdp.cvt_out.saturate": _stage("golden/units/sdp/datapath.py int_output", f"{PP} Convertor (17-bit result, "
+                                   "cmod sdp_c)", "saturate"),
+    "sdp.cvt_out.narrow": _stage("golden/units/sdp/datapath.py int_output", f"{PP} saturation counters "
+                                 "(INT8/INT16)", "saturate"),
+    "sdp.cvt_out.fp16_round": _stage("golden/units/sdp/datapath.py int_output", f"{FMT} Rounding (int->fp16)",
+                                     "fp16_round", ("fp16",)),
+    "sdp.out.fp16": _stage("golden/units/sdp/datapath.py int_output, fp_output", f"{FMT} FP16 Supporting",
+                           "fp16", ("fp16",)),
+    "sdp.fp.in": _stage("golden/units/sdp/datapath.py fp16_operand", f"{FMT} FP16 Supporting (INF, NaN)", "fp16",
+                        ("fp16",)),
+    "sdp.fp.out.round": _stage("golden/units/sdp/datapath.py fp_output", f"{FMT} Rounding (fp32->fp16)",
+                               "fp16_round", ("fp16",)),
+    "cacc.truncate.round": _stage("golden/units/conv/cacc.py deliver_int", f"{PP} Truncate (cc_out_trunc)",
+                                  "round"),
+    "cacc.truncate.saturate": _stage("golden/units/conv/cacc.py deliver_int", f"{PP} Truncate (cc_out_trunc); "
+                                     "saturation counters (CACC.D_OUT_SATURATION)", "saturate"),
+    "cdma.cvt.round": _stage("golden/units/conv/image.py", f"{PP} Convertor (cc_cvt); {FMT} Precision "
+                             "Conversion, Equation 1", "round"),
+    "cdma.cvt.saturate": _stage("golden/units/conv/image.py", f"{PP} Convertor (cc_cvt, 17 bits, cmod cdma_cvt)",
+                                "saturate"),
+    "cdma.cvt.narrow": _stage("golden/units/conv/image.py", f"{FMT} Precision Conversion, Equation 1", "saturate"),
+    "conv.pra_truncate.round": _stage("golden/units/conv/winograd.py pre_transform", f"{PP} Truncate (pra_trunc)",
+                                      "round", ("WINOGRAD",)),
+    "conv.pra_truncate.saturate": _stage("golden/units/conv/winograd.py pre_transform", f"{PP} Truncate "
+                                         "(pra_trunc)", "saturate", ("WINOGRAD",)),
+    "cdp.cvt_in.round": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_in_cvt)", "round",
+                               ("CDP",)),
+    "cdp.cvt_in.saturate": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_in_cvt, 9/17 bits)",
+                                  "saturate", ("CDP",)),
+    "cdp.lut.interp.round": _stage("golden/units/cdp/lut.py _interpolate", f"{PP} LUT (cdp_lut_cvt)", "round",
+                                   ("CDP",)),
+    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT", "round", ("CDP",)),
+    "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT (56-bit intermediate)",
+                                      "saturate", ("CDP",)),
+    "cdp.lut.out.saturate": _stage("golden/units/cdp/lut.py lookup", f"{PP} LUT (16-bit entries)", "saturate",
+                                   ("CDP",)),
+    "cdp.cvt_out.round": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_out_cvt)", "round",
+                                ("CDP",)),
+    "cdp.cvt_out.saturate": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_out_cvt); saturation "
+                                   "counters (CDP.D_OUT_SATURATION)", "saturate", ("CDP",)),
+    "cdp.fp.in": _stage("golden/units/cdp/lrn.py lrn_fp16", f"{FMT} FP16 Supporting", "fp16", ("CDP", "fp16")),
+    "cdp.fp.out": _stage("golden/units/cdp/lrn.py lrn_fp16", f"{FMT} FP16 Supporting", "fp16", ("CDP", "fp16")),
+    "cdp.fp.out.round": _stage("golden/units/cdp/lrn.py lrn_fp16", f"{FMT} Rounding (fp17->fp16)", "fp16_round",
+                               ("CDP", "fp16")),
+    "pdp.divide.width.round": _stage("golden/units/pdp/pooling.py pool_int", f"{PP} (no convertor in PDP; "
+                                     "RECIP_KERNEL_WIDTH product, cmod NV_NVDLA_pdp.cpp)", "round", ("PDP",)),
+    "pdp.divide.height.round": _stage("golden/units/pdp/pooling.py pool_int", f"{PP} (no convertor in PDP; "
+                                      "RECIP_KERNEL_HEIGHT product, cmod NV_NVDLA_pdp.cpp)", "round", ("PDP",)),
+    "pdp.out.narrow": _stage("golden/units/pdp/pooling.py pool_int", "cmod NV_NVDLA_pdp.cpp (static_cast: wraps)",
+                             "saturate", ("PDP",)),
+    "pdp.fp.in": _stage("golden/units/pdp/pooling.py pool_fp16_average", f"{FMT} FP16 Supporting (INF table)",
+                        "fp16", ("PDP", "fp16")),
+    "pdp.fp.out.round": _stage("golden/units/pdp/pooling.py pool_fp16_average", f"{FMT} Rounding (fp17->fp16)",
+                               "fp16_round", ("PDP", "fp16")),
+}
+CLASSES = _KIND_CLASSES
