@@ -33,17 +33,27 @@ def holes(coverage, group: str) -> int:
     return sum(len(found) for _, _, found in coverage.items(group))
 
 
-def directed(family: str, profile: Profile, seed: int, n: int, patience: int, count: int = 1) -> Directed:
+def directed(family: str, profile: Profile, seed: int, n: int, patience: int, count: int = 1,
+             corners: bool = False) -> Directed:
     """At most `n` trace indices of `count` layers each that closed a hole of the family's covergroup; drawing
-    stops after `patience` draws in a row closed none."""
+    stops after `patience` draws in a row closed none. With `corners`: the arithmetic corner covergroup
+    (stimulus/corners.py) over corner-aimed draws (stimulus/corner_data.py), each run on the golden model."""
     from stimulus.coverage import Coverage
 
     # A name of its own in cocotb-coverage's global database: a second run in this process starts from nothing.
-    coverage = Coverage(profile, prefix=f"directed_{family}_{seed}_{os.getpid()}_{next(_PREFIXES)}")
-    group = GROUPS[family]
+    prefix = f"directed_{family}_{seed}_{os.getpid()}_{next(_PREFIXES)}"
+    if corners:
+        from stimulus.corner_data import aimed_layers
+        from stimulus.corners import GROUP, CornerCoverage
+
+        coverage, group = CornerCoverage(profile, prefix=prefix), GROUP
+    else:
+        coverage, group = Coverage(profile, prefix=prefix), GROUPS[family]
     left, idle, chosen, index = holes(coverage, group), 0, [], 0
     while idle < patience and index < n * patience:
-        for layer in draw(family, profile, seed, index, count):
+        if corners:
+            coverage.sample_layers(aimed_layers(family, profile, seed, index, count))
+        for layer in [] if corners else draw(family, profile, seed, index, count):
             coverage.sample_layer(layer)
         now = holes(coverage, group)
         if now < left:

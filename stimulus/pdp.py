@@ -167,9 +167,10 @@ def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_c
                    dst=(base + DST_OFFSET + atom * choose.size(0, 63), dst_line, dst_surface))
 
 
-def build(spec: PdpSpec, profile: Profile, rng: np.random.Generator) -> Layer:
+def build(spec: PdpSpec, profile: Profile, rng: np.random.Generator, cube: np.ndarray | None = None) -> Layer:
+    """The layer of `spec`, its input `cube` (drawn when None)."""
     atom = profile.memory_atomic_size
-    cube = data.values(rng, spec.precision, spec.shape)
+    cube = data.values(rng, spec.precision, spec.shape) if cube is None else cube
     src_bytes = data.surface_bytes(rng, cube, spec.precision, spec.src[1], spec.src[2], atom)
     out_shape = (spec.shape[0], *spec.out_hw)
     dst_size = feature_span(out_shape, spec.precision, spec.dst[1], spec.dst[2], atom)
