@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -279,10 +280,8 @@ class Campaign:
         record = {"id": candidate.id, "kind": "generated", "status": result.status, "verdict": result.status,
                   "detail": result.detail[:500], "signature": signature, "size_bytes": layer_bytes(path),
                   "run": run, "candidate": candidate.as_dict(), "path": trace,
-                  "reproduce": f"{self.options.command} conform {trace} --profile {self.profile.name}"
-                               f"{implementation_options(self.settings)}"
-                               + (f" (with NVDLA_RTL_AXI_PAUSE={candidate.axi_pause:g})" if candidate.axi_pause
-                                  else "")}
+                  "reproduce": _environment_words(candidate) + f"{self.options.command} conform {trace} --profile "
+                               f"{self.profile.name}{implementation_options(self.settings)}"}
         known = {text(f["signature"]) for f in self.findings}
         self._keep(self.out / "findings", candidate, path)
         if text(signature) not in known and self.options.shrink > 0:
@@ -319,6 +318,14 @@ class Campaign:
             row["rtl_total"] = {kind: [sum(u[kind][0] for u in units.values()), sum(u[kind][1] for u in units.values())]
                                 for kind in ("line", "toggle")}
         return row
+
+
+def _environment_words(candidate: Candidate) -> str:
+    """The variables a reproduce command needs: the AXI back-pressure, a fixture build's bug switches."""
+    words = [f"NVDLA_RTL_AXI_PAUSE={candidate.axi_pause:g}"] if candidate.axi_pause else []
+    if os.environ.get("NVDLA_RTL_DEFINES") and not os.environ.get("NVDLA_RTL_FILELIST"):
+        words.append(f"NVDLA_RTL_DEFINES={shlex.quote(os.environ['NVDLA_RTL_DEFINES'])}")
+    return "".join(f"{w} " for w in words)
 
 
 def progress_line(row: dict, budget: int) -> str:
