@@ -262,13 +262,19 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
     ctx = drawn.ctx
     offset = slot * SLOT
     fields = _fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
+    where = _placement(choose, profile, slot)
     for key in ADDRESS_FIELDS:
         if key in fields:
-            fields[key] = place(fields[key], slot)
-    images = [Image("pri_mem", place(address, slot), bytes(chunk), f"conv{n}")
+            address = _relocate(fields[key], where)
+            fields[key], fields[key.replace("LOW", "HIGH")] = address & 0xFFFFFFFF, address >> 32
+    images = [Image(_memory(where, address), _relocate(address, where), bytes(chunk), f"conv{n}")
               for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]
+    fields.update(_ram_fields(where))
     out_w = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_WIDTH"] + 1
     out_h = fields["CACC.D_DATAOUT_SIZE_0.DATAOUT_HEIGHT"] + 1
+    # CACC's packed flags as NVIDIA's traces set them: packed for a 1x1 output (flopped, unused by its RTL)
+    packed = int(out_w == out_h == 1)
+    fields.update({"CACC.D_DATAOUT_MAP.LINE_PACKED": packed, "CACC.D_DATAOUT_MAP.SURF_PACKED": packed})
     out_shape = (fields["CACC.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"] + 1, out_h, out_w)
     atom = profile.memory_atomic_size
     dst = _destination(choose, drawn, out_shape, atom, program.DATA_BASE + offset + DST_OFFSET)
@@ -297,6 +303,50 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
                      ("PDP", *units), choices)
     images.append(Image("pri_mem", dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
     return Layer("conv", fields, images, [Region("pri_mem", dst[0], size, "dst")], "SDP", units, drawn.choices)
+
+
+#: Where a layer's CONV surfaces may go: CV-SRAM (the traceplayer's 0x5xxxxxxx) on profiles with a secondary
+#: memory interface, DRAM above 4 GiB on profiles with wider addresses, each surface 0..7 x 32 bytes past its
+#: slot place (the CDMA reads' start addresses align to 32 bytes: golden/units/dma_rules.py, CONV-CDMA-*).
+CVSRAM_BASE = 0x5000_0000
+HIGH_DRAM = 1 << 32
+ELSEWHERE = 0.2
+#: The builders' surfaces by base: input (first plane), second image plane, weights, WMB, WGS.
+SURFACES = ((program.WGS_BASE, "wgs"), (program.WMB_BASE, "wmb"), (program.WEIGHT_BASE, "weight"),
+            (program.IMAGE_BASE_1, "data_1"), (program.DATA_BASE, "data"))
+
+
+def _placement(choose, profile: Profile, slot: int) -> dict:
+    """The input's and the weights' memory (pri_mem or sec_mem), whether DRAM surfaces sit above 4 GiB, and each
+    surface's shift in 32-byte steps."""
+    c = choose
+    where = {"slot": slot, "high": profile.mem_address_width > 32 and c.flag(ELSEWHERE)}
+    for side in ("data", "weight"):
+        where[side] = "sec_mem" if profile.secondary_memif and c.flag(ELSEWHERE) else "pri_mem"
+    where["shift"] = {name: 32 * c.integer(0, 7) for _, name in SURFACES}
+    return where
+
+
+def _surface(address: int) -> str:
+    return next(name for base, name in SURFACES if address >= base)
+
+
+def _memory(where: dict, address: int) -> str:
+    return where["data" if _surface(address).startswith("data") else "weight"]
+
+
+def _relocate(address: int, where: dict) -> int:
+    """A builder address in the layer's slot (`place`), moved to its memory and shifted."""
+    placed = place(address, where["slot"]) + where["shift"][_surface(address)]
+    if _memory(where, address) == "sec_mem":
+        return placed - program.DATA_BASE + CVSRAM_BASE
+    return placed + (HIGH_DRAM if where["high"] else 0)
+
+
+def _ram_fields(where: dict) -> dict:
+    ram = {"pri_mem": "MCIF", "sec_mem": "CVIF"}
+    return {"CDMA.D_DAIN_RAM_TYPE.DATAIN_RAM_TYPE": ram[where["data"]],
+            "CDMA.D_WEIGHT_RAM_TYPE.WEIGHT_RAM_TYPE": ram[where["weight"]]}
 
 
 def has_stages(profile: Profile) -> bool:

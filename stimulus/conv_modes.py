@@ -41,6 +41,15 @@ from stimulus import data
 
 #: Chance that a direct layer is one whose input fills the CBUF (`full`).
 FULL_CBUF = 0.08
+#: Chance that a direct layer's dilation is drawn in 4..8 instead of 1..3.
+WIDE_DILATION = 0.15
+#: Chance that a line or surface of the input (feature or pixel) has a gap after it (up to 16 atoms / 512 bytes).
+GAP = 0.4
+
+
+def _gap(choose, unit: int = 1) -> int:
+    """A stride's gap beyond the packed line or surface: none, or 1..16 units (atoms, or 32 bytes)."""
+    return unit * choose.integer(1, 16) if choose.flag(GAP) else 0
 
 
 @dataclass
@@ -65,7 +74,8 @@ def _axis(choose, kernel: int, dilation: int, stride: int, max_out: int = 6, min
     """(input size, padding before, output size) of one axis."""
     span = (kernel - 1) * dilation + 1
     out = choose.size(min_out, max_out)
-    before, after = choose.size(0, min(span - 1, 7)), choose.size(0, min(span - 1, 7))
+    # padding below the dilated kernel (CONV-PAD-*), within PAD_LEFT/TOP's 5 bits and PAD_RIGHT/BOTTOM's 6
+    before, after = choose.size(0, min(span - 1, 31)), choose.size(0, min(span - 1, 63))
     size = (out - 1) * stride + span - before - after
     if size < 1:
         before, after = 0, 0
@@ -86,8 +96,10 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
     channels = atom_c * c.size(1, 2) if c.flag(0.1) else c.size(1, 2 * atom_c + atom_c // 2)
     kernels = atom_k * c.size(1, 2) if c.flag(0.1) else c.size(1, 2 * atom_k + atom_k // 2)
     rows, cols = c.size(1, 5), c.size(1, 5)
-    dilation = (c.size(1, 3) if rows > 1 else 1, c.size(1, 3) if cols > 1 else 1)
-    stride = (c.size(1, 4), c.size(1, 4))
+    # now and then a dilation of 4..8: a kernel spanning up to 33 elements, padded beyond 8 on a side
+    low, high = (4, 8) if c.flag(WIDE_DILATION) else (1, 3)
+    dilation = (c.size(low, high) if rows > 1 else 1, c.size(low, high) if cols > 1 else 1)
+    stride = (c.size(1, 8), c.size(1, 8))  # CONV_X_STRIDE / CONV_Y_STRIDE: 3 bits
     max_out = 6 if batches <= 4 else 3
     height, top, out_h = _axis(c, rows, dilation[0], stride[0], max_out)
     # a multi-batch output is never 1x1: SDP's 64-byte aligned strides could not be packed (see module)
@@ -98,7 +110,7 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
     spec = program.DirectLayer(precision=precision, stride=stride, dilation=dilation, pad=(top, left),
                                pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
-                               out_hw=(out_h, out_w))
+                               out_hw=(out_h, out_w), line_gap=_gap(c), surface_gap=_gap(c))
     cube, weights = values(rng, precision, shape), values(rng, precision, (kernels, channels, rows, cols))
     ctx = program.direct_layer(profile, cube, weights, spec, _memory(profile))
     choices = {"mode": "batch" if batches > 1 else "direct", "precision": precision, "kernel": (rows, cols),
@@ -264,13 +276,17 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
     wide = fmt.channels * cols
     stride = (c.size(1, 4), c.size(1, _largest(lambda x: post_extension_fits(profile, post, fmt.channels, x, wide), 4)))
     (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
+    x_offset = c.size(0, pixel.x_offset_limit(fmt, atom))
+    if c.flag(0.15):  # a first-plane line of whole 32-byte units: a pitch without any gap
+        per_unit = max(32 // fmt.plane_bytes[0], 1)
+        width = -(-(x_offset + width) // per_unit) * per_unit - x_offset
     integer = precision != "fp16"
     mean = tuple(c.integer(-300, 300) for _ in range(4)) if c.flag(0.3) else None
     # pixels of another precision than the pipeline's reach it only through the convertor (CONV-PIXEL-CONVERTOR)
     cvt_en = fmt.precision != precision or (not fmt.floating and c.flag(0.8))
     spec = program.ImageLayer(
         pixel_format=name, precision=precision, stride=stride, pad=(top, left),
-        x_offset=c.size(0, pixel.x_offset_limit(fmt, atom)), sign_override=c.choice(pixel.SIGN_OVERRIDES),
+        x_offset=x_offset, sign_override=c.choice(pixel.SIGN_OVERRIDES), line_gap=_gap(c, 32), uv_gap=_gap(c, 32),
         cvt_en=cvt_en,
         cvt_offset=c.integer(-200, 200), cvt_scale=c.choice((1, c.integer(-40, 40))), cvt_truncate=c.size(0, 6),
         mean=mean, post_extension=post, pad_value=c.integer(-100, 100) & 0xFFFF if integer else 0,

@@ -48,6 +48,7 @@ import numpy as np
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.formats import auxiliary as aux
+from golden.formats import pixel
 from golden.regs.regfile import BDMA_SLOTS, RegisterFile
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
@@ -383,14 +384,15 @@ class Coverage:
     def _conv_group(self):
         g, p = "conv", self.profile
         five = list(range(1, 6))
+        eight = list(range(1, 9))
         decorators = [
             self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types & p.weight_types)),
             self._point(g, "mode", lambda c: "image" if c.image else c.conv_mode, ("direct", "winograd", "image")
                         if p.winograd else ("direct", "image")),
             self._point(g, "kernel_w", lambda c: c.weight_width_ext, five),
             self._point(g, "kernel_h", lambda c: c.weight_height_ext, five),
-            self._point(g, "stride_x", lambda c: c.stride_x, (1, 2, 3, 4)),
-            self._point(g, "dilation_x", lambda c: c.dilation_x, (1, 2, 3)),
+            self._point(g, "stride_x", lambda c: c.stride_x, eight),
+            self._point(g, "dilation_x", lambda c: _dilation_class(c.dilation_x), DILATION_CLASSES),
             self._point(g, "pad", lambda c: "none" if not (c.pad_left or c.pad_top or c.pad_right or c.pad_bottom)
                         else "some", ("none", "some")),
             self._point(g, "channels", lambda c: channel_class(c.channels, p.mac_atomic_c), CHANNEL_CLASSES),
@@ -410,7 +412,157 @@ class Coverage:
         ]
         if p.batch:
             decorators.append(self._cross(g, "precision_x_batches", ["precision", "batches"]))
-        return _stack(decorators)
+        return _stack(decorators + self._conv_parity_points(g))
+
+    def _conv_parity_points(self, g: str) -> list:
+        """NVIDIA's conv_cg meanings the points above do not hold (stimulus/coverage_parity.json): the CDMA/CSC
+        register fields by value class, the memory side (RAM type, address alignment and high word, line /
+        surface / pixel-pitch gaps, packed flags), the release and reuse flags and the precision crossings."""
+        p = self.profile
+        atom = p.memory_atomic_size
+        precisions = sorted(p.feature_types & p.weight_types)
+        pixel_precisions = sorted({pixel.pixel_format(name).precision for name in image_formats(p)})
+        memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
+        off_on = ("off", "on")
+        families = sorted({_pixel_bytes(pixel.pixel_format(name)) for name in image_formats(p)})
+        planar = sorted({_pixel_bytes(pixel.pixel_format(name)) for name in image_formats(p)
+                         if pixel.pixel_format(name).planes == 2})
+        decorators = [
+            self._point(g, "in_precision", lambda c: c.in_precision,
+                        sorted(set(precisions) | set(pixel_precisions))),
+            self._point(g, "proc_precision", lambda c: c.proc_precision, precisions),
+            self._point(g, "datain_format", lambda c: c.datain_format, ("feature", "pixel")),
+            self._cross(g, "datain_format_x_in_precision", ["datain_format", "in_precision"],
+                        [("feature", x) for x in sorted(set(pixel_precisions) - set(precisions))]),
+            self._cross(g, "datain_format_x_proc_precision", ["datain_format", "proc_precision"]),
+            # feature input is processed in its own precision (CONV-FEATURE-PRECISION); fp16 pixels only in fp16
+            self._cross(g, "in_x_proc_precision_feature", ["in_precision", "proc_precision", "datain_format"],
+                        [(None, None, "pixel")] + [(i, o, None) for i in precisions for o in precisions if i != o]),
+            self._cross(g, "in_x_proc_precision_pixel", ["in_precision", "proc_precision", "datain_format"],
+                        [(None, None, "feature")] + [("fp16", o, None) for o in precisions if o != "fp16"]),
+            self._cross(g, "channels_x_datain_format", ["channels", "datain_format"],
+                        [(k, "pixel") for k in CHANNEL_CLASSES if k not in ("1", "part-atom")]),
+            # image input
+            self._point(g, "pixel_mapping", lambda c: c.pixel_mapping if c.image else None, ("PITCH_LINEAR",)),
+            self._cross(g, "pixel_format_x_pixel_mapping", ["pixel_format", "pixel_mapping"]),
+            self._point(g, "pixel_bytes", lambda c: _pixel_bytes(pixel.pixel_format(c.pixel_format)) if c.image
+                        else None, families),
+            self._point(g, "pixel_x_offset", lambda c: None if not c.image else
+                        4 * c.pixel_x_offset // atom, range(4)),
+            self._cross(g, "pixel_bytes_x_pixel_x_offset", ["pixel_bytes", "pixel_x_offset"],
+                        [(b, q) for b in families for q in range(4) if q * atom // 4 > atom // b - 1]),
+            # PITCH_LINEAR is the only mapping (CONV-PIXEL-MAPPING) and its Y offset is 0 (CONV-PIXEL-Y-OFFSET)
+            self._point(g, "pixel_y_offset", lambda c: c.pixel_y_offset if c.image else None, (0,)),
+            self._cross(g, "pixel_mapping_x_pixel_y_offset", ["pixel_mapping", "pixel_y_offset"]),
+            self._point(g, "pixel_sign_override", lambda c: c.pixel_sign_override if c.image else None,
+                        ("UNSIGNED_INT", "SIGNED_INT")),
+            # sizes (NVIDIA: 13-bit register ranges; here size classes)
+            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self._point(g, "width_ext", lambda c: size_class(c.csc_width_ext), SIZE_CLASSES),
+            self._point(g, "height_ext", lambda c: size_class(c.csc_height_ext), SIZE_CLASSES),
+            self._point(g, "channels_ext", lambda c: channel_class(c.csc_channel_ext, p.mac_atomic_c),
+                        CHANNEL_CLASSES),
+            self._point(g, "weight_channels_ext", lambda c: channel_class(c.weight_channel_ext, p.mac_atomic_c),
+                        CHANNEL_CLASSES),
+            self._point(g, "out_width", lambda c: size_class(c.csc_out_width), SIZE_CLASSES),
+            self._point(g, "out_height", lambda c: size_class(c.csc_out_height), SIZE_CLASSES),
+            self._point(g, "out_area", _out_area, ("1x1", "line", "wide")),
+            # kernel placement
+            self._point(g, "stride_y", lambda c: c.stride_y, range(1, 9)),
+            self._point(g, "dilation_y", lambda c: _dilation_class(c.dilation_y), DILATION_CLASSES),
+            self._cross(g, "mode_x_dilation_x", ["mode", "dilation_x"], [("winograd", None), ("image", None)]),
+            self._cross(g, "mode_x_dilation_y", ["mode", "dilation_y"], [("winograd", None), ("image", None)]),
+            self._point(g, "pad_left", lambda c: _pad_class(c.pad_left, PAD_BEFORE), PAD_BEFORE),
+            self._point(g, "pad_top", lambda c: _pad_class(c.pad_top, PAD_BEFORE), PAD_BEFORE),
+            self._point(g, "pad_right", lambda c: _pad_class(c.pad_right, PAD_AFTER), PAD_AFTER),
+            self._point(g, "pad_bottom", lambda c: _pad_class(c.pad_bottom, PAD_AFTER), PAD_AFTER),
+            self._point(g, "padded_width_mod_atom", lambda c: (c.pad_left + c.width + c.pad_right) % atom,
+                        range(atom)),
+            self._point(g, "padded_width_quarter", lambda c: None if not c.image or
+                        pixel.pixel_format(c.pixel_format).planes != 2 else
+                        4 * ((c.pad_left + c.width + c.pad_right) % atom) // atom, range(4)),
+            self._point(g, "planar_pixel_bytes", lambda c: None if not c.image or
+                        pixel.pixel_format(c.pixel_format).planes != 2 else
+                        _pixel_bytes(pixel.pixel_format(c.pixel_format)), planar),
+            self._cross(g, "planar_pixel_bytes_x_padded_width_quarter", ["planar_pixel_bytes",
+                                                                          "padded_width_quarter"]),
+            # CBUF: banks, release and reuse
+            self._point(g, "weight_banks", lambda c: _weight_bank_class(c, p), ("1", "2+", "all-but-one")),
+            self._point(g, "data_reuse", lambda c: off_on[c.data_reuse], off_on),
+            self._point(g, "weight_reuse", lambda c: off_on[c.weight_reuse], off_on),
+            self._cross(g, "data_reuse_x_data_banks", ["data_reuse", "data_banks"], [("on", None)]),
+            self._cross(g, "weight_reuse_x_weight_banks", ["weight_reuse", "weight_banks"], [("on", None)]),
+            self._point(g, "skip_data_rls", lambda c: off_on[c.skip_data_rls], off_on),
+            self._point(g, "skip_weight_rls", lambda c: off_on[c.skip_weight_rls], off_on),
+            self._cross(g, "skip_data_rls_x_skip_weight_rls", ["skip_data_rls", "skip_weight_rls"]),
+            # the input's memory side (feature input: gaps in atoms; image input: bytes beyond the pixels' line)
+            self._point(g, "line_stride_gap", lambda c: None if c.image else
+                        _atom_gap(c.line_stride // atom - c.width), ATOM_GAPS),
+            self._point(g, "surface_stride_gap", lambda c: None if c.image else
+                        _atom_gap(c.surf_stride // atom - c.line_stride // atom * c.height), ATOM_GAPS),
+            self._point(g, "line_packed", lambda c: None if c.image else ("unpacked", "packed")[c.line_packed],
+                        ("unpacked", "packed")),
+            self._point(g, "surface_packed", lambda c: None if c.image else ("unpacked", "packed")[c.surf_packed],
+                        ("unpacked", "packed")),
+            self._point(g, "pitch_gap", lambda c: _pitch_gap(c, "single"), BYTE_GAPS),
+            self._point(g, "pitch_gap_y", lambda c: _pitch_gap(c, "planar"), BYTE_GAPS),
+            self._point(g, "pitch_gap_uv", lambda c: _pitch_gap(c, "uv"), BYTE_GAPS),
+            self._point(g, "cacc_line_packed", lambda c: ("unpacked", "packed")[c.cacc_line_packed],
+                        ("unpacked", "packed")),
+            self._point(g, "cacc_surface_packed", lambda c: ("unpacked", "packed")[c.cacc_surf_packed],
+                        ("unpacked", "packed")),
+        ]
+        # NVIDIA keeps, of the reuse crosses, only the layers that fetch (reuse off)
+        fetch = [("on", None)]
+        for item in ("line_stride_gap", "surface_stride_gap", "line_packed", "surface_packed", "pitch_gap",
+                     "pitch_gap_y", "pitch_gap_uv"):
+            decorators.append(self._cross(g, f"data_reuse_x_{item}", ["data_reuse", item], fetch))
+        # CACC's packed flags go with a 1x1 output, unpacked with one of 2+ lines of 2+ pixels
+        for item in ("cacc_line_packed", "cacc_surface_packed"):
+            decorators.append(self._cross(g, f"data_reuse_x_{item}_x_out_area", ["data_reuse", item, "out_area"],
+                                          [("on", None, None), (None, None, "line"), (None, "packed", "wide"),
+                                           (None, "unpacked", "1x1")]))
+        if "int16" in p.feature_types:
+            decorators += [self._point(g, "pitch_gap_10bit", lambda c: _pitch_gap(c, "10bit"), BYTE_GAPS),
+                           self._cross(g, "data_reuse_x_pitch_gap_10bit", ["data_reuse", "pitch_gap_10bit"], fetch)]
+        if p.winograd:
+            integer = [x for x in precisions if x != "fp16"]
+            decorators += [
+                self._point(g, "pra_truncate", lambda c: c.pra_truncate if c.winograd and c.precision != "fp16"
+                            else None, (0, 1, 2)),
+                self._cross(g, "in_precision_x_pra_truncate", ["in_precision", "pra_truncate"],
+                            [(x, None) for x in sorted(set(precisions) | set(pixel_precisions)) if x not in integer]),
+            ]
+        # where the input and the weights are read from
+        surfaces = [("data", lambda c: c.data_addr, lambda c: c.data_ram, "data_reuse"),
+                    ("data_1", lambda c: c.data_addr_1 if c.image and pixel.pixel_format(c.pixel_format).planes == 2
+                     else None, lambda c: c.data_ram, "data_reuse"),
+                    ("weight", lambda c: c.weight_addr, lambda c: c.weight_ram, "weight_reuse")]
+        if p.weight_compression:
+            compressed = lambda c, a: getattr(c, a) if c.weight_format == "compressed" else None  # noqa: E731
+            surfaces += [("wgs", lambda c: compressed(c, "wgs_addr"), lambda c: c.weight_ram, "weight_reuse"),
+                         ("wmb", lambda c: compressed(c, "wmb_addr"), lambda c: c.weight_ram, "weight_reuse")]
+        for name, address, ram, reuse in surfaces:
+            memory = "data_ram" if name.startswith("data") else "weight_ram"
+            if name in ("data", "weight"):
+                decorators += [self._point(g, memory, lambda c, r=ram: _ram(r(c) == "sec"), memories),
+                               self._cross(g, f"{memory}_x_{reuse}", [memory, reuse], [(None, "on")])]
+            decorators += [
+                self._point(g, f"{name}_align", lambda c, a=address: None if a(c) is None else _align(a(c)),
+                            ALIGN_CLASSES),
+                self._cross(g, f"{reuse}_x_{name}_align_x_{memory}", [reuse, f"{name}_align", memory],
+                            [("on", None, None)]),
+            ]
+            if p.mem_address_width > 32:
+                decorators += [
+                    self._point(g, f"{name}_addr_high", lambda c, a=address: None if a(c) is None else
+                                "zero" if a(c) >> 32 == 0 else "nonzero", ("zero", "nonzero")),
+                    # the traceplayer addresses CV-SRAM at 0x5xxxxxxx (golden/trace.py): no high word there
+                    self._cross(g, f"{reuse}_x_{name}_addr_high_x_{memory}", [reuse, f"{name}_addr_high", memory],
+                                [("on", None, None), (None, "nonzero", "sec_mem")]),
+                ]
+        return decorators
 
     def _cdp_group(self):
         g, p = "cdp", self.profile
@@ -755,6 +907,76 @@ def _bank_class(cfg, profile: Profile) -> str:
     """CBUF banks the input takes: one, several, or all but the weights' one (and the WMB's)."""
     largest = profile.cbuf_bank_number - 1 - (cfg.weight_format == "compressed")
     return "all-but-one" if cfg.data_bank >= largest else "1" if cfg.data_bank == 1 else "2+"
+
+
+DILATION_CLASSES = (1, 2, 3, "4-32")
+#: NVIDIA's 8 ranges of PAD_LEFT / PAD_TOP (0-3, 4-7, ...) and of PAD_RIGHT / PAD_BOTTOM (0-7, 8-15, ...), the
+#: first split at 0 and the upper ones merged.
+PAD_BEFORE = ("0", "1-3", "4-7", "8-31")
+PAD_AFTER = ("0", "1-7", "8-15", "16-63")
+#: NVIDIA's line / surface gaps in atoms (0, each of 1..7, 8..16 in two) and pixel-line gaps in bytes (0,
+#: 1..255 in seven, 256..512 in two), its auto-bin ranges.
+ATOM_GAPS = (0, 1, 2, 3, 4, 5, 6, 7, "8-11", "12-16")
+BYTE_GAPS = (0, "1-36", "37-72", "73-108", "109-144", "145-180", "181-216", "217-255", "256-383", "384-512")
+
+
+def _dilation_class(dilation: int) -> int | str:
+    return dilation if dilation <= 3 else "4-32"
+
+
+def _pad_class(pad: int, classes: tuple) -> str:
+    for name in classes:
+        low, _, high = name.partition("-")
+        if int(low) <= pad <= int(high or low):
+            return name
+    return None
+
+
+def _atom_gap(gap: int):
+    return gap if 0 <= gap <= 7 else "8-11" if 8 <= gap <= 11 else "12-16" if 12 <= gap <= 16 else None
+
+
+def _byte_gap(gap: int):
+    for name in BYTE_GAPS:
+        low, _, high = str(name).partition("-")
+        if int(low) <= gap <= int(high or low):
+            return name
+    return None
+
+
+def _pixel_bytes(fmt) -> int:
+    """Bytes of one pixel in the format's first plane (1, 2, 4 or 8)."""
+    return fmt.plane_bytes[0]
+
+
+#: NVIDIA's pixel-pitch cover points by the formats their crosses keep (codes of Table 33).
+PITCH_GROUPS = {"10bit": range(20, 26), "single": [*range(0, 20), 26, 27], "planar": range(28, 36),
+                "uv": range(28, 36)}
+
+
+def _pitch_gap(cfg, group: str):
+    """An image line's stride minus its pixels' bytes ((x offset + width) pixels of the plane), for the formats of
+    NVIDIA's `group`; the UV plane's with UV_LINE_STRIDE."""
+    if not cfg.image:
+        return None
+    fmt = pixel.pixel_format(cfg.pixel_format)
+    if fmt.code not in PITCH_GROUPS[group]:
+        return None
+    stride, plane = (cfg.uv_line_stride, 1) if group == "uv" else (cfg.line_stride, 0)
+    return _byte_gap(stride - (cfg.pixel_x_offset + cfg.width) * fmt.plane_bytes[plane])
+
+
+def _out_area(cfg) -> str:
+    """A 1x1 output, one line or column, or 2+ lines of 2+ pixels."""
+    if cfg.csc_out_width == 1 and cfg.csc_out_height == 1:
+        return "1x1"
+    return "wide" if cfg.csc_out_width > 1 and cfg.csc_out_height > 1 else "line"
+
+
+def _weight_bank_class(cfg, profile: Profile) -> str:
+    """CBUF banks the weights take: one, several, or all but the data's one (and the WMB's)."""
+    largest = profile.cbuf_bank_number - 1 - (cfg.weight_format == "compressed")
+    return "all-but-one" if cfg.weight_bank >= largest else "1" if cfg.weight_bank == 1 else "2+"
 
 
 def _image_cvt(cfg) -> str:

@@ -59,7 +59,7 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
         if now < left:
             chosen.append(index)
             left, idle = now, 0
-            if len(chosen) >= n:
+            if len(chosen) >= n or left == 0:
                 break
         else:
             idle += 1

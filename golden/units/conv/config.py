@@ -116,6 +116,8 @@ class ConvConfig:
     out_channel: int
     cacc_batches: int
     clip_truncate: int
+    cacc_line_packed: bool = False  # CACC.D_DATAOUT_MAP: flopped, not used by NVIDIA's RTL (delivery_ctrl)
+    cacc_surf_packed: bool = False
 
     @property
     def winograd(self) -> bool:
@@ -239,4 +241,6 @@ def read_config(regs: RegisterValues) -> ConvConfig:
         out_channel=f("CACC", "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
         cacc_batches=f("CACC", "D_BATCH_NUMBER", "BATCHES") + 1,
         clip_truncate=f("CACC", "D_CLIP_CFG", "CLIP_TRUNCATE"),
+        cacc_line_packed=bool(f("CACC", "D_DATAOUT_MAP", "LINE_PACKED")),
+        cacc_surf_packed=bool(f("CACC", "D_DATAOUT_MAP", "SURF_PACKED")),
     )

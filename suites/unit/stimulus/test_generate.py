@@ -81,7 +81,9 @@ def test_random_convolutions_keep_padding_below_the_dilated_kernel(profile_name)
         strides.add(stride)
         dilations.add(dilation)
         kernels.add(rows)
-    assert strides == {1, 2, 3, 4} and dilations == {1, 2, 3} and kernels == {1, 2, 3, 4, 5}
+    # CONV_Y_STRIDE's 3 bits: 1..8; dilation 1..3, now and then 4..8 (stimulus/conv_modes.py, WIDE_DILATION)
+    assert {1, 2, 3, 4, 5} <= strides <= set(range(1, 9)) and {1, 2, 3} <= dilations <= set(range(1, 9))
+    assert kernels == {1, 2, 3, 4, 5}
 
 
 def test_bdma_groups_copy_what_they_say_on_nv_full():
