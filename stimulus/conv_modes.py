@@ -275,7 +275,8 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
     cols = c.size(1, _largest(lambda s: post_extension_fits(profile, post, fmt.channels, 1, fmt.channels * s), 5))
     wide = fmt.channels * cols
     stride = (c.size(1, 4), c.size(1, _largest(lambda x: post_extension_fits(profile, post, fmt.channels, x, wide), 4)))
-    (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1])
+    # up to 8 outputs a line: a padded line reaches every quarter of an atom (planar_pixel_bytes_x_padded_width_quarter)
+    (height, top, _), (width, left, _) = _axis(c, rows, 1, stride[0]), _axis(c, cols, 1, stride[1], max_out=8)
     x_offset = c.size(0, pixel.x_offset_limit(fmt, atom))
     if c.flag(0.15):  # a first-plane line of whole 32-byte units: a pitch without any gap
         per_unit = max(32 // fmt.plane_bytes[0], 1)
