@@ -129,28 +129,37 @@ def fp16_rounding_classes(values, source_bits: int) -> dict[str, np.ndarray]:
 
 # ---- what unit models call ----------------------------------------------------------------------------------
 
-def rounding(stage: str, x, shift) -> None:
-    """A right shift with rounding half away from zero of `x` by `shift`."""
+def _only(classes: dict[str, np.ndarray], where, size: int) -> tuple[dict[str, np.ndarray], int]:
+    """The classes of the elements `where` is true (all without it): the masks keep their full shape, so that a
+    per-element mask still maps back to its element, and the count is of the elements the stage computed."""
+    if where is None:
+        return classes, size
+    where = np.asarray(where, bool)
+    return {name: mask & where for name, mask in classes.items()}, int(np.count_nonzero(where))
+
+
+def rounding(stage: str, x, shift, where=None) -> None:
+    """A right shift with rounding half away from zero of `x` by `shift` (of the elements `where` is true)."""
     if _OBSERVERS:
         x = np.asarray(x)
-        _record(stage, rounding_classes(x, shift), x.size)
+        _record(stage, *_only(rounding_classes(x, shift), where, x.size))
 
 
-def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None) -> None:
-    """A saturation of `v` to signed `bits` (or to `bounds`)."""
+def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None, where=None) -> None:
+    """A saturation of `v` to signed `bits` (or to `bounds`), of the elements `where` is true."""
     if _OBSERVERS:
         lo, hi = bounds if bounds is not None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         v = np.asarray(v)
-        _record(stage, saturation_classes(v, lo, hi), v.size)
+        _record(stage, *_only(saturation_classes(v, lo, hi), where, v.size))
 
 
-def convertor(stage: str, x, shift, bits: int) -> None:
+def convertor(stage: str, x, shift, bits: int, where=None) -> None:
     """A convertor / truncation: x rounded by `shift` ("<stage>.round"), then saturated to `bits`
-    ("<stage>.saturate"); x is the value before the shift."""
+    ("<stage>.saturate"); x is the value before the shift; `where`: the elements that take this stage."""
     if _OBSERVERS:
         x = np.asarray(x, np.int64)
-        rounding(f"{stage}.round", x, shift)
-        saturation(f"{stage}.saturate", shift_right_round(x, shift), bits)
+        rounding(f"{stage}.round", x, shift, where)
+        saturation(f"{stage}.saturate", shift_right_round(x, shift), bits, where=where)
 
 
 def shifter(stage: str, x, shift, bits: int) -> None:
@@ -258,9 +267,9 @@ STAGES: dict[str, dict] = {
                                   "saturate", ("CDP",)),
     "cdp.lut.interp.round": _stage("golden/units/cdp/lut.py _interpolate", f"{PP} LUT (cdp_lut_cvt)", "round",
                                    ("CDP",)),
-    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT", "round", ("CDP",)),
-    "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT (56-bit intermediate)",
-                                      "saturate", ("CDP",)),
+    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _observe_extrapolation", f"{PP} LUT", "round", ("CDP",)),
+    "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _observe_extrapolation",
+                                      f"{PP} LUT (56-bit intermediate)", "saturate", ("CDP",)),
     "cdp.lut.out.saturate": _stage("golden/units/cdp/lut.py lookup", f"{PP} LUT (16-bit entries)", "saturate",
                                    ("CDP",)),
     "cdp.cvt_out.round": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_out_cvt)", "round",
