@@ -10,7 +10,8 @@ The registers are aimed too, one of these per layer:
 * "redraw": the convertors redrawn so that ties exist (shifters >= 1, odd scales);
 * "trace": the drawn convertors (wider ranges, so the saturation bounds come up by chance);
 * "in_bound": DATIN_OFFSET the precision's minimum and DATIN_SCALE = 2**DATIN_SHIFTER, so the largest input
-  lands exactly on the input convertor's upper bound (2**8 - 1 / 2**16 - 1, 9 / 17 bits);
+  lands exactly on the input convertor's upper bound (2**8 - 1 / 2**16 - 1, 9 / 17 bits), or DATIN_OFFSET 0
+  and DATIN_SCALE = 2**(DATIN_SHIFTER + 1), so the smallest lands on its lower bound (-2**8 / -2**16);
 * "out_solve": DATOUT_OFFSET solved from one input's product so that its output convertor input is zero or its
   output exactly the lower / upper bound.
 
@@ -84,9 +85,10 @@ def _convertors(kind: str, choose, precision: str) -> dict:
                 "CDP.D_DATOUT_SCALE.DATOUT_SCALE": _signed16(choose.integer(1, 1 << 12) | 1),
                 "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": choose.integer(1, 24),
                 "CDP.D_DATOUT_OFFSET.DATOUT_OFFSET": choose.integer(-(1 << 12), 1 << 12) & 0xFFFFFFFF}
-    if kind == "in_bound":
-        shift = choose.integer(0, 7)
-        return {"CDP.D_DATIN_OFFSET.DATIN_OFFSET": _signed16(lo), "CDP.D_DATIN_SCALE.DATIN_SCALE": 1 << shift,
+    if kind == "in_bound":  # upper: (hi - lo) = 2**bits - 1; lower: 2 * lo = -2**bits, the 9/17-bit bounds
+        shift, upper = choose.integer(0, 7), choose.flag()
+        return {"CDP.D_DATIN_OFFSET.DATIN_OFFSET": _signed16(lo) if upper else 0,
+                "CDP.D_DATIN_SCALE.DATIN_SCALE": 1 << (shift + (0 if upper else 1)),
                 "CDP.D_DATIN_SHIFTER.DATIN_SHIFTER": shift}
     return {}
 
