@@ -31,6 +31,7 @@ from golden.units.sdp.config import decode as sdp_decode
 from stimulus.choose import Seeded
 from stimulus.corner_cacc import aim_cacc
 from stimulus.corner_cdp import aim_cdp
+from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
 from stimulus.corner_pdp import aim_pdp
 from stimulus.export import write_trace
 from stimulus.families import layers as draw
@@ -115,4 +116,5 @@ def _aim_sdp(layer: Layer, profile: Profile, choose) -> Layer:
     return dataclasses.replace(layer, images=images, choices=dict(layer.choices, corners="aimed"))
 
 
-AIMERS = {"sdp": _aim_sdp, "sdp_reg": _aim_sdp, "pdp": aim_pdp, "cdp": aim_cdp, "conv": aim_cacc}
+AIMERS = {"sdp": with_fp16(_aim_sdp, aim_sdp_fp16), "sdp_reg": with_fp16(_aim_sdp, aim_sdp_fp16),
+          "pdp": with_fp16(aim_pdp, aim_pdp_fp16), "cdp": with_fp16(aim_cdp, aim_cdp_fp16), "conv": aim_cacc}

@@ -62,7 +62,8 @@ def _best(rng, kernel: int, values: np.ndarray, out_bits: int | None) -> int:
     return int(tries[int(np.argmax(_reach(values, tries, out_bits, rng)))])
 
 
-def _spec(choose, profile: Profile) -> pdp.PdpSpec:
+def _spec(choose, profile: Profile, precision: str | None = None) -> pdp.PdpSpec:
+    """An average-pooling spec with windows that do not overlap; an integer precision unless `precision`."""
     spec = pdp.random_spec(choose, profile)
     (kw, kh), (pl, pt, pr, pb), (oh, ow) = spec.kernel, spec.pads, spec.out_hw
     height, width = oh * kh - pt - pb, ow * kw - pl - pr
@@ -76,11 +77,14 @@ def _spec(choose, profile: Profile) -> pdp.PdpSpec:
     atom = profile.memory_atomic_size
     src_line, src_surface = pdp.data.strides(choose, shape, atom)
     dst_line, dst_surface = pdp.data.strides(choose, (shape[0], oh, ow), atom)
-    precision = choose.choice(sorted(set(profile.feature_types) & set(INT_RANGES)))
+    if precision is None:
+        precision = choose.choice(sorted(set(profile.feature_types) & set(INT_RANGES)))
+        pad_value = choose.integer(*INT_RANGES[precision]) if choose.flag(0.5) else 0
+    else:
+        pad_value = 0  # fp16 pooling ignores the padding registers
     return replace(spec, precision=precision, method="average", shape=shape, stride=(kw, kh),
                    pads=(pl, pt, pr, pb), split=None, src=(spec.src[0], src_line, src_surface),
-                   dst=(spec.dst[0], dst_line, dst_surface),
-                   pad_value=choose.integer(*INT_RANGES[precision]) if choose.flag(0.5) else 0)
+                   dst=(spec.dst[0], dst_line, dst_surface), pad_value=pad_value)
 
 
 def _elements(spec: pdp.PdpSpec, sums: np.ndarray, pad_sum: np.ndarray) -> np.ndarray:

@@ -127,30 +127,52 @@ def fp16_rounding_classes(values, source_bits: int) -> dict[str, np.ndarray]:
             "above_tie": inside & (fraction == 0.5 + lsb_units)}
 
 
+def fp16_to_int_rounding_classes(values) -> dict[str, np.ndarray]:
+    """Masks of ROUND for finite fp16 values (float64, exact) rounded to an integer: the fraction of |v| is one
+    half, or one fp16 LSB (the spacing at v) below / above one half."""
+    v = np.asarray(values, np.float64)
+    magnitude = np.where(np.isfinite(v), np.abs(v), 0.0)
+    fraction = magnitude - np.floor(magnitude)
+    exponent = np.frexp(magnitude)[1] - 1
+    lsb = np.ldexp(1.0, np.maximum(exponent - 10, -24))  # fp16's spacing at |v| (denormals: 2**-24)
+    tie = fraction == 0.5
+    return {"tie+": tie & (v > 0), "tie-": tie & (v < 0), "below_tie": (magnitude > 0) & (fraction == 0.5 - lsb),
+            "above_tie": fraction == 0.5 + lsb, "zero": v == 0}
+
+
 # ---- what unit models call ----------------------------------------------------------------------------------
 
-def rounding(stage: str, x, shift) -> None:
-    """A right shift with rounding half away from zero of `x` by `shift`."""
+def _only(classes: dict[str, np.ndarray], where, size: int) -> tuple[dict[str, np.ndarray], int]:
+    """The classes of the elements `where` is true (all without it): the masks keep their full shape, so that a
+    per-element mask still maps back to its element, and the count is of the elements the stage computed."""
+    if where is None:
+        return classes, size
+    where = np.asarray(where, bool)
+    return {name: mask & where for name, mask in classes.items()}, int(np.count_nonzero(where))
+
+
+def rounding(stage: str, x, shift, where=None) -> None:
+    """A right shift with rounding half away from zero of `x` by `shift` (of the elements `where` is true)."""
     if _OBSERVERS:
         x = np.asarray(x)
-        _record(stage, rounding_classes(x, shift), x.size)
+        _record(stage, *_only(rounding_classes(x, shift), where, x.size))
 
 
-def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None) -> None:
-    """A saturation of `v` to signed `bits` (or to `bounds`)."""
+def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None, where=None) -> None:
+    """A saturation of `v` to signed `bits` (or to `bounds`), of the elements `where` is true."""
     if _OBSERVERS:
         lo, hi = bounds if bounds is not None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         v = np.asarray(v)
-        _record(stage, saturation_classes(v, lo, hi), v.size)
+        _record(stage, *_only(saturation_classes(v, lo, hi), where, v.size))
 
 
-def convertor(stage: str, x, shift, bits: int) -> None:
+def convertor(stage: str, x, shift, bits: int, where=None) -> None:
     """A convertor / truncation: x rounded by `shift` ("<stage>.round"), then saturated to `bits`
-    ("<stage>.saturate"); x is the value before the shift."""
+    ("<stage>.saturate"); x is the value before the shift; `where`: the elements that take this stage."""
     if _OBSERVERS:
         x = np.asarray(x, np.int64)
-        rounding(f"{stage}.round", x, shift)
-        saturation(f"{stage}.saturate", shift_right_round(x, shift), bits)
+        rounding(f"{stage}.round", x, shift, where)
+        saturation(f"{stage}.saturate", shift_right_round(x, shift), bits, where=where)
 
 
 def shifter(stage: str, x, shift, bits: int) -> None:
@@ -178,6 +200,20 @@ def fp16_rounding(stage: str, values, source_bits: int) -> None:
     if _OBSERVERS:
         values = np.asarray(values, np.float64)
         _record(stage, fp16_rounding_classes(values, source_bits), values.size)
+
+
+def fp16_to_int(stage: str, bits, out_bits: int) -> None:
+    """fp16 patterns rounded half away from zero to an integer ("<stage>.round", NaN left out) and saturated
+    to signed `out_bits` ("<stage>.saturate"; INF as beyond the bound of its sign)."""
+    if _OBSERVERS:
+        bits = np.asarray(bits).astype(np.uint16)
+        magnitude = bits & np.uint16(0x7FFF)
+        number = magnitude <= 0x7C00
+        values = np.where(number, bits.view(np.float16), 0).astype(np.float64)
+        _record(f"{stage}.round", *_only(fp16_to_int_rounding_classes(values), number, bits.size))
+        rounded = np.trunc(np.where(np.isinf(values), np.copysign(2.0**out_bits, values), values)
+                           + np.copysign(0.5, values))
+        saturation(f"{stage}.saturate", rounded, out_bits, where=number)
 
 
 # ---- the stages ---------------------------------------------------------------------------------------------
@@ -239,6 +275,11 @@ STAGES: dict[str, dict] = {
                         ("fp16",)),
     "sdp.fp.out.round": _stage("golden/units/sdp/datapath.py fp_output", f"{FMT} Rounding (fp32->fp16)",
                                "fp16_round", ("fp16",)),
+    "sdp.fp.out.int16.round": _stage("golden/units/sdp/datapath.py fp_output", "cmod hls/sdp/sdp_c.cpp:48 "
+                                     "Fp16ToInt16, hls/include/nvdla_float.h:1508 FpFloatToInt (fp16 -> int16, "
+                                     "half away from zero)", "round", ("fp16", "int16")),
+    "sdp.fp.out.int16.saturate": _stage("golden/units/sdp/datapath.py fp_output", "cmod hls/include/nvdla_float.h"
+                                        ":1508 FpFloatToInt (saturates to int16)", "saturate", ("fp16", "int16")),
     "cacc.truncate.round": _stage("golden/units/conv/cacc.py deliver_int", f"{PP} Truncate (cc_out_trunc)",
                                   "round"),
     "cacc.truncate.saturate": _stage("golden/units/conv/cacc.py deliver_int", f"{PP} Truncate (cc_out_trunc); "
@@ -258,9 +299,9 @@ STAGES: dict[str, dict] = {
                                   "saturate", ("CDP",)),
     "cdp.lut.interp.round": _stage("golden/units/cdp/lut.py _interpolate", f"{PP} LUT (cdp_lut_cvt)", "round",
                                    ("CDP",)),
-    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT", "round", ("CDP",)),
-    "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _scaled", f"{PP} LUT (56-bit intermediate)",
-                                      "saturate", ("CDP",)),
+    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _observe_extrapolation", f"{PP} LUT", "round", ("CDP",)),
+    "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _observe_extrapolation",
+                                      f"{PP} LUT (56-bit intermediate)", "saturate", ("CDP",)),
     "cdp.lut.out.saturate": _stage("golden/units/cdp/lut.py lookup", f"{PP} LUT (16-bit entries)", "saturate",
                                    ("CDP",)),
     "cdp.cvt_out.round": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_out_cvt)", "round",

@@ -42,6 +42,23 @@ def window_sum(values: np.ndarray, local_size: int) -> np.ndarray:
 
 def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int]]:
     """Integer CDP on a (C_padded, H, W) cube whose first `channels` channels are real."""
+    product, status = lrn_int_product(cube, channels, cfg, tables)
+    widths = INT_WIDTHS[cfg.precision]
+    out_offset, out_scale, out_shifter = cfg.datout
+    centred = (product - as_signed(out_offset, widths["out_offset"])) * out_scale
+    corners.rounding("cdp.cvt_out.round", centred, out_shifter)
+    converted = shift_right_round(centred, out_shifter)
+    corners.saturation("cdp.cvt_out.saturate", converted, widths["out"])
+    # precision-preservation "saturation counters": values outside the output range (the cmod's
+    # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
+    out, saturated = saturate(converted, widths["out"])
+    status["D_OUT_SATURATION"] = saturated
+    return out, status
+
+
+def lrn_int_product(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int]]:
+    """What enters the output convertor (the LUT result times the converted input, or the LUT result alone
+    with MUL_BYPASS), and the LUT counters."""
     widths = INT_WIDTHS[cfg.precision]
     offset, scale, shifter = cfg.datin
     offset = as_signed(offset, widths["offset"])
@@ -53,17 +70,7 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     narrow = x.astype(np.int32) if cfg.precision == "int8" else x
     total = narrow if cfg.sqsum_bypass else window_sum(narrow * narrow, cfg.local_size)
     looked_up, status = lookup(total, cfg.lut, tables)
-    product = looked_up if cfg.mul_bypass else looked_up * x
-    out_offset, out_scale, out_shifter = cfg.datout
-    centred = (product - as_signed(out_offset, widths["out_offset"])) * out_scale
-    corners.rounding("cdp.cvt_out.round", centred, out_shifter)
-    converted = shift_right_round(centred, out_shifter)
-    corners.saturation("cdp.cvt_out.saturate", converted, widths["out"])
-    # precision-preservation "saturation counters": values outside the output range (the cmod's
-    # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
-    out, saturated = saturate(converted, widths["out"])
-    status["D_OUT_SATURATION"] = saturated
-    return out, status
+    return (looked_up if cfg.mul_bypass else looked_up * x), status
 
 
 def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int], np.ndarray]:

@@ -30,7 +30,6 @@ FRACTION_BITS = 16
 def _scaled(value: np.ndarray, shift: int) -> np.ndarray:
     """value / 2**shift rounded half away from zero (a negative shift multiplies), saturated to 56 bits."""
     if shift >= 0:
-        corners.convertor("cdp.lut.extrap", value, shift, INTERMEDIATE_BITS)
         return saturate(shift_right_round(value, shift), INTERMEDIATE_BITS)[0]
     return shift_left_saturate(value, -shift, INTERMEDIATE_BITS)[0]
 
@@ -102,8 +101,22 @@ def lookup(x, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[st
         for mask, entry, (origin, scale, shift) in ((chosen & under, 0, uflow), (chosen & over, -1, oflow)):
             if mask.any():
                 y[mask] = entries[entry] + _scaled((x[mask].astype(np.int64) - origin) * scale, shift)
+    if corners.active():
+        _observe_extrapolation(x, cases)
     corners.saturation("cdp.lut.out.saturate", y, 16)
     return np.clip(y, -(1 << 15), (1 << 15) - 1, out=y), counters
+
+
+def _observe_extrapolation(x, cases) -> None:
+    """The extrapolations' right shifts as one stage over all elements (the ones that took none masked out),
+    so that a class maps back to the element that met it. A negative SHIFT multiplies: no rounding there."""
+    value, shift, taken = np.zeros(x.shape, np.int64), np.zeros(x.shape, np.int64), np.zeros(x.shape, bool)
+    for chosen, *_, under, over, uflow, oflow in cases:
+        for mask, (origin, scale, s) in ((chosen & under, uflow), (chosen & over, oflow)):
+            if s >= 0:
+                value = np.where(mask, (x.astype(np.int64) - origin) * scale, value)
+                shift, taken = np.where(mask, s, shift), taken | mask
+    corners.convertor("cdp.lut.extrap", value, shift, INTERMEDIATE_BITS, where=taken)
 
 
 def _interpolate(x, entries, start, select, exponent):

@@ -280,5 +280,6 @@ def fp_output(x, out_precision):
         corners.fp16_rounding("sdp.fp.out.round", finite, 23)
         corners.fp16_patterns("sdp.out.fp16", h)
     if out_precision == "int16":
+        corners.fp16_to_int("sdp.fp.out.int16", h, 16)
         return fp.fp16_to_int(h, 16)[0], 0
     return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))

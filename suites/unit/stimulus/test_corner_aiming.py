@@ -88,3 +88,24 @@ def test_fill_within_keeps_each_slot_in_its_range():
                       candidates, hits)
     # slot 0 only reaches -10, slot 1 only 10, slot 2 only 0; slot 3 reaches none and keeps its low end
     assert got.tolist() == [-10, 10, 0, 11]
+
+
+FULL = get_profile("nv_full")
+
+
+def test_aimed_cdp_closes_every_cdp_corner_bin_on_nv_small():
+    open_, draws = _closed("cdp", "cdp.")
+    assert open_ == set() and draws <= 120
+
+
+def test_aimed_fp16_pdp_and_cdp_close_their_fp16_bins_on_nv_full():
+    for family, stage in (("pdp", "pdp.fp"), ("cdp", "cdp.fp")):
+        open_, draws = _closed(family, stage, FULL, patience=20)
+        assert open_ == set(), (family, open_)
+
+
+def test_aimed_fp16_sdp_meets_fp16_patterns_and_ties_on_nv_full():
+    open_, _ = _closed("sdp", ("sdp.fp.", "sdp.out.fp16"), FULL, n=30, patience=20)
+    # left open on seed 0: sdp.fp.out.round above_tie and sdp.fp.out.int16.saturate at_min (see the report)
+    assert open_ <= {("sdp.fp.out.round", "above_tie"), ("sdp.fp.out.int16.saturate", "at_min")}
+    assert not {c for s, c in open_ if s in ("sdp.fp.in", "sdp.out.fp16")}
