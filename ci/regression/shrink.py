@@ -188,10 +188,12 @@ def _describe(family: str, profile, values: list[int], count: int) -> str:
 
 def shrink_buckets(out: Path, manifest: dict, records: list[dict], settings: Settings, budget: int,
                    say=print) -> None:
-    """Shrink the smallest generated failure of each bucket (the one the report shows), once per folder."""
+    """Shrink the smallest generated failure of each bucket (the one the report shows), once per folder; not a
+    corner-aimed one (the shrinker redraws the family's plain layers, whose data would not aim)."""
     params = {item["id"]: item["params"] for item in manifest["items"]}
     for bucket in buckets(records):
-        member = generated_smallest([r for r in records if r["id"] in bucket["tests"]])
+        member = generated_smallest([r for r in records if r["id"] in bucket["tests"]
+                                     and not params.get(r["id"], {}).get("corners")])
         if member is None or shrunk_file(out, member["id"]).is_file() or member["id"] not in params:
             continue
         say(f"regress: shrinking {member['id']} ({bucket['signature'][:80]}), at most {budget} attempts", flush=True)
