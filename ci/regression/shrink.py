@@ -125,6 +125,8 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
                 edit=None) -> dict | None:
     """Shrink a failed generated item's layers; None when the failure does not reproduce (e.g. a flaky DUT).
     `edit(layers) -> layers` is applied to every drawing (the fuzzing loop's register-field edits)."""
+    if params.get("corners"):
+        return None  # corner-aimed layers: the recorder redraws the family's plain ones
     family, count = params["family"], params["layers"]
     profile = get_profile(params["profile"])
     name = record["id"].replace("/", "_")
