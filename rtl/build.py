@@ -36,7 +36,8 @@ VERILATOR_ARGS = ("--no-timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3")
 #: separate cached build: the arguments are part of the key).
 COVERAGE_ARGS = ("--coverage-line", "--coverage-toggle")
 BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURATION", "FX_BUG_SWAP_GROUP",
-                "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT", "FX_BUG_CSB_HANDSHAKE", "FX_BUG_STRAY_WRITE")
+                "FX_BUG_LOST_INTR", "FX_BUG_WSTRB", "FX_BUG_ALU_SHIFT", "FX_BUG_CSB_HANDSHAKE", "FX_BUG_STRAY_WRITE",
+                "FX_BUG_TIE_POS_TO_ZERO")
 
 
 class BuildError(NvdlaVerifError):

@@ -1,12 +1,16 @@
 """The bench's default layer set: a handful of NVIDIA nv_small SDP traces inside the fixture's
-subset and a few random layers (one and two ping-pong layers). The CI suite (suites/rtl) and
-the mutation run (rtl/mutation.py) play exactly this set."""
+subset, a few random layers (one and two ping-pong layers) and one trace of sdp_reg layers aimed at
+arithmetic corners (stimulus/corner_data.py: exact ties at the output convertor, which random data
+almost never meets, so a tie rounded the wrong way survives the rest). The CI suite (suites/rtl),
+the mutation run (rtl/mutation.py) and the regression's mutants play exactly this set."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from golden.config import get_profile
+from stimulus.corner_data import write_aimed
 from stimulus.fixture_sdp import write_random_trace
 
 #: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
@@ -20,6 +24,7 @@ NVIDIA_TRACES = (
     "sdp_4x22x42_bypass_int8",       # padded line and surface strides
 )
 RANDOM_LAYERS = ((1, 1), (4, 1), (7, 2), (10, 2))  # (seed, layers)
+CORNER_LAYERS = ((0, 0, 2),)  # (seed, trace index, layers) of stimulus.corner_data.write_aimed("sdp_reg", ...)
 ALL_SUPPORTED = (
     "sdp_1x1x1_pass_through_int8", "sdp_1x1x8_pass_through_int8_0", "sdp_1x8192x1_pass_through_int8_0",
     "sdp_3x3x33_bn_int8_reg_0", "sdp_3x3x33_bn_int8_reg_1", "sdp_3x3x33_bn_int8_reg_2", "sdp_3x3x33_bn_int8_reg_3",
@@ -44,4 +49,7 @@ def default_layers(random_dir: Path) -> list[tuple[str, Path]]:
     layers = [(name, nvidia_trace(name)) for name in NVIDIA_TRACES]
     for seed, count in RANDOM_LAYERS:
         layers.append((f"random_{seed}_{count}l", write_random_trace(random_dir, seed, count)))
+    for seed, index, count in CORNER_LAYERS:
+        path = write_aimed("sdp_reg", get_profile("nv_small"), seed, index, random_dir, count)
+        layers.append((f"corners_sdp_reg_{seed}_{index}_{count}l", path))
     return layers

@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
                         help="draw until the unit's coverage holes stop shrinking; write only the traces that "
                              "closed a hole")
     parser.add_argument("--corners", action="store_true",
-                        help="with --coverage-directed: corner-aimed draws (stimulus/corner_data.py) directed by the "
+                        help="corner-aimed draws (stimulus/corner_data.py); with --coverage-directed, directed by the "
                              "arithmetic corner covergroup (stimulus/corners.py) instead of the unit's")
     parser.add_argument("--patience", type=int, default=300,
                         help="with --coverage-directed: stop after this many draws without a hole closed")
@@ -34,16 +34,14 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     profile = get_profile(args.profile)
     families_for(profile, [args.unit])
-    if args.corners and not args.coverage_directed:
-        print("--corners needs --coverage-directed")
-        return 2
     if args.coverage_directed:
         if args.unit not in GROUPS and not args.corners:
             print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")
             return 2
         return _directed(args, profile)
+    write = write_aimed if args.corners else write_generated
     for index in range(args.n):
-        print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
+        print(write(args.unit, profile, args.seed, index, args.out, args.layers))
     return 0
 
 

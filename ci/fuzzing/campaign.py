@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ci.fuzzing.candidates import Candidate, Mutator, derived, generated
+from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, broken, features
 from ci.options import environment
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
@@ -42,13 +42,17 @@ from ci.regression.signature import result_signature, text
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.implementation import Golden
+from golden.numerics import corners
 from golden.player import observe, prepare
 from golden.regs.regmap import RegisterMap
+from stimulus.corner_data import AIMERS
 from stimulus.export import write_trace
 
 STATE_VERSION = 1
 #: Candidates tried in a row without golden-side novelty before a directed step runs a plain generated layer.
 MAX_TRIES = 60
+#: Of the fresh candidates of a directed step, the share aimed at arithmetic corners (families with an aimer).
+CORNER_SHARE = 0.3
 #: Options a resumed campaign must keep.
 KEPT = ("impl", "ref", "directed", "seed", "profile", "families", "rtl")
 
@@ -199,11 +203,18 @@ class Campaign:
     def _rng(self) -> np.random.Generator:
         return np.random.default_rng([self.options.seed, self.state["step"]])
 
+    def _side_rng(self) -> np.random.Generator:
+        """A stream of its own for choosing corner-aimed candidates (the main stream's draws stay as they were)."""
+        return np.random.default_rng([self.options.seed, self.state["step"], 1])
+
     def _candidate(self, fallback: bool) -> Candidate:
         o, rng, number = self.options, self._rng(), self.state["step"]
         if not o.directed or fallback:
             return generated(number, o.families, rng, o.axi_pause)
         if not self.corpus or rng.random() < 0.3:
+            aimable = [f for f in o.families if f in AIMERS]
+            if aimable and self._side_rng().random() < CORNER_SHARE:
+                return aimed(number, aimable, rng, o.axi_pause)
             return generated(number, o.families, rng, o.axi_pause, pair=rng.random() < 0.25)
         parent = self.corpus[int(rng.integers(len(self.corpus)))]
         mutator = Mutator(self.profile, self.seen.by_source.get("fields", set()))
@@ -228,12 +239,14 @@ class Campaign:
                         return None
             folder = self.out / "work" / candidate.id
             path = write_trace(layers, folder, candidate.id, self.profile)
-            outcome = observe(Golden(), prepare(path, self.profile), self.profile)
+            with corners.observe() as seen:
+                outcome = observe(Golden(), prepare(path, self.profile), self.profile)
         except NvdlaVerifError as exc:
             self._drop(getattr(exc, "rule", None) and f"rule {str(exc.rule).split(' ')[0]}" or "golden model")
             return None
         completed = list(outcome.layers) if outcome.status == "completed" else []
-        run = GoldenRun(self.profile, completed, outcome, candidate.axi_pause, candidate.family)
+        run = GoldenRun(self.profile, completed, outcome, candidate.axi_pause, candidate.family,
+                        seen if completed else None)
         return path, features(run)
 
     def _run(self, candidate: Candidate, path: Path, found: dict, new: dict) -> None:

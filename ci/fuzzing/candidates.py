@@ -7,6 +7,8 @@ bench's AXI back-pressure. Kinds:
 
     generated    a fresh layer of a family (the baseline draws only these)
     pair         two fresh back-to-back layers of a family
+    corners      one or two fresh layers of a family aimed at arithmetic corners (stimulus/corner_data.py:
+                 registers and data put ties, one LSB either side and bounds at the rounding and saturating stages)
     mutated      a corpus entry with one to three register fields moved (towards a value class of the field not
                  seen yet: its ends, its top bit, a power of two it never reached)
     transition   a corpus entry followed by a second layer programmed like its first, with one or two fields moved:
@@ -28,6 +30,7 @@ import numpy as np
 from ci.fuzzing.feedback import all_classes, value_class
 from golden.config import Profile
 from golden.regs.regmap import RegisterMap
+from stimulus.corner_data import aimed_layers
 from stimulus.families import layers as draw_layers
 
 #: Field names whose value sizes or places what a layer reads or writes (or which unit it feeds): never moved.
@@ -50,13 +53,17 @@ class Candidate:
     edits: list = field(default_factory=list)
     axi_pause: float = 0.0
     parent: str | None = None
+    corners: bool = False  # the layers are stimulus.corner_data.aimed_layers (a corners candidate and its children)
 
     def draw(self, profile: Profile) -> list:
-        return apply_edits(draw_layers(self.family, profile, self.seed, 0, self.layers), self.edits)
+        drawn = (aimed_layers if self.corners else draw_layers)(self.family, profile, self.seed, 0, self.layers)
+        return apply_edits(drawn, self.edits)
 
     def params(self, profile: Profile) -> dict:
-        """What ci/regression/shrink.py redraws the layers from (seed [seed, 0], as draw does)."""
-        return {"family": self.family, "layers": self.layers, "profile": profile.name, "seed": self.seed}
+        """What ci/regression/shrink.py redraws the layers from (seed [seed, 0], as draw does; `corners`: it
+        cannot, it redraws plain layers)."""
+        return {"family": self.family, "layers": self.layers, "profile": profile.name, "seed": self.seed,
+                **({"corners": True} if self.corners else {})}
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -152,12 +159,18 @@ def generated(number: int, families: list[str], rng: np.random.Generator, axi_pa
                      axi_pause=axi_pause)
 
 
+def aimed(number: int, families: list[str], rng: np.random.Generator, axi_pause: float) -> Candidate:
+    family = str(rng.choice(families))
+    count = 2 if rng.random() < 0.25 else 1
+    return Candidate(f"c{number:06d}", "corners", family, fresh_seed(rng), count, axi_pause=axi_pause, corners=True)
+
+
 def derived(number: int, parent: Candidate, profile: Profile, mutator: Mutator, rng: np.random.Generator,
             with_axi: bool) -> Candidate | None:
     """A mutated, transition or axi candidate from a corpus entry (None when its layers have nothing to move)."""
     roll = rng.random()
     child = Candidate(f"c{number:06d}", "mutated", parent.family, parent.seed, parent.layers, list(parent.edits),
-                      parent.axi_pause, parent.id)
+                      parent.axi_pause, parent.id, parent.corners)
     if with_axi and roll >= 0.85:
         child.kind = "axi"
         child.axi_pause = float(rng.choice([p for p in AXI_PAUSES if p != parent.axi_pause]))

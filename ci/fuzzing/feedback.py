@@ -6,9 +6,8 @@ novelty. The loop runs a candidate on the implementation under test only when it
 
     SOURCES                          the sources in use: covergroup bins, register-field value classes,
                                      field transitions between consecutive layers, rule-boundary distances,
-                                     bench settings
-    add_source(source)               one more source (anything with `name` and `features(run) -> set[str]`),
-                                     e.g. golden-computed arithmetic-corner cover points
+                                     bench settings, arithmetic corners (the stages x classes the golden run met)
+    add_source(source)               one more source (anything with `name` and `features(run) -> set[str]`)
     Seen                             the features seen so far, per source (saved in the campaign's state)
 """
 
@@ -34,6 +33,8 @@ class GoldenRun:
     outcome: object = None
     axi_pause: float = 0.0
     family: str = ""
+    #: golden.numerics.corners.Corners observed over the golden run (None: not observed)
+    corners: object = None
 
 
 class FeedbackSource(Protocol):
@@ -219,7 +220,18 @@ class BenchSettings:
         return {f"axi-pause={run.axi_pause:g}", f"axi-pause={run.axi_pause:g}/{run.family}"}
 
 
-SOURCES: list[FeedbackSource] = [CoverBins(), FieldClasses(), FieldTransitions(), RuleDistances(), BenchSettings()]
+class ArithmeticCorners:
+    """The arithmetic corners the golden model's run met: "stage=class" of every rounding, truncating and
+    saturating stage (golden/numerics/corners.py: exact ties, one LSB either side, zero, bounds met or passed)."""
+    name = "corners"
+
+    def features(self, run: GoldenRun) -> set[str]:
+        seen = run.corners
+        return set() if seen is None else {f"{stage}={cls}" for stage in seen.stages() for cls in seen.hit(stage)}
+
+
+SOURCES: list[FeedbackSource] = [CoverBins(), FieldClasses(), FieldTransitions(), RuleDistances(), BenchSettings(),
+                                 ArithmeticCorners()]
 
 
 def add_source(source: FeedbackSource) -> None:

@@ -150,6 +150,14 @@ def _check_generated(path: Path, name: str, entry: dict) -> None:
     layers = entry.get("layers", 1)
     if not isinstance(layers, int) or not 1 <= layers <= 2:
         raise PlanError(f"{path}: test {name}: layers must be 1 or 2 (register groups 0 and 1)")
+    if "corners" in entry:
+        from stimulus.corner_data import AIMERS
+
+        if entry["kind"] != "generated" or not isinstance(entry["corners"], bool):
+            raise PlanError(f"{path}: test {name}: corners must be true or false, on a generated test")
+        if entry["corners"] and entry["family"] not in AIMERS:
+            raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no corner aimer "
+                            f"(stimulus/corner_data.py: {', '.join(sorted(AIMERS))})")
 
 
 #: Bug switches one test builds for itself, not mutants of the nightly: FX_BUG_CVT_OFFSET16 is the rare-value
@@ -198,8 +206,10 @@ def _expand(test: dict, level: str, seed: int, data_root: Path, target: str) -> 
     if kind == "generated":
         profile, family, layers = test.get("profile", target), test["family"], int(test.get("layers", 1))
         suffix, name = f"_{layers}l" if layers > 1 else "", get_profile(profile).name
-        return [Item(f"gen/{name}/{family}/s{s}{suffix}", kind,
-                     {"family": family, "profile": profile, "seed": s, "layers": layers})
+        corners = {"corners": True} if test.get("corners") else {}
+        aimed = "_corners" if corners else ""
+        return [Item(f"gen/{name}/{family}/s{s}{aimed}{suffix}", kind,
+                     {"family": family, "profile": profile, "seed": s, "layers": layers, **corners})
                 for s in _seeds(test, level, seed, test["name"])]
     if kind == "illegal":
         return _illegal_items(test, level, seed, test.get("profile", target))

@@ -125,6 +125,8 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
                 edit=None) -> dict | None:
     """Shrink a failed generated item's layers; None when the failure does not reproduce (e.g. a flaky DUT).
     `edit(layers) -> layers` is applied to every drawing (the fuzzing loop's register-field edits)."""
+    if params.get("corners"):
+        return None  # corner-aimed layers: the recorder redraws the family's plain ones
     family, count = params["family"], params["layers"]
     profile = get_profile(params["profile"])
     name = record["id"].replace("/", "_")
@@ -188,10 +190,12 @@ def _describe(family: str, profile, values: list[int], count: int) -> str:
 
 def shrink_buckets(out: Path, manifest: dict, records: list[dict], settings: Settings, budget: int,
                    say=print) -> None:
-    """Shrink the smallest generated failure of each bucket (the one the report shows), once per folder."""
+    """Shrink the smallest generated failure of each bucket (the one the report shows), once per folder; not a
+    corner-aimed one (the shrinker redraws the family's plain layers, whose data would not aim)."""
     params = {item["id"]: item["params"] for item in manifest["items"]}
     for bucket in buckets(records):
-        member = generated_smallest([r for r in records if r["id"] in bucket["tests"]])
+        member = generated_smallest([r for r in records if r["id"] in bucket["tests"]
+                                     and not params.get(r["id"], {}).get("corners")])
         if member is None or shrunk_file(out, member["id"]).is_file() or member["id"] not in params:
             continue
         say(f"regress: shrinking {member['id']} ({bucket['signature'][:80]}), at most {budget} attempts", flush=True)

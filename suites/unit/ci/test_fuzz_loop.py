@@ -174,3 +174,28 @@ def test_transitions_and_novelty():
     seen.add({"fields": {"a=1"}})
     assert seen.new({"fields": {"a=1", "a=2"}, "bins": set()}) == {"fields": {"a=2"}}
     assert Seen.from_dict(seen.as_dict()) == seen
+
+
+def _corner_features(trace: Path) -> set[str]:
+    """The stage=class corners the golden model meets playing a trace (an observer of its own)."""
+    from golden.implementation import Golden
+    from golden.numerics import corners
+    from golden.player import observe, prepare
+
+    profile = get_profile("nv_small")
+    with corners.observe() as seen:
+        observe(Golden(), prepare(trace, profile), profile)
+    return {f"{stage}={cls}" for stage in seen.stages() for cls in seen.hit(stage)}
+
+
+def test_the_directed_loop_reaches_corners_random_layers_of_the_same_budget_miss(tmp_path):
+    directed, random = tmp_path / "directed", tmp_path / "random"
+    for out, extra in ((directed, ["--directed"]), (random, [])):
+        assert cli(["fuzz", "--impl", "golden", "--unit", "sdp_reg", "--seed", "2", "--runs", "10", "--out", str(out),
+                    *extra]) == 0
+    kinds = {json.loads(p.read_text())["kind"] for p in (directed / "corpus").glob("*.json")}
+    assert "corners" in kinds
+    reached = set().union(*(_corner_features(t) for t in (directed / "corpus").glob("*/*.cfg")))
+    missed = set(state(random)["seen"]["corners"])  # every random run's golden corners (all of them ran)
+    assert "sdp.cvt_out.round=tie+" in reached - missed
+    assert len(reached - missed) >= 3

@@ -128,6 +128,10 @@ def test_a_bad_shard_is_one_error(text):
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'magic' is none of nv_small's"),
     ('{"name": "a", "kind": "generated", "family": "rubik", "seeds": "per_run"}',
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'rubik' is none of nv_small's"),
+    ('{"name": "a", "kind": "generated", "family": "sdp_reg", "seeds": "per_run", "corners": "yes"}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "corners must be true or false"),
+    ('{"name": "a", "kind": "generated", "family": "bdma", "profile": "nv_full", "seeds": "per_run", "corners": true}',
+     '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "family 'bdma' has no corner aimer"),
     ('{"name": "a", "kind": "illegal", "seeds": "fixed"}',
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "needs a fixed_seeds list"),
     ('{"name": "a", "kind": "mutants", "switches": "*"}',
@@ -170,3 +174,11 @@ def test_a_cover_entry_names_points_groups_prefixes_and_globs():
     assert matches("sdp", "nv_large", "sdp.width") and matches("nv_small.pdp", "nv_small", "pdp.kernel_w")
     assert matches("pdp.kernel_*", "nv_small", "pdp.kernel_h") and not matches("pdp.kernel_*", "nv_small", "pdp.pad")
     assert not matches("nv_small.sdp", "nv_large", "sdp.width") and not matches("sd", "nv_small", "sdp.width")
+
+
+def test_the_nightly_has_corner_aimed_sdp_layers_and_the_tie_mutant(plan, nvdla_data):
+    nightly = plan.items("nightly", 3, nvdla_data)
+    aimed = [i for i in nightly if i.params.get("corners")]
+    assert len(aimed) == 8 and all(i.id.endswith("_corners_2l") and i.params["family"] == "sdp_reg" for i in aimed)
+    assert not [i for i in plan.items("smoke", 3, nvdla_data) if i.params.get("corners")]
+    assert "mutant/FX_BUG_TIE_POS_TO_ZERO" in {i.id for i in nightly}

@@ -64,6 +64,17 @@ def test_aimed_sdp_closes_the_output_convertor_rounding():
     assert open_ == set()
 
 
+def test_aimed_sdp_closes_every_sdp_bin_with_the_bounds():
+    # the 17-bit result's bounds (65535, -65536: CVT_OFFSET solved beyond 16 bits) and the X stages' int32 bounds
+    # (the ALU operand -32768 << 16 is -2**31 exactly) are met, not only passed
+    open_, draws = _closed("sdp_reg", "sdp.", patience=40)
+    assert open_ == set() and draws <= 120
+    bounds = [layer for index in range(8) for layer in aimed_layers("sdp_reg", SMALL, 0, index, 2)
+              if layer.fields.get("SDP.D_CVT_SCALE.CVT_SCALE") in (1, 0xFFFF)]
+    offsets = [layer.fields["SDP.D_CVT_OFFSET.CVT_OFFSET"] for layer in bounds]
+    assert any(not (o < 1 << 15 or o >= (1 << 32) - (1 << 15)) for o in offsets)
+
+
 def test_pdp_window_elements_add_up_to_the_chosen_sums():
     # a 2x3 kernel, stride = kernel, one padded column on the left and one padded row at the bottom: windows of
     # 2x2, 2x3, 1x2, 1x3 real elements; each window's elements, added by hand, give its chosen sum less padding
