@@ -161,7 +161,7 @@ def _check_generated(path: Path, name: str, entry: dict) -> None:
 
 
 #: Bug switches one test builds for itself, not mutants of the nightly: FX_BUG_CVT_OFFSET16 is the rare-value
-#: mutant the fuzzing loop's test finds and random layers miss (suites/rtl/test_fuzz_loop.py).
+#: mutant the fuzzing loop's test finds and random layers miss (suites/rtl/test_fuzz_loop_rtl.py).
 OWN_TEST_SWITCHES = ("FX_BUG_CVT_OFFSET16",)
 
 
