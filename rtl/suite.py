@@ -2,7 +2,7 @@
 subset, a few random layers (one and two ping-pong layers) and one trace of sdp_reg layers aimed at
 arithmetic corners (stimulus/corner_data.py: exact ties at the output convertor, which random data
 almost never meets, so a tie rounded the wrong way survives the rest). The CI suite (suites/rtl),
-the mutation run (rtl/mutation.py) and the regression's mutants play exactly this set."""
+the mutation run (ci/mutation.py) and the regression's mutants play exactly this set."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from golden.numerics.integer import as_signed, shift_right_round
 from golden.regs.regmap import RegisterMap
 from golden.units.pdp.config import PAD_VALUE_BITS
 from golden.units.pdp.config import decode as pdp_decode
-from golden.units.pdp.pooling import _padding_counts, padding_sum, pool_int
+from golden.units.pdp.pooling import padding_counts, padding_sum, pool_int
 from stimulus import pdp
 from stimulus.corner_fill import fill_within, legal, targets
 from stimulus.data import INT_RANGES
@@ -91,8 +91,8 @@ def _elements(spec: pdp.PdpSpec, sums: np.ndarray, pad_sum: np.ndarray) -> np.nd
     """A (C, H, W) cube whose real elements of each window add up to sums - pad_sum (as evenly as can be)."""
     channels, height, width = spec.shape
     (kw, kh), (pl, pt, _, _), (oh, ow) = spec.kernel, spec.pads, spec.out_hw
-    real_x = kw - _padding_counts(width, kw, kw, pl, ow)
-    real_y = kh - _padding_counts(height, kh, kh, pt, oh)
+    real_x = kw - padding_counts(width, kw, kw, pl, ow)
+    real_y = kh - padding_counts(height, kh, kh, pt, oh)
     count = real_y[:, None] * real_x[None, :]
     rest = sums - pad_sum[None]
     base, extra = np.floor_divide(rest, count), np.mod(rest, count)
@@ -118,8 +118,8 @@ def aim_pdp(layer: Layer, profile: Profile, choose) -> Layer:
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw
     pad_sum = padding_sum(spec.shape[1:], spec.kernel, spec.stride, spec.pads, _pad_values(
         pdp.build(spec, profile, rng), profile))
-    real = (kh - _padding_counts(spec.shape[1], kh, kh, spec.pads[1], oh))[:, None] * \
-        (kw - _padding_counts(spec.shape[2], kw, kw, spec.pads[0], ow))[None, :]
+    real = (kh - padding_counts(spec.shape[1], kh, kh, spec.pads[1], oh))[:, None] * \
+        (kw - padding_counts(spec.shape[2], kw, kw, spec.pads[0], ow))[None, :]
     low, high = real * lo + pad_sum, real * hi + pad_sum
     start, end = int(low.min()), int(high.max())
     totals = np.unique(np.concatenate([np.arange(start, min(start + ENDS, end) + 1),

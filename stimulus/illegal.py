@@ -9,7 +9,6 @@ last width cannot be wrong on its own), and COMPANIONS says which others go with
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
 from dataclasses import replace as replace_layer
 
@@ -31,12 +30,11 @@ from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
 from golden.units.rubik import RubikLayer
+from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, illegal_sequence, pdp, sdp
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
-
-sdp_validate = importlib.import_module("golden.units.sdp.validate")
 
 
 class NoIllegalLayer(NvdlaVerifError):
@@ -251,7 +249,7 @@ def _sdp_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
         return None
     layer = replace_layer(legal, fields=fields, choices=dict(legal.choices))
     try:  # a change that needs a feature the profile lacks is a profile error, not this rule
-        sdp_validate.check_profile(sdp_decode(layer.values(RegisterMap.for_profile(profile))), profile)
+        sdp_checks.check_profile(sdp_decode(layer.values(RegisterMap.for_profile(profile))), profile)
     except NvdlaVerifError:
         return None
     return layer
@@ -356,7 +354,7 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
         if rules.REGISTRY[rule_id].unit == "PDP":
             pdp_validate(pdp_decode(regs), regs, profile, strict=True)
         else:
-            sdp_validate.validate(sdp_decode(regs), profile, strict=True)
+            sdp_checks.validate(sdp_decode(regs), profile, strict=True)
         return
     if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
         golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))

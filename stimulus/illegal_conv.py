@@ -15,7 +15,7 @@ from golden.formats import pixel
 from golden.formats.feature import element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
-from golden.units.conv.rules import _spans, dc_entries_per_slice, image_entries_per_slice
+from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, image_entries_per_slice
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
@@ -133,7 +133,7 @@ def _pad(side: str):
     opposite = {"LEFT": "RIGHT", "RIGHT": "LEFT", "TOP": "BOTTOM", "BOTTOM": "TOP"}[side]
 
     def breaker(fields, cfg, choose, profile):
-        span = _spans(cfg)[0 if side in ("LEFT", "RIGHT") else 1]
+        span = dilated_spans(cfg)[0 if side in ("LEFT", "RIGHT") else 1]
         pad, other = getattr(cfg, f"pad_{side.lower()}"), getattr(cfg, f"pad_{opposite.lower()}")
         delta = span - pad
         if other < delta:
@@ -149,7 +149,7 @@ def _pad(side: str):
 def _out_size(side: str):
     """The right (bottom) padding one less or one more than the output size needs."""
     def breaker(fields, cfg, choose, profile):
-        span = _spans(cfg)[0 if side == "RIGHT" else 1]
+        span = dilated_spans(cfg)[0 if side == "RIGHT" else 1]
         pad = getattr(cfg, f"pad_{side.lower()}")
         fields[f"CDMA.D_ZERO_PADDING.PAD_{side}"] = pad - 1 if pad > 0 else pad + 1
         return fields if pad > 0 or pad + 1 < span else None

@@ -8,7 +8,7 @@ with it, so that only the one rule is broken.
 
 from __future__ import annotations
 
-from golden.units.rubik_rules import ALIGNED, PLANAR_MODE, _side
+from golden.units.rubik_rules import ALIGNED, PLANAR_MODE, side_layout
 
 ATOM = 32
 
@@ -84,7 +84,7 @@ def _unpacked(side: str):
     """A 1x1xC feature cube whose strides are not both 32: the surface stride (or, where a contract stride reads
     the surface stride, the line stride) doubled."""
     def breaker(fields, layer, choose):
-        kind, line_bytes, lines, count = _side(layer, side)
+        kind, line_bytes, lines, count = side_layout(layer, side)
         if kind != "feature" or line_bytes != ATOM or lines != 1 or count < 2:
             return None
         key = f"{side}_LINE" if (layer.mode, side) == ("CONTRACT", "DAIN") else f"{side}_SURF"
@@ -95,7 +95,7 @@ def _unpacked(side: str):
 def _short_line(side: str):
     """A line stride one granule short of a line (64 bytes on a planar side, which must stay 64-byte aligned)."""
     def breaker(fields, layer, choose):
-        kind, line_bytes, lines, _ = _side(layer, side)
+        kind, line_bytes, lines, _ = side_layout(layer, side)
         if lines < 2:
             return None
         granule = 64 if kind == "planes" else ATOM
@@ -107,7 +107,7 @@ def _short_line(side: str):
 def _short_stride(side: str, kind_of: str):
     """A surface (feature side) or planar (planar side) stride one granule short of what it must hold."""
     def breaker(fields, layer, choose):
-        kind, line_bytes, lines, count = _side(layer, side)
+        kind, line_bytes, lines, count = side_layout(layer, side)
         if kind != kind_of or count < 2:
             return None
         needed = (lines - 1) * layer.addressing[f"{side}_LINE"] + line_bytes

@@ -38,7 +38,7 @@ FOOTPRINT = re.compile(r"ADDR|STRIDE|WIDTH|HEIGHT|CHANNEL|PRECISION|RAM_TYPE|FLY
                        r"KERNEL|OUTPUT_DST|WINOGRAD|MODE|SIZE|NUMBER|ENTRY|BANK|FORMAT|REUSE|RELEASE|SKIP|LINE|"
                        r"SURF|EXT|PIXEL|ATOMIC|DILATION|PERF|BYTES|GRAIN|RSV|CYA|_SRC$|PAD_(LEFT|RIGHT|TOP|BOTTOM)|DMA|PROC|"
                        r"LUT_(INDEX|ADDR|DATA|ACCESS|TABLE)")
-#: Back-pressure settings an `axi` candidate picks from (rtl/mutation.py NIGHTLY_AXI_PAUSE is 0.3).
+#: Back-pressure settings an `axi` candidate picks from (ci/mutation.py NIGHTLY_AXI_PAUSE is 0.3).
 AXI_PAUSES = (0.0, 0.1, 0.3, 0.6, 0.9)
 
 

@@ -42,7 +42,7 @@ DATA_FORMAT = "programming-guide: Limitation/Data Format"
 PLANAR_MODE = {"DAIN": "MERGE", "DAOUT": "SPLIT"}
 
 
-def _side(layer, side: str):
+def side_layout(layer, side: str):
     """("feature", line bytes, lines, surfaces) or ("planes", plane line bytes, lines, planes) of one side."""
     sx, sy, per_atom = layer.stride_x, layer.stride_y, layer.per_atom
     if layer.mode == PLANAR_MODE[side]:
@@ -133,7 +133,7 @@ def _stride_rules(side: str) -> None:
     @rule(f"RUBIK-{side}-1X1XC-PACKED", "RUBIK", f"{DATA_FORMAT} (1x1xC cube)",
           (_qualified(line_key), _qualified(surf_key)), f"a 1x1xC {side} cube is line and surface packed")
     def packed(layer, facts):
-        kind, line_bytes, lines, count = _side(layer, side)
+        kind, line_bytes, lines, count = side_layout(layer, side)
         line, surf = layer.addressing[line_key], layer.addressing[surf_key]
         if kind == "feature" and line_bytes == ATOM and lines == 1 and count > 1 and (line, surf) != (ATOM, ATOM):
             return f"a 1x1xC cube must be line- and surface-packed (strides 32), got {line:#x}/{surf:#x}"
@@ -141,7 +141,7 @@ def _stride_rules(side: str) -> None:
     @rule(f"RUBIK-{side}-LINE-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (_qualified(line_key),),
           f"the {side} line stride holds one line (of the cube or of a plane)")
     def line_stride(layer, facts):
-        kind, line_bytes, lines, _ = _side(layer, side)
+        kind, line_bytes, lines, _ = side_layout(layer, side)
         line = layer.addressing[line_key]
         if lines > 1 and line < line_bytes:
             what = "line" if kind == "feature" else "plane line"
@@ -153,7 +153,7 @@ def _stride_rules(side: str) -> None:
         @rule(f"RUBIK-{side}-{name}-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (_qualified(key),),
               f"the {side} {what} stride holds one {what}")
         def stride(layer, facts, key=key, kind_of=kind_of, what=what):
-            kind, line_bytes, lines, count = _side(layer, side)
+            kind, line_bytes, lines, count = side_layout(layer, side)
             needed = (lines - 1) * layer.addressing[line_key] + line_bytes
             if kind == kind_of and count > 1 and layer.addressing[key] < needed:
                 return f"{ALIGNED[key][0]} = {layer.addressing[key]:#x} is smaller than one {what} ({needed:#x} bytes)"

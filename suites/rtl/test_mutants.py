@@ -1,6 +1,6 @@
 """Every bug switch of the fixture is caught by the default layer set (nightly: a few minutes).
 
-Run: NVDLA_RTL_MUTATION=1 pytest suites/rtl/test_mutants.py   (or: python -m rtl.mutation)
+Run: NVDLA_RTL_MUTATION=1 pytest suites/rtl/test_mutants.py   (or: python -m ci.mutation)
 """
 
 import os
@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
+from ci.mutation import format_table, mutation_table  # noqa: E402
 from rtl.build import BUG_SWITCHES  # noqa: E402
-from rtl.mutation import format_table, mutation_table  # noqa: E402
 
 pytestmark = [pytest.mark.rtl, pytest.mark.slow,
               pytest.mark.skipif(os.environ.get("NVDLA_RTL_MUTATION") != "1",

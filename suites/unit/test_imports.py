@@ -15,6 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("golden", "stimulus", "scoreboards", "rtl", "ci")
 OUTSIDE_GOLDEN = ("rtl", "ci", "stimulus", "scoreboards")
+#: The layers, lowest first (DESIGN.md): a package imports only from its own layer's packages or lower ones;
+#: stimulus and scoreboards share a layer and do not import each other.
+LAYERS = {"golden": 0, "stimulus": 1, "scoreboards": 1, "rtl": 2, "ci": 3}
 #: Edges that break a rule and wait for their issue. Delete an entry when its edge goes.
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
@@ -115,6 +118,27 @@ def test_golden_imports_nothing_from_the_other_packages():
     wrong = sorted((name, target) for name, targets in GRAPH.items() if name.split(".")[0] == "golden"
                    for target in targets if target.split(".")[0] in OUTSIDE_GOLDEN)
     assert [edge for edge in wrong if edge not in KNOWN_EXCEPTIONS] == []
+
+
+def upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Edges from a package to a higher layer, or across the stimulus / scoreboards layer."""
+    wrong = []
+    for name, targets in graph.items():
+        source = name.split(".")[0]
+        for target in targets:
+            other = target.split(".")[0]
+            if LAYERS[other] > LAYERS[source] or (other != source and LAYERS[other] == LAYERS[source]):
+                wrong.append((name, target))
+    return sorted(wrong)
+
+
+def test_upward_imports_are_found():
+    graph = {"rtl.a": {"ci.b", "golden.c"}, "stimulus.d": {"scoreboards.e"}, "ci.f": {"rtl.a"}}
+    assert upward(graph) == [("rtl.a", "ci.b"), ("stimulus.d", "scoreboards.e")]
+
+
+def test_no_package_imports_upward():
+    assert [edge for edge in upward(GRAPH) if edge not in KNOWN_EXCEPTIONS] == []
 
 
 def test_known_exceptions_still_exist():

@@ -322,7 +322,7 @@ def _dilated(size: int, dilation: int) -> int:
     return (size - 1) * dilation + 1
 
 
-def _spans(cfg) -> tuple[int, int]:
+def dilated_spans(cfg) -> tuple[int, int]:
     """(S', R'): the dilated kernel width and height."""
     rows, cols = kernel_size(cfg)
     return _dilated(cols, cfg.dilation_x), _dilated(rows, cfg.dilation_y)
@@ -334,7 +334,7 @@ def _pad_rule(name: str, attr: str, axis: int) -> None:
     def pad(cfg, facts):
         if cfg.winograd or (cfg.image and cfg.weight_channel_ext < cfg.channels):
             return None
-        limit = _spans(cfg)[axis]
+        limit = dilated_spans(cfg)[axis]
         if getattr(cfg, attr) >= limit:
             return f"{name} {getattr(cfg, attr)} must be less than the (dilated) kernel size {limit}"
 
@@ -349,7 +349,7 @@ for _pad_name, _attr, _axis in (("PAD_LEFT", "pad_left", 0), ("PAD_RIGHT", "pad_
 def _out_width(cfg, facts):
     if cfg.winograd or (cfg.image and cfg.weight_channel_ext < cfg.channels):
         return None
-    span = _spans(cfg)[0]
+    span = dilated_spans(cfg)[0]
     width = cfg.pad_left + cfg.csc_width_ext + cfg.pad_right
     if (cfg.csc_out_width - 1) * cfg.csc_stride_x + span != width:
         return (f"(Output_Width - 1) * stride_x + S' = {(cfg.csc_out_width - 1) * cfg.csc_stride_x + span} must "
@@ -361,7 +361,7 @@ def _out_width(cfg, facts):
 def _out_height(cfg, facts):
     if cfg.winograd:
         return None
-    span = _spans(cfg)[1]
+    span = dilated_spans(cfg)[1]
     height = cfg.pad_top + cfg.csc_height_ext + cfg.pad_bottom
     if (cfg.csc_out_height - 1) * cfg.csc_stride_y + span != height:
         return (f"(Output_Height - 1) * stride_y + R' = {(cfg.csc_out_height - 1) * cfg.csc_stride_y + span} "

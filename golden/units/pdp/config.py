@@ -16,7 +16,7 @@ from golden.units import dma_rules  # noqa: F401  (registers the DMA rules, afte
 
 # pooled_size and the PAD_VALUE widths are imported from here; importing rules registers the PDP rules.
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
-from golden.units.sdp.validate import LimitationWarning
+from golden.units.sdp.checks import LimitationWarning
 
 METHODS = {"POOLING_METHOD_AVERAGE": "average", "POOLING_METHOD_MAX": "max", "POOLING_METHOD_MIN": "min"}
 

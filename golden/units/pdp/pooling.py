@@ -55,7 +55,7 @@ def out_shape(in_hw, kernel, stride, pads) -> tuple[int, int]:
     return (height + pt + pb - kh) // sh + 1, (width + pl + pr - kw) // sw + 1
 
 
-def _padding_counts(size: int, kernel: int, stride: int, before: int, out: int) -> np.ndarray:
+def padding_counts(size: int, kernel: int, stride: int, before: int, out: int) -> np.ndarray:
     """Padded positions of each output window along one axis."""
     start = np.arange(out) * stride - before
     inside = np.minimum(start + kernel, size) - np.maximum(start, 0)
@@ -67,8 +67,8 @@ def padding_sum(in_hw, kernel, stride, pads, pad_values) -> np.ndarray:
     (height, width), (kw, kh), (sw, sh), (pl, pt, _, _) = in_hw, kernel, stride, pads
     oh, ow = out_shape(in_hw, kernel, stride, pads)
     table = np.concatenate(([0], np.asarray(pad_values, dtype=np.int64)))
-    cols = _padding_counts(width, kw, sw, pl, ow)
-    rows = _padding_counts(height, kh, sh, pt, oh)
+    cols = padding_counts(width, kw, sw, pl, ow)
+    rows = padding_counts(height, kh, sh, pt, oh)
     return (kh - rows)[:, None] * table[cols][None, :] + kw * table[rows][:, None]
 
 

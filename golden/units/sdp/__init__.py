@@ -24,8 +24,8 @@ from golden.units import lut
 from golden.units.base import Surface, Tolerance, UnitResult
 from golden.units.dma import write_feature
 from golden.units.sdp import datapath, rdma
+from golden.units.sdp.checks import validate
 from golden.units.sdp.config import SdpConfig, decode
-from golden.units.sdp.validate import validate
 
 __all__ = ["run", "compute", "decode", "validate", "SdpConfig"]
 

@@ -25,7 +25,7 @@ from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units import lut, sdp
 from golden.units.base import LayerContext
-from golden.units.sdp.validate import LimitationWarning
+from golden.units.sdp.checks import LimitationWarning
 
 FULL = get_profile("nv_full")
 ATOM = FULL.memory_atomic_size

@@ -1,4 +1,4 @@
-"""golden/units/sdp/validate.py: every checked rule raises naming its register fields and its source."""
+"""golden/units/sdp/checks.py: every checked rule raises naming its register fields and its source."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from test_sdp import base_fields, enable_dma, make_ctx, put_feature
 from golden.config import get_profile
 from golden.errors import ConfigurationError, MemoryAccessError, NotModelledError, ProfileFeatureError
 from golden.units import sdp
-from golden.units.sdp.validate import LimitationWarning, validate
+from golden.units.sdp.checks import LimitationWarning, validate
 
 SHAPE = (16, 2, 2)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -14,18 +13,18 @@ from hypothesis import strategies as st
 from golden.config import get_profile
 from golden.player import play
 from golden.regs.regmap import RegisterMap
+from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp import config as sdp_config
 from stimulus import sdp
 from stimulus.choose import Drawn, Seeded
 from stimulus.export import write_trace
 
-sdp_validate = importlib.import_module("golden.units.sdp.validate")
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _strictly_valid(layer, profile):
     regs = layer.values(RegisterMap.for_profile(profile))
-    sdp_validate.validate(sdp_config.decode(regs), profile, strict=True)
+    sdp_checks.validate(sdp_config.decode(regs), profile, strict=True)
 
 
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_large", "nv_full"])
@@ -86,6 +85,7 @@ DIGEST = """
 import hashlib, sys
 from pathlib import Path
 from golden.config import get_profile
+from golden.units.sdp import checks as sdp_checks
 from stimulus import sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace

@@ -1,6 +1,6 @@
 """Mutation run: build the fixture with each bug switch and play the default layer set on it.
 
-    python -m rtl.mutation [--jobs N] [--switch FX_BUG_...]... [--axi-pause P]
+    python -m ci.mutation [--jobs N] [--switch FX_BUG_...]... [--axi-pause P]
 
 Each layer runs through the `rtl` implementation and is judged against the golden model by the
 scoreboards (ci.conformance.run_trace: the trace's checks, the surfaces, the whole-memory write
