@@ -324,8 +324,9 @@ def reproduce_command(item: Item, settings: Settings) -> str:
     if item.kind == "generated":
         p = item.params
         folder = f"repro-{name}"
+        index = f"--index {p['index']} " if p.get("index") else ""
         return (f"{nvdla} generate --unit {p['family']} --profile {shlex.quote(p['profile'])} --seed {p['seed']} "
-                f"-n 1 --layers {p['layers']} --out {folder} && {nvdla} conform {folder}{options}")
+                f"{index}-n 1 --layers {p['layers']} --out {folder} && {nvdla} conform {folder}{options}")
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
     profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
     impl = "" if options.startswith(" --impl") else " --impl golden"  # regress defaults to rtl

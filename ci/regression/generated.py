@@ -22,8 +22,8 @@ def run_generated(item: Item, settings: Settings) -> Run:
 
     p = item.params
     try:
-        path = write_generated(p["family"], get_profile(p["profile"]), p["seed"], 0, settings.work / "generated",
-                               p["layers"])
+        path = write_generated(p["family"], get_profile(p["profile"]), p["seed"], p.get("index", 0),
+                               settings.work / "generated", p["layers"])
     except GenerationError as exc:
         detail = f"the golden model rejects its own generated layer: {exc}"
         signature = {"unit": p["family"].upper(), "implementation": "golden", "check": "generation",

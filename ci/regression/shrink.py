@@ -128,7 +128,7 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
     work = out / "work" / "shrink" / name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    recorder = Recorder(seed=[params["seed"], 0])
+    recorder = Recorder(seed=[params["seed"], params.get("index", 0)])
     draw_layers(family, profile, recorder, count)
     attempts = _Attempts(family, profile, settings, work, text(record["signature"]), budget)
     first = attempts.fails(recorder.values_drawn(), count)
