@@ -68,14 +68,23 @@ def implementations(args) -> tuple[Implementation, Implementation | None]:
     return resolve(args.impl, args.ref)
 
 
-def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation | None]:
-    """(implementation, reference) for --impl and --ref, each prepared once (golden/implementation.py): the
-    reference defaults to the golden model (none when it is the implementation); 'none' asks for no reference."""
-    implementation = prepared(registry.create(impl))
+DEFAULT_REFERENCE = "golden"
+
+
+def reference_spec(impl: str, ref: str | None) -> str | None:
+    """The reference --impl and --ref mean: --ref, else the golden model; none when it would be the implementation
+    itself or when --ref is 'none'."""
     if ref == "none":
-        return implementation, None
-    ref = ref or ("golden" if implementation.name != "golden" else None)
-    return implementation, prepared(registry.create(ref)) if ref and ref != impl else None
+        return None
+    ref = ref or (DEFAULT_REFERENCE if impl.partition(":")[0] != DEFAULT_REFERENCE else None)
+    return ref if ref and ref != impl else None
+
+
+def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation | None]:
+    """(implementation, reference) for --impl and --ref (reference_spec), each prepared once
+    (golden/implementation.py)."""
+    spec = reference_spec(impl, ref)
+    return prepared(registry.create(impl)), prepared(registry.create(spec)) if spec else None
 
 
 def prepared(implementation: Implementation) -> Implementation:

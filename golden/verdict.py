@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from golden.formats.feature import feature_span
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program, ReadRegister
 
@@ -179,8 +178,4 @@ def _overlaps(step: CheckRegion, surface) -> bool:
 
 def surface_span(surface) -> tuple[int, int]:
     """[first byte, end) of the memory a surface's cube occupies (its atoms, strides and batches)."""
-    if len(surface.shape) < 3:
-        return surface.base, surface.base + int(np.prod(surface.shape))
-    return surface.base, surface.base + feature_span(surface.shape, surface.precision, surface.line_stride,
-                                                     surface.surface_stride, surface.atom_bytes,
-                                                     surface.batch_stride)
+    return surface.base, surface.base + surface.span()

@@ -11,13 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.formats.feature import element_bytes
 from golden.units.base import Surface
-
-ELEMENT_BYTES = {"int8": 1, "int16": 2, "fp16": 2}
-
-
-def element_bytes(precision: str) -> int:
-    return ELEMENT_BYTES.get(precision, 1)
 
 
 def element_offsets(surface: Surface) -> np.ndarray:

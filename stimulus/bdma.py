@@ -1,4 +1,5 @@
-"""Random BDMA groups: 1..4 copy operations launched as group 0 or 1, between DRAM and CV-SRAM.
+"""Random BDMA groups: 1..4 copy operations (group 0: sometimes up to 16) launched as group 0 or 1, between DRAM
+and CV-SRAM; sometimes after a CFG_OP write with EN=0, which queues nothing.
 
 Each operation copies SURF_REPEAT+1 surfaces of LINE_REPEAT+1 lines of (SIZE+1)*32 bytes with its own
 source and destination strides (32-byte units, at the minimum or with gaps); software writes its CFG_*
@@ -18,7 +19,7 @@ from stimulus.layer import Image, Layer, Region
 
 ATOM = 32
 BASES = {"pri_mem": 0x80000000, "sec_mem": 0x50000000}
-SLOT, BUFFER = 0x1000000, 0x100000
+SLOT, BUFFER = 0x1000000, 0x40000  # 20 operations' buffers stay below DST_OFFSET
 DST_OFFSET = 0x800000
 
 
@@ -61,7 +62,12 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
     group = slot % 2
     rng = choose.data()
     writes, images, checks, shapes = [], [], [], []
-    for index in range(choose.size(1, 4)):
+    # 1..4 operations; group 0 sometimes 5..16, so that with a group 1 of up to 4 behind it (the layers are
+    # programmed back to back) every one of the 20 slots gets used (NVIDIA's cp_free_slot bins 0..20)
+    operations = choose.size(5, 16) if group == 0 and choose.flag(0.25) else choose.size(1, 4)
+    if choose.flag(0.1):  # a CFG_OP write with EN=0 queues nothing (NV_NVDLA_BDMA_csb.v: the FIFO push needs EN)
+        writes.append(("BDMA", "CFG_OP", regmap.get("BDMA", "CFG_OP").encode(EN=0)))
+    for index in range(operations):
         op_writes, op_images, region, shape = _operation(choose, rng, regmap, choose.choice(memories), dst_mem,
                                                           slot, index)
         writes += op_writes

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from golden.config import Profile
+from golden.formats.feature import feature_span
 from golden.units.lut import LE_DEPTH, LO_DEPTH, OFFSET_LIMITS, SELECT_LIMITS
 from stimulus import data, sdp_lut
 from stimulus.layer import Image, Layer, Region
@@ -160,7 +161,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None
     rng = c.data()
     cube = data.values(rng, precision, shape)
     images = [Image("pri_mem", src, data.surface_bytes(rng, cube, precision, src_line, src_surface, atom), "src")]
-    size = data.span(shape, precision, dst_line, dst_surface, atom)
+    size = feature_span(shape, precision, dst_line, dst_surface, atom)
     images.append(Image("pri_mem", dst, rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
     choices = {"precision": precision, "local_size": local, "shape": shape,
                "lut": lut.fields["CDP.S_LUT_CFG.LUT_LE_FUNCTION"]}

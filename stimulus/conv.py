@@ -290,7 +290,7 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
         spec = pool(choose, profile, drawn.precision, out_shape, program.DATA_BASE + offset + PDP_DST_OFFSET)
         fields.update(pool_fields(spec))
         pooled = (spec.shape[0], *spec.out_hw)
-        size = data.span(pooled, spec.precision, spec.dst[1], spec.dst[2], atom)
+        size = feature_span(pooled, spec.precision, spec.dst[1], spec.dst[2], atom)
         images.append(Image("pri_mem", spec.dst[0], rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "dst"))
         choices = {**drawn.choices, "pdp": {"method": spec.method, "kernel": spec.kernel, "stride": spec.stride}}
         return Layer("conv", fields, images, [Region("pri_mem", spec.dst[0], size, "dst")], "PDP",

@@ -30,7 +30,13 @@ and its port accesses (table, read/write: `sample_lut_writes`); Rubik input and 
 input channels against 32, packed or gapped line / surface / planar strides on each side; BDMA positions in
 32-byte atoms modulo 8 of the addresses, line ends, line length and strides, and each side's RAM (the run-time
 STATUS read-backs are not sampled); for PDP, CDP and Rubik, the source's and destination's RAM type and base
-address alignment (and, above 32 address bits, the high word), crossed.
+address alignment (and, above 32 address bits, the high word), crossed. For SDP (sdp group, offline layers): the
+input -> processing precision, output and Y-operand convertor signs (integer pipelines), each stage's bypass fields
+while it runs, the LUT's index offset/selects (x LE function) and port accesses, source / destination / operand-DMA
+RAM, alignment, high word and packed or gapped strides, operand data use and size; sdp_flying: every SDP layer's
+flying mode, Winograd, batch and size classes crossed with it (the on-the-fly half comes from the conv family). BDMA:
+CFG_OP.EN and STATUS (free slots, idle, groups busy) after each CFG_OP / launch write, replayed by the golden
+model's register file.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ import numpy as np
 
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.formats import auxiliary as aux
+from golden.regs.regfile import BDMA_SLOTS, RegisterFile
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext
@@ -106,12 +114,17 @@ class Coverage:
         self.regmap = RegisterMap.for_profile(profile)
         self.groups: dict[str, list[str]] = {}
         self._sample_sdp = self._sdp_group()
+        self._sample_sdp_flying = self._sdp_flying_group()
         self._sample_pdp = self._pdp_group() if profile.pdp else None
         self._sample_conv = self._conv_group()
         self._sample_cdp = self._cdp_group() if profile.cdp else None
         self._sample_cdp_lut = self._cdp_lut_access_group() if profile.cdp else None
+        self._sample_sdp_lut = self._sdp_lut_access_group() if profile.has("SDP_LUT") and profile.has("SDP_EW") \
+            else None
         self._sample_rubik = self._rubik_group() if profile.rubik else None
         self._sample_bdma = self._bdma_group() if profile.has("BDMA") else None
+        self._sample_bdma_status = self._bdma_status_group() if profile.has("BDMA") else None
+        self._bdma_registers = None
         lut = profile.has("SDP_LUT") and profile.has("SDP_EW")
         self._sample_sdp_run = self._sdp_run_group() if outcomes and lut else None
         self._sample_cdp_run = self._lut_outcomes("cdp_run", "CDP", ()) if outcomes and profile.cdp else None
@@ -168,6 +181,128 @@ class Coverage:
                                           eql_conversions if name == "EW" else ()))
         if len(present) >= 2:
             decorators.append(self._cross(g, "BS.alu_x_BN.alu", ["BS.alu", "BN.alu"]))
+        decorators += self._sdp_parity_points(present)
+        return _stack(decorators)
+
+    def _sdp_parity_points(self, present: list) -> list:
+        """NVIDIA's sdp_cg / sdp_lut_cg / sdp_rdma_cg meanings the points above do not hold
+        (stimulus/coverage_parity.json), for offline layers."""
+        g, p = "sdp", self.profile
+        atom = p.memory_atomic_size
+        integer = [t for t in sorted(p.feature_types) if t != "fp16"]
+        no_fp16 = [("fp16", None)] if "fp16" in p.feature_types else []
+        decorators = [
+            self._point(g, "in_proc_precision", lambda c: f"{c.in_precision}->{c.proc_precision}",
+                        sorted({f"{i}->{sdp_stimulus.processing(i, o)}" for i, o in sdp_stimulus.precisions(p)})),
+            self._point(g, "proc_precision", lambda c: c.proc_precision, sorted(p.feature_types)),
+            # the output convertor works in the integer pipelines only (golden/units/sdp: fp16 has none)
+            self._point(g, "cvt_offset", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.offset),
+                        SIGNS),
+            self._point(g, "cvt_scale", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.scale), SIGNS),
+            self._cross(g, "proc_precision_x_cvt_offset", ["proc_precision", "cvt_offset"], no_fp16),
+            self._cross(g, "proc_precision_x_cvt_scale", ["proc_precision", "cvt_scale"], no_fp16),
+            self._point(g, "src_line_stride", lambda c: _packed(c.src.line_stride, c.width * atom), ("packed", "gap")),
+            self._point(g, "src_surface_stride", lambda c: _packed(c.src.surface_stride, c.src.line_stride * c.height),
+                        ("packed", "gap")),
+            self._point(g, "dst_line_stride", lambda c: None if c.output_pdp else
+                        _packed(c.dst.line_stride, c.width * atom), ("packed", "gap")),
+            self._point(g, "dst_surface_stride", lambda c: None if c.output_pdp else
+                        _packed(c.dst.surface_stride, c.dst.line_stride * c.height), ("packed", "gap")),
+        ]
+        decorators += self._memory_points(g, lambda c: _surface(c.src),
+                                          lambda c: None if c.output_pdp else _surface(c.dst), _cvsram_high(p))
+        for name, attr in present:
+            decorators += [
+                self._point(g, f"{name}.stage", lambda c, a=attr: "bypass" if getattr(c, a).bypass else "on",
+                            ("on", "bypass")),
+                self._point(g, f"{name}.alu_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "alu"), YES_NO),
+                self._point(g, f"{name}.mul_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "mul"), YES_NO),
+            ]
+            if name != "EW":
+                decorators.append(self._point(g, f"{name}.bypasses", lambda c, a=attr: _bypasses(getattr(c, a)),
+                                              list(itertools.product(YES_NO, repeat=3))))
+        if any(name == "EW" for name, _ in present):
+            for which in ("alu", "mul"):
+                decorators.append(self._point(g, f"EW.{which}_cvt_bypass", lambda c, w=which: _ew_cvt(c, w, None),
+                                              YES_NO))
+                for value in ("offset", "scale"):
+                    decorators += [
+                        self._point(g, f"EW.{which}_cvt_{value}", lambda c, w=which, v=value: _ew_cvt(c, w, v), SIGNS),
+                        self._cross(g, f"proc_precision_x_EW.{which}_cvt_{value}",
+                                    ["proc_precision", f"EW.{which}_cvt_{value}"], no_fp16),
+                    ]
+            if p.has("SDP_LUT"):
+                for name in ("le_index_offset", "le_index_select", "lo_index_select"):
+                    decorators.append(self._point(g, f"lut_{name}", lambda c, n=name: _sign_class(getattr(c.lut, n))
+                                                  if c.y.lut_active else None, ("negative", "zero", "positive")))
+                off = [("bypass", None)]
+                decorators += [
+                    self._cross(g, "EW.lut_x_lut_le_index_offset", ["EW.lut", "lut_le_index_offset"],
+                                off + [("LINEAR", None)]),
+                    self._cross(g, "EW.lut_x_lut_le_index_select", ["EW.lut", "lut_le_index_select"],
+                                off + [("EXPONENT", None)]),
+                    self._cross(g, "EW.lut_x_lut_lo_index_select", ["EW.lut", "lut_lo_index_select"],
+                                off + [("EXPONENT", None)]),
+                ]
+        for name, _ in present:
+            letter = {"BS": "B", "BN": "N", "EW": "E"}[name]
+            decorators += self._operand_dma_points(g, letter, integer)
+        return decorators
+
+    def _operand_dma_points(self, g: str, letter: str, integer: list) -> list:
+        """One operand DMA (B, N or E) while it reads: data use and size, RAM, base address, and in PER_ELEMENT
+        mode its line stride (against a line of 1, 2 or 4 times the width in memory atoms: the operand's bytes
+        per element atom) and surface stride, packed or with a gap."""
+        p = self.profile
+        atom = p.memory_atomic_size
+        memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
+        d = f"{letter}RDMA"
+
+        def on(c):
+            dma = c.dmas[letter]
+            return None if dma.disable else dma
+
+        sizes = ("ONE_BYTE", "TWO_BYTE") if integer and "int8" in integer else ("TWO_BYTE",)
+        decorators = [
+            self._point(g, f"{d}.use", lambda c: on(c) and on(c).use, ("MUL", "ALU", "BOTH")),
+            self._point(g, f"{d}.size", lambda c: on(c) and on(c).size, sizes),
+            self._point(g, f"{d}.ram", lambda c: on(c) and _ram(on(c).cvsram), memories),
+            self._point(g, f"{d}.align", lambda c: on(c) and _align(on(c).base), ALIGN_CLASSES),
+            self._cross(g, f"{d}.align_x_{d}.ram", [f"{d}.align", f"{d}.ram"]),
+            self._point(g, f"{d}.surface_stride", lambda c: _operand_surface(c, on(c)), ("packed", "gap")),
+        ]
+        for factor in (1, 2, 4):
+            decorators.append(self._point(g, f"{d}.line_stride_x{factor}", lambda c, f=factor: _operand_line(
+                c, on(c), atom, f), ("packed", "gap")))
+        if p.mem_address_width > 32:
+            decorators += [
+                self._point(g, f"{d}.addr_high", lambda c: on(c) and ("zero" if on(c).base >> 32 == 0 else "nonzero"),
+                            ("zero", "nonzero")),
+                self._cross(g, f"{d}.addr_high_x_{d}.ram", [f"{d}.addr_high", f"{d}.ram"], _cvsram_high(p)),
+            ]
+        return decorators
+
+    def _sdp_flying_group(self):
+        """Every SDP layer, offline or on the fly behind the convolution (NVIDIA's FLYING_MODE crosses): the
+        offline half comes from the sdp family, the on-the-fly half from the conv family."""
+        g, p = "sdp_flying", self.profile
+        off_batches = [(b, "off") for b in BATCH_CLASSES if b != "1"] if p.batch else []
+        decorators = [
+            self._point(g, "flying", lambda c: "on" if c.flying else "off", ("off", "on")),
+            self._point(g, "winograd", lambda c: "on" if c.winograd else "off", ("off", "on") if p.winograd
+                        else ("off",)),
+            self._point(g, "batches", lambda c: batch_class(c.batch, p.max_batch_size), BATCH_CLASSES
+                        if p.batch else ("1",)),
+            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self._point(g, "channels", lambda c: channel_class(c.channel, p.memory_atomic_size), CHANNEL_CLASSES),
+            self._cross(g, "winograd_x_flying", ["winograd", "flying"], [(None, "off")]),
+            # multi-batch runs on the fly only (rule SDP-BATCH-ON-THE-FLY)
+            self._cross(g, "batches_x_flying", ["batches", "flying"], off_batches),
+            self._cross(g, "width_x_flying", ["width", "flying"]),
+            self._cross(g, "height_x_flying", ["height", "flying"]),
+            self._cross(g, "channels_x_flying", ["channels", "flying"]),
+        ]
         return _stack(decorators)
 
     def _pdp_group(self):
@@ -222,7 +357,7 @@ class Coverage:
         decorators += self._memory_points(g, lambda c: None if c.on_the_fly else c.src, lambda c: c.dst)
         return _stack(decorators)
 
-    def _memory_points(self, g: str, src, dst) -> list:
+    def _memory_points(self, g: str, src, dst, high_ignore=()) -> list:
         """RAM type and base address (alignment; on profiles with addresses above 32 bits, whether the high
         word is used) of a unit's source and destination surfaces, each crossed with its RAM type. `src` and
         `dst` give the sampled object's (address, line stride, surface stride, in CV-SRAM), or None."""
@@ -240,7 +375,8 @@ class Coverage:
                 decorators += [
                     self._point(g, f"{side}_addr_high", lambda c, s=surface: None if s(c) is None else
                                 "zero" if s(c)[0] >> 32 == 0 else "nonzero", ("zero", "nonzero")),
-                    self._cross(g, f"{side}_addr_high_x_{side}_ram", [f"{side}_addr_high", f"{side}_ram"]),
+                    self._cross(g, f"{side}_addr_high_x_{side}_ram", [f"{side}_addr_high", f"{side}_ram"],
+                                high_ignore),
                 ]
         return decorators
 
@@ -355,6 +491,12 @@ class Coverage:
                       self._point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))]
         return _stack(decorators)
 
+    def _sdp_lut_access_group(self):
+        """Sampled once per SDP S_LUT_ACCESS_CFG write: (table, access type)."""
+        g = "sdp"
+        return _stack([self._point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
+                       self._point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))])
+
     def _rubik_group(self):
         g, p = "rubik", self.profile
         modes = (("CONTRACT",) if p.rubik_contract else ()) + (("SPLIT", "MERGE") if p.rubik_reshape else ())
@@ -433,6 +575,19 @@ class Coverage:
             ]
         return _stack(decorators)
 
+    def _bdma_status_group(self):
+        """Sampled after each CFG_OP and CFG_LAUNCH<g> write, as NVIDIA's bdma_cg (which reads STATUS back then):
+        CFG_OP.EN and STATUS as the golden model's register file holds them (golden/regs/regfile.py)."""
+        g = "bdma"
+        decorators = [
+            self._point(g, "op_en", lambda s: s["EN"], (0, 1)),
+            self._point(g, "free_slot", lambda s: s["FREE_SLOT"], range(BDMA_SLOTS + 1)),
+            self._point(g, "idle", lambda s: s["IDLE"], (0, 1)),
+            self._point(g, "grp0_busy", lambda s: s["GRP0_BUSY"], (0, 1)),
+            self._point(g, "grp1_busy", lambda s: s["GRP1_BUSY"], (0, 1)),
+        ]
+        return _stack(decorators)
+
     def _lut_outcomes(self, g: str, unit: str, extra: list):
         """Cover points of a LUT's outcome counters in one run: none or some elements of each kind."""
         decorators = list(extra)
@@ -461,6 +616,7 @@ class Coverage:
             cfg = sdp_decode(regs)
             if not cfg.flying:
                 self._sample_sdp(cfg)
+            self._sample_sdp_flying(cfg)
             if status is not None and self._sample_sdp_run is not None:
                 self._sample_sdp_run((cfg, cfg.y.lut_active, status))
         if "CDMA" in stages or "CONV" in stages:
@@ -487,33 +643,58 @@ class Coverage:
             self.sample_bdma([operation_from(regs) for regs in layer.operations], layer.groups["BDMA"])
         elif layer.regs is not None:
             self.sample(layer.stages, layer.regs, layer.status if outcomes else None)
-            if "CDP" in layer.stages:
-                self.sample_lut_writes("CDP", getattr(layer, "lut_accesses", []))
+            for unit in ("CDP", "SDP"):
+                if unit in layer.stages:
+                    self.sample_lut_writes(unit, [a for a in getattr(layer, "lut_accesses", []) if a[0] == unit])
 
     def sample_layer(self, layer) -> None:
         """Sample a generated layer (stimulus.layer.Layer) from its registers."""
         if layer.family == "bdma":
             group = bdma_group(layer, self.regmap)
             self.sample_bdma(group.operations, group.group)
+            self.sample_bdma_writes(layer.writes, group.group)
             return
         stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA", "RBK")]
         self.sample(stages, layer.values(self.regmap))
-        if "CDP" in stages:
-            self.sample_lut_writes("CDP", getattr(layer, "writes", None) or [])
+        for unit in ("CDP", "SDP"):
+            if unit in stages:
+                self.sample_lut_writes(unit, getattr(layer, "writes", None) or [])
+
+    def sample_bdma_writes(self, writes, group: int) -> None:
+        """Sample the BDMA status after each CFG_OP / CFG_LAUNCH write of a generated layer's programming. The
+        layers of a trace are programmed back to back (stimulus/export.py) and a group-0 layer starts a trace or
+        follows a wait for every earlier layer, so the register file starts empty at group 0 and carries on to
+        the group-1 layer after it."""
+        if self._sample_bdma_status is None:
+            return
+        if group == 0 or self._bdma_registers is None:
+            self._bdma_registers = RegisterFile(self.regmap)
+        registers = self._bdma_registers
+        status, op = self.regmap.get("BDMA", "STATUS"), self.regmap.get("BDMA", "CFG_OP")
+        for unit, name, value in writes:
+            if unit != "BDMA":
+                continue
+            registers.write(self.regmap.get(unit, name), value)
+            if name in ("CFG_OP", "CFG_LAUNCH0", "CFG_LAUNCH1"):
+                word = registers.read(status)
+                sample = {f.name: f.decode(word) for f in status.fields}
+                sample["EN"] = op.field("EN").decode(registers.read(op))
+                self._sample_bdma_status(sample)
 
     def sample_lut_writes(self, unit: str, writes) -> None:
         """Sample the LUT port accesses among (unit, register, value) writes (a layer's LUT programming):
-        one sample per S_LUT_ACCESS_CFG write of the unit. Only CDP's are cover points (cdp.lut_table,
-        cdp.lut_access). A run layer brings the accesses since the unit's previous layer
+        one sample per S_LUT_ACCESS_CFG write of the unit (cdp.lut_table / cdp.lut_access, and
+        sdp.lut_table / sdp.lut_access). A run layer brings the accesses since the unit's previous layer
         (HardwareLayer.lut_accesses): a trace that programs the LUT once samples them with its first layer."""
-        if unit != "CDP" or self._sample_cdp_lut is None:
+        sampler = {"CDP": self._sample_cdp_lut, "SDP": self._sample_sdp_lut}.get(unit)
+        if sampler is None:
             return
         register = self.regmap.get(unit, "S_LUT_ACCESS_CFG")
         for written_unit, name, value in writes:
             if written_unit == unit and name == "S_LUT_ACCESS_CFG":
                 table = register.field("LUT_TABLE_ID").enum_name(register.field("LUT_TABLE_ID").decode(value))
                 access = register.field("LUT_ACCESS_TYPE").enum_name(register.field("LUT_ACCESS_TYPE").decode(value))
-                self._sample_cdp_lut((table, access))
+                sampler((table, access))
 
     # -- reporting --------------------------------------------------------------------------------
     def items(self, group: str):
@@ -702,3 +883,65 @@ def _precision(cfg) -> str:
 
 def _dma_mode(dma) -> str:
     return "off" if dma.disable else dma.mode
+
+
+SIGNS = ("negative", "positive")
+YES_NO = ("no", "yes")
+
+
+def _sign(value: int) -> str:
+    """A signed register's sign bit: "positive" includes zero (NVIDIA's pos / neg wildcard bins)."""
+    return "negative" if value < 0 else "positive"
+
+
+def _surface(surface) -> tuple:
+    return surface.base, surface.line_stride, surface.surface_stride, surface.cvsram
+
+
+def _sub_bypass(stage, which: str) -> str | None:
+    """A running stage's ALU or MUL bypass field."""
+    return None if stage.bypass else "yes" if getattr(stage, f"{which}_bypass") else "no"
+
+
+def _bypasses(stage) -> tuple | None:
+    """(ReLU, MUL, ALU) bypass fields of a running X stage."""
+    if stage.bypass:
+        return None
+    return tuple("yes" if b else "no" for b in (stage.relu_bypass, stage.mul_bypass, stage.alu_bypass))
+
+
+def _ew_cvt(c, which: str, value: str | None) -> str | None:
+    """The Y stage's ALU or MUL operand convertor while that sub-unit runs: its bypass field (`value` None), or the
+    sign of its offset / scale while it converts, in the integer pipelines (the fp16 pipe takes no such value)."""
+    y = c.y
+    if not getattr(y, f"{which}_active"):
+        return None
+    bypass = getattr(y, f"{which}_cvt_bypass")
+    if value is None:
+        return "yes" if bypass else "no"
+    if bypass or c.proc_precision == "fp16":
+        return None
+    return _sign(getattr(getattr(y, f"{which}_cvt"), value))
+
+
+def _operand_line(c, dma, atom: int, factor: int) -> str | None:
+    """Packed or gapped line stride of a PER_ELEMENT operand whose bytes per element atom are `factor` memory
+    atoms (golden/formats/auxiliary.py bytes_per_atom: 1, 2 or 4)."""
+    if dma is None or dma.mode != "PER_ELEMENT":
+        return None
+    per_atom = aux.bytes_per_atom(c.proc_precision, dma.use, dma.size, atom)
+    if per_atom != factor * atom:
+        return None
+    return _packed(dma.line_stride, c.width * per_atom)
+
+
+def _operand_surface(c, dma) -> str | None:
+    if dma is None or dma.mode != "PER_ELEMENT":
+        return None
+    return _packed(dma.surface_stride, dma.line_stride * c.height)
+
+
+def _cvsram_high(profile: Profile) -> list:
+    """The CV-SRAM-above-4-GiB bin where the profile's trace form cannot place a surface: nvdlav1's traceplayer
+    (nv_full) tells CV-SRAM by its 0x5xxxxxxx addresses (stimulus/export.py)."""
+    return [("nonzero", "sec_mem")] if profile.layout == "nvdlav1" and profile.secondary_memif else []

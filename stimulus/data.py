@@ -49,7 +49,3 @@ def surface_bytes(rng: np.random.Generator, cube: np.ndarray, precision: str, li
     span = feature_span(cube.shape, precision, line, surface, atom)
     buf = rng.integers(0, 256, span, dtype=np.uint8)
     return pack_feature(cube, precision, line, surface, atom, buf=buf).tobytes()
-
-
-def span(shape: tuple, precision: str, line: int, surface: int, atom: int) -> int:
-    return feature_span(shape, precision, line, surface, atom)

@@ -58,18 +58,30 @@ def new_coverage(profile: Profile, name: str):
 
 
 def directed(family: str, profile: Profile, seed: int, n: int, patience: int, count: int = 1,
-             touched: bool = False, coverage=None) -> Directed:
+             corners: bool = False, touched: bool = False, coverage=None) -> Directed:
     """At most `n` trace indices of `count` layers each that closed a hole of the family's covergroup; drawing
-    stops after `patience` draws in a row closed none. With `touched`, the first draw and then each draw that hits
-    a bin not hit before in any covergroup are kept, the holes counted are those of every covergroup hit at all
-    (by these draws or, with `coverage`, before them), and drawing also stops when those are all closed."""
-    coverage = coverage or new_coverage(profile, f"{family}_{seed}")
-    if touched:
-        return _touched(family, profile, seed, n, patience, count, coverage)
-    group = GROUPS[family]
+    stops after `patience` draws in a row closed none. With `corners`: the arithmetic corner covergroup
+    (stimulus/corners.py) over corner-aimed draws (stimulus/corner_data.py), each run on the golden model. With
+    `touched`, the first draw and then each draw that hits a bin not hit before in any covergroup are kept, the
+    holes counted are those of every covergroup hit at all (by these draws or, with `coverage`, before them), and
+    drawing also stops when those are all closed."""
+    if corners:
+        from stimulus.corner_data import aimed_layers
+        from stimulus.corners import GROUP, CornerCoverage
+
+        # A name of its own in cocotb-coverage's global database: a second run in this process starts from nothing.
+        prefix = f"directed_{family}_{seed}_{os.getpid()}_{next(_PREFIXES)}"
+        coverage, group = CornerCoverage(profile, prefix=prefix), GROUP
+    else:
+        coverage = coverage or new_coverage(profile, f"{family}_{seed}")
+        if touched:
+            return _touched(family, profile, seed, n, patience, count, coverage)
+        group = GROUPS[family]
     left, idle, chosen, index = holes(coverage, group), 0, [], 0
     while idle < patience and index < n * patience:
-        for layer in draw(family, profile, seed, index, count):
+        if corners:
+            coverage.sample_layers(aimed_layers(family, profile, seed, index, count))
+        for layer in [] if corners else draw(family, profile, seed, index, count):
             coverage.sample_layer(layer)
         now = holes(coverage, group)
         if now < left:

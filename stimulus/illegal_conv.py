@@ -12,9 +12,10 @@ breaker (their predicates are tested on hand-built layers in suites/unit/golden/
 from __future__ import annotations
 
 from golden.formats import pixel
+from golden.formats.feature import element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
-from golden.units.conv.rules import BYTES, _spans, dc_entries_per_slice, image_entries_per_slice
+from golden.units.conv.rules import _spans, dc_entries_per_slice, image_entries_per_slice
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
@@ -87,7 +88,7 @@ def _post_extension_reserved(fields, cfg, choose, profile):
 
 def _weights_of(cfg, channel_ext: int, fields: dict) -> dict:
     """Move BYTE_PER_KERNEL and WEIGHT_BYTES along with a new WEIGHT_CHANNEL_EXT."""
-    per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * channel_ext * BYTES[cfg.proc_precision]
+    per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * channel_ext * element_bytes(cfg.proc_precision)
     fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
     fields.update(set_both("D_WEIGHT_BYTES", "WEIGHT_BYTES", -(-per_kernel * cfg.kernels // 128) * 128))
     return fields
@@ -278,7 +279,7 @@ def _image_weights(width: int, height: int, channels: int):
         fields.update({"CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_WIDTH_EXT": w - 1,
                        "CSC.D_WEIGHT_SIZE_EXT_0.WEIGHT_HEIGHT_EXT": h - 1,
                        "CSC.D_WEIGHT_SIZE_EXT_1.WEIGHT_CHANNEL_EXT": c - 1})
-        per_kernel = w * h * c * BYTES[cfg.proc_precision]
+        per_kernel = w * h * c * element_bytes(cfg.proc_precision)
         fields["CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL"] = per_kernel - 1
         for unit in ("CDMA", "CSC"):
             fields[f"{unit}.D_WEIGHT_BYTES.WEIGHT_BYTES"] = -(-per_kernel * cfg.csc_kernels // 128) * 128

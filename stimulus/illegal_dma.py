@@ -82,7 +82,7 @@ def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
     for unit, name, value in writes:
         if unit != "BDMA":
             continue
-        if name == "CFG_OP":
+        if name == "CFG_OP" and value & 1:  # EN=0 queues nothing
             operations.append(BdmaOperation.from_registers(regmap, dict(raw)))
         elif name in OPERATION_REGISTERS:
             raw[name] = value

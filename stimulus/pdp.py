@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from golden.config import Profile
+from golden.formats.feature import feature_span
 from golden.numerics import fp
 from golden.units.pdp.rules import PAD_VALUE_FIELD_BITS, PAD_VALUES
 from stimulus import data
@@ -166,12 +167,13 @@ def random_spec(choose, profile: Profile, slot: int = 0, max_out: int = 6, max_c
                    dst=(base + DST_OFFSET + atom * choose.size(0, 63), dst_line, dst_surface))
 
 
-def build(spec: PdpSpec, profile: Profile, rng: np.random.Generator) -> Layer:
+def build(spec: PdpSpec, profile: Profile, rng: np.random.Generator, cube: np.ndarray | None = None) -> Layer:
+    """The layer of `spec`, its input `cube` (drawn when None)."""
     atom = profile.memory_atomic_size
-    cube = data.values(rng, spec.precision, spec.shape)
+    cube = data.values(rng, spec.precision, spec.shape) if cube is None else cube
     src_bytes = data.surface_bytes(rng, cube, spec.precision, spec.src[1], spec.src[2], atom)
     out_shape = (spec.shape[0], *spec.out_hw)
-    dst_size = data.span(out_shape, spec.precision, spec.dst[1], spec.dst[2], atom)
+    dst_size = feature_span(out_shape, spec.precision, spec.dst[1], spec.dst[2], atom)
     images = [Image("pri_mem", spec.src[0], src_bytes, "src"),
               Image("pri_mem", spec.dst[0], rng.integers(0, 256, dst_size, dtype=np.uint8).tobytes(), "dst")]
     choices = {"precision": spec.precision, "method": spec.method, "kernel": spec.kernel, "stride": spec.stride,

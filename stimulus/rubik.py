@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from golden.config import Profile
+from golden.formats.feature import element_bytes
 from stimulus import data
 from stimulus.layer import Image, Layer, Region, random_bytes
 
 ATOM = 32
-BYTES = {"int8": 1, "int16": 2, "fp16": 2}
 BASES = {"pri_mem": 0x80000000, "sec_mem": 0x50000000}
 SLOT, DST_OFFSET = 0x1000000, 0x800000
 RAM = {"pri_mem": "MCIF", "sec_mem": "CVIF"}
@@ -55,7 +55,7 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
     c = choose
     mode = c.choice(modes(profile))
     precision = c.choice(sorted(profile.feature_types))
-    bpe = BYTES[precision]
+    bpe = element_bytes(precision)
     per_atom = ATOM // bpe
     memories = ["pri_mem", "sec_mem"] if profile.has("SECONDARY_MEMIF") else ["pri_mem"]
     src_mem, dst_mem = c.choice(memories), c.choice(memories)

@@ -2,7 +2,9 @@
 
 Choices (programming-guide "SDP programming", in-memory-data-formats Table 30 and the Bias / Batch
 Normalization / Element-Wise Data Formats): input, processing and output precision among the
-profile's feature types and Table 30's valid cases; X1 (BS) and X2 (BN) each bypassed or ALU (MAX, MIN,
+profile's feature types and Table 30's valid cases (int16 -> int8 processed as int8: SDP-INT16-TO-INT8); every
+surface in DRAM or, where the profile has them, in CV-SRAM and above 4 GiB;
+X1 (BS) and X2 (BN) each bypassed or ALU (MAX, MIN,
 SUM) and/or MUL (or PReLU with the ALU bypassed) then ReLU or not; Y (EW) bypassed or MUL and/or ALU
 with per-operand convertors, then the LUT (the trace's stimulus/sdp_lut.py LUT, on profiles with SDP_LUT, for
 layers of its precision), or EQL compare mode (no conversion, ALU convertor bypassed for integers, LUT
@@ -17,29 +19,50 @@ from __future__ import annotations
 
 from golden.config import Profile
 from golden.formats import auxiliary as aux
+from golden.formats.feature import feature_span
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
 
 SLOT = 0x1000000
 BASE = 0x80000000
+#: Where a surface in CV-SRAM (secondary memory, on profiles with SECONDARY_MEMIF) starts, as for BDMA.
+SEC_BASE = 0x50000000
 #: Offsets inside a layer's slot: source, destination, and the B/N/E operand surfaces.
 OFFSETS = {"src": 0, "dst": 0x400000, "B": 0x800000, "N": 0xA00000, "E": 0xC00000}
-#: Table 30 cases an offline SDP layer may not use (input precision, output precision), and int16 -> int8, which the
-#: RTL runs with PROC_PRECISION INT8 only (SDP-INT16-TO-INT8), while this generator processes in the input's
-#: precision.
-INVALID = {("int8", "fp16"), ("fp16", "int8"), ("int16", "int8")}
+#: Table 30 cases an offline SDP layer may not use (input precision, output precision).
+INVALID = {("int8", "fp16"), ("fp16", "int8")}
 STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
 OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
 
 
 def precisions(profile: Profile) -> list[tuple[str, str]]:
-    """(input = processing, output) pairs the profile can run offline."""
+    """(input, output) pairs the profile can run offline."""
     types = sorted(profile.feature_types)
     return [(i, o) for i in types for o in types if (i, o) not in INVALID]
 
 
+def processing(in_precision: str, out_precision: str) -> str:
+    """The pipeline precision of an offline layer: the input's, but int8 for int16 -> int8, which the RTL runs
+    with PROC_PRECISION INT8 only (rule SDP-INT16-TO-INT8)."""
+    return "int8" if (in_precision, out_precision) == ("int16", "int8") else in_precision
+
+
 def _address(choose, slot: int, what: str, atom: int) -> int:
     return BASE + slot * SLOT + OFFSETS[what] + atom * choose.size(0, 63)
+
+
+def _place(choose, profile: Profile, slot: int, what: str, atom: int) -> tuple[str, int]:
+    """(memory, address) of a surface: in DRAM, or on profiles that have them sometimes in CV-SRAM
+    (SECONDARY_MEMIF) and sometimes in DRAM above 4 GiB (MEM_ADDRESS_WIDTH > 32; NVIDIA's *_BASE_ADDR_HIGH cover
+    points), but not in CV-SRAM above 4 GiB on nvdlav1 (nv_full): its traceplayer tells CV-SRAM by its 0x5xxxxxxx
+    addresses (stimulus/export.py)."""
+    memory, address = "pri_mem", _address(choose, slot, what, atom)
+    if profile.secondary_memif and choose.flag(0.3):
+        memory, address = "sec_mem", address - BASE + SEC_BASE
+    high_allowed = memory == "pri_mem" or profile.layout != "nvdlav1"
+    if profile.mem_address_width > 32 and high_allowed and choose.flag(0.2):
+        address += 1 << 32
+    return memory, address
 
 
 class _Builder:
@@ -159,13 +182,13 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
         values = same.reshape(*spatial, 1)
     if proc == "fp16":
         values = values.view("<u2")
-    base = _address(c, b.slot, letter, b.atom)
+    memory, base = _place(c, b.profile, b.slot, letter, b.atom)
     packed = aux.pack_aux(values, proc, use, size, mode, line, surface, b.atom)
-    b.images.append(Image("pri_mem", base, packed.tobytes(), f"{letter.lower()}rdma"))
+    b.images.append(Image(memory, base, packed.tobytes(), f"{letter.lower()}rdma"))
     reg = OPERAND_DMA[letter]
     b.put("SDP_RDMA", cfg, **{f"{letter}RDMA_DISABLE": 0, f"{letter}RDMA_DATA_USE": use,
                               f"{letter}RDMA_DATA_SIZE": size, f"{letter}RDMA_DATA_MODE": mode,
-                              f"{letter}RDMA_RAM_TYPE": "MC"})
+                              f"{letter}RDMA_RAM_TYPE": "CV" if memory == "sec_mem" else "MC"})
     b.put("SDP_RDMA", f"D_{reg}_BASE_ADDR_LOW", **{f"{reg}_BASE_ADDR_LOW": base & 0xFFFFFFFF})
     b.put("SDP_RDMA", f"D_{reg}_BASE_ADDR_HIGH", **{f"{reg}_BASE_ADDR_HIGH": base >> 32})
     b.put("SDP_RDMA", f"D_{reg}_LINE_STRIDE", **{f"{reg}_LINE_STRIDE": line or 0})
@@ -209,36 +232,37 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         pairs = [(i, o) for i, o in pairs if i == o]
     elif lut is not None and c.flag(0.6):
         pairs = [(i, o) for i, o in pairs if i == lut.precision]
-    proc, out = (to_pdp, to_pdp) if to_pdp else c.choice(pairs)
+    inp, out = (to_pdp, to_pdp) if to_pdp else c.choice(pairs)
+    proc = processing(inp, out)
     lut = lut if lut is not None and lut.precision == proc and not to_pdp else None
     same = eql and memory_operands and c.flag(0.4)
     shape = shape or (c.size(1, max(max_size[2], 2 * atom + atom // 2)), c.size(1, max_size[1]),
                       c.size(1, max_size[0]))
     channels, height, width = shape
-    b.choices.update(precision=f"{proc}->{out}", shape=shape)
+    b.choices.update(precision=f"{inp}->{out}", shape=shape)
     for unit in ("SDP", "SDP_RDMA"):
         b.put(unit, "D_DATA_CUBE_WIDTH", WIDTH=width - 1)
         b.put(unit, "D_DATA_CUBE_HEIGHT", HEIGHT=height - 1)
         b.put(unit, "D_DATA_CUBE_CHANNEL", CHANNEL=channels - 1)
-    b.put("SDP_RDMA", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", WINOGRAD="OFF", IN_PRECISION=proc.upper(),
+    b.put("SDP_RDMA", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", WINOGRAD="OFF", IN_PRECISION=inp.upper(),
           PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper(), BATCH_NUMBER=0)
     b.put("SDP", "D_FEATURE_MODE_CFG", FLYING_MODE="OFF", OUTPUT_DST="PDP" if to_pdp else "MEM", WINOGRAD="OFF",
           NAN_TO_ZERO=int(proc == "fp16" and c.flag(0.3)), BATCH_NUMBER=0)
     b.put("SDP", "D_DATA_FORMAT", PROC_PRECISION=proc.upper(), OUT_PRECISION=out.upper())
     src_line, src_surface = data.strides(c, shape, atom)
     dst_line, dst_surface = data.strides(c, shape, atom)
-    src, dst = _address(c, slot, "src", atom), _address(c, slot, "dst", atom)
+    (src_mem, src), (dst_mem, dst) = _place(c, profile, slot, "src", atom), _place(c, profile, slot, "dst", atom)
     b.put("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", SRC_BASE_ADDR_LOW=src & 0xFFFFFFFF)
     b.put("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", SRC_BASE_ADDR_HIGH=src >> 32)
     b.put("SDP_RDMA", "D_SRC_LINE_STRIDE", SRC_LINE_STRIDE=src_line)
     b.put("SDP_RDMA", "D_SRC_SURFACE_STRIDE", SRC_SURFACE_STRIDE=src_surface)
-    b.put("SDP_RDMA", "D_SRC_DMA_CFG", SRC_RAM_TYPE="MC")
+    b.put("SDP_RDMA", "D_SRC_DMA_CFG", SRC_RAM_TYPE="CV" if src_mem == "sec_mem" else "MC")
     b.put("SDP", "D_DST_BASE_ADDR_LOW", DST_BASE_ADDR_LOW=dst & 0xFFFFFFFF)
     b.put("SDP", "D_DST_BASE_ADDR_HIGH", DST_BASE_ADDR_HIGH=dst >> 32)
     b.put("SDP", "D_DST_LINE_STRIDE", DST_LINE_STRIDE=dst_line)
     b.put("SDP", "D_DST_SURFACE_STRIDE", DST_SURFACE_STRIDE=dst_surface)
-    b.put("SDP", "D_DST_DMA_CFG", DST_RAM_TYPE="MC")
-    cube = data.values(b.rng, proc, shape)
+    b.put("SDP", "D_DST_DMA_CFG", DST_RAM_TYPE="CV" if dst_mem == "sec_mem" else "MC")
+    cube = data.values(b.rng, inp, shape)
     for name, letter, switch in STAGES:
         if not profile.has(switch) or (same and name != "EW"):
             b.put("SDP", f"D_DP_{name}_CFG", **{f"{name}_BYPASS": 1})
@@ -255,7 +279,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         b.put("SDP", "D_DP_EW_ALU_CVT_SCALE_VALUE", EW_ALU_CVT_SCALE=0x3C00 if proc == "fp16" else 1)
         b.put("SDP", "D_DP_EW_ALU_CVT_TRUNCATE_VALUE", EW_ALU_CVT_TRUNCATE=0)
     _convertor(b, out, identity=eql)
-    b.images.insert(0, Image("pri_mem", src, data.surface_bytes(b.rng, cube, proc, src_line, src_surface, atom),
+    b.images.insert(0, Image(src_mem, src, data.surface_bytes(b.rng, cube, inp, src_line, src_surface, atom),
                              "src"))
     if to_pdp:
         return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices)
@@ -263,7 +287,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         b.choices["eql"] = "same operand" if same else "random operand"
         return Layer("sdp", b.fields, b.images, [], "SDP", ("SDP", "SDP_RDMA"), b.choices, writes=b.lut_writes,
                      reads=[("SDP", "D_STATUS", 1)])
-    dst_size = data.span(shape, out, dst_line, dst_surface, atom)
-    b.images.append(Image("pri_mem", dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
-    return Layer("sdp", b.fields, b.images, [Region("pri_mem", dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
+    dst_size = feature_span(shape, out, dst_line, dst_surface, atom)
+    b.images.append(Image(dst_mem, dst, b.rng.integers(0, 256, dst_size, dtype="u1").tobytes(), "dst"))
+    return Layer("sdp", b.fields, b.images, [Region(dst_mem, dst, dst_size, "dst")], "SDP", ("SDP", "SDP_RDMA"),
                  b.choices, writes=b.lut_writes)

@@ -145,6 +145,8 @@ def random_lut(choose, profile: Profile) -> SdpLut | None:
         else:
             entries = np.full(depth, rng.integers(-9, 9))
         writes += [("SDP", "S_LUT_ACCESS_DATA", int(v) & 0xFFFF) for v in entries]
+    if c.flag(0.3):  # the port left set up to read a table back (ACCESS_TYPE READ): no data moves, no entry changes
+        writes.append(("SDP", "S_LUT_ACCESS_CFG", c.choice((0, 1)) << 16))
     choices = {"precision": precision, "le_function": "LINEAR" if linear else "EXPONENT", "placements": placements,
                "magnitude": k}
     return SdpLut(precision, fields, tuple(writes), choices)

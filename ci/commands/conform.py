@@ -29,6 +29,7 @@ from ci.options import (
     implementations,
     positive,
     profile_for,
+    reference_spec,
     rtl_environment,
     workers,
 )
@@ -97,7 +98,7 @@ def _conform(args) -> int:
     _created.cache_clear()  # the RTL selection of an earlier run in this process lives in its implementations
     implementation, reference = implementations(args)
     ref = reference.name if reference is not None else None
-    ref_spec = (args.ref or "golden") if ref else None
+    ref_spec = reference_spec(args.impl, args.ref)
     paths = [p for p in find_traces(*args.paths) if not args.k or any(k in p.stem or k in p.parent.name
                                                                          for k in args.k)]
     if not paths:

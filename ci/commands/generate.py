@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ci.options import families_for, positive
 from golden.config import get_profile
+from stimulus.corner_data import write_aimed
+from stimulus.corners import GROUP as CORNERS
 from stimulus.directed import GROUPS, directed
 from stimulus.families import GENERATORS, write_generated
 
@@ -24,6 +26,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--coverage-directed", action="store_true",
                         help="draw until the unit's coverage holes stop shrinking; write only the traces that "
                              "closed a hole")
+    parser.add_argument("--corners", action="store_true",
+                        help="with --coverage-directed: corner-aimed draws (stimulus/corner_data.py) directed by the "
+                             "arithmetic corner covergroup (stimulus/corners.py) instead of the unit's")
     parser.add_argument("--patience", type=int, default=300,
                         help="with --coverage-directed: stop after this many draws without a hole closed")
 
@@ -31,8 +36,11 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     profile = get_profile(args.profile)
     families_for(profile, [args.unit])
+    if args.corners and not args.coverage_directed:
+        print("--corners needs --coverage-directed")
+        return 2
     if args.coverage_directed:
-        if args.unit not in GROUPS:
+        if args.unit not in GROUPS and not args.corners:
             print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")
             return 2
         return _directed(args, profile)
@@ -42,9 +50,10 @@ def run(args) -> int:
 
 
 def _directed(args, profile) -> int:
-    found = directed(args.unit, profile, args.seed, args.n, args.patience, args.layers)
+    found = directed(args.unit, profile, args.seed, args.n, args.patience, args.layers, corners=args.corners)
+    write = write_aimed if args.corners else write_generated
     for index in found.indices:
-        print(write_generated(args.unit, profile, args.seed, index, args.out, args.layers))
+        print(write(args.unit, profile, args.seed, index, args.out, args.layers))
     print(f"{len(found.indices)} traces written after {found.draws} draws; {found.holes} holes left")
-    print(found.coverage.report([GROUPS[args.unit]]))
+    print(found.coverage.report([CORNERS if args.corners else GROUPS[args.unit]]))
     return 0

@@ -23,7 +23,6 @@ import numpy as np
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.formats import dlhdl
-from golden.formats.feature import feature_span
 from golden.implementation import Golden, Implementation
 from golden.memory import MemorySystem
 from golden.outcome import Outcome
@@ -67,13 +66,8 @@ def loaded_memory(program: Program) -> MemorySystem:
     return memory
 
 
-def _span(surface: Surface) -> int:
-    return feature_span(surface.shape, surface.precision, surface.line_stride, surface.surface_stride,
-                        surface.atom_bytes)
-
-
 def to_dlhdl(surface: Surface, memory: MemorySystem, threads: int, parallel: int) -> np.ndarray:
-    raw = memory.by_name(surface.memory).read(surface.base, _span(surface), unwritten="allow")
+    raw = memory.by_name(surface.memory).read(surface.base, surface.span(), unwritten="allow")
     return dlhdl.nvdla_to_dlhdl(raw, 0, surface.shape, surface.precision, surface.line_stride,
                                 surface.surface_stride, surface.atom_bytes, threads, parallel)
 
@@ -85,7 +79,7 @@ def to_nvdla(data: np.ndarray, surface: Surface, threads: int, parallel: int) ->
 
 def _inside(surface: Surface, step: CheckRegion) -> bool:
     return (surface.memory == step.memory and step.base <= surface.base
-            and surface.base + _span(surface) <= step.base + step.size)
+            and surface.base + surface.span() <= step.base + step.size)
 
 
 class DlhdlAdapter:
@@ -163,4 +157,4 @@ def _overlaps(step: LoadMemory | FillMemory, surface: Surface) -> bool:
         end = step.base + max((offset + data.size for offset, data in step.records), default=0)
     else:
         start, end = step.base, step.base + step.size
-    return step.memory == surface.memory and start < surface.base + _span(surface) and surface.base < end
+    return step.memory == surface.memory and start < surface.base + surface.span() and surface.base < end

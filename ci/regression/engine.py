@@ -22,7 +22,7 @@ from pathlib import Path
 
 import ci.implementations as registry
 from ci.conformance import run_trace
-from ci.options import environment
+from ci.options import environment, reference_spec
 from ci.regression.coverage import layer_hits
 from ci.regression.plan import Item
 from ci.regression.signature import result_signature
@@ -60,10 +60,7 @@ class Settings:
     command: str = "nvdla-verif"
 
     def reference_spec(self) -> str | None:
-        name = self.impl.partition(":")[0]
-        if self.ref:
-            return None if self.ref == "none" else self.ref
-        return None if name == "golden" else "golden"
+        return reference_spec(self.impl, self.ref)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ci.options import DEFAULT_REFERENCE
 from ci.regression.engine import Item, Run, Settings, new_record, play_layer, run_trace_item, shown_path
 from ci.regression.signature import normalise
 from golden.config import get_profile
@@ -65,7 +66,7 @@ def run_illegal(item: Item, settings: Settings) -> Run:
                                   "launch on its own as a trace")
     path = write_unchecked(illegal.sequence(layer), folder / name, name, profile)
     rtl = settings.impl.partition(":")[0] == "rtl"
-    judge = (settings.reference_spec() or "golden") if rtl else settings.impl
+    judge = (settings.reference_spec() or DEFAULT_REFERENCE) if rtl else settings.impl
     result = play_layer(path, profile, judge, None, settings.timeout_scale)
     named = re.search(rf"(rule: |also ){re.escape(rule_id)}(?![\w-])", result.detail) is not None
     shown = shown_path(path, settings)

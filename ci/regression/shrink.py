@@ -85,9 +85,10 @@ def draw_layers(family: str, profile, choose, count: int) -> list:
 
 
 class _Attempts:
-    def __init__(self, family, profile, settings: Settings, folder: Path, signature: str, budget: int):
+    def __init__(self, family, profile, settings: Settings, folder: Path, signature: str, budget: int, edit=None):
         self.family, self.profile, self.settings = family, profile, settings
         self.folder, self.signature, self.left = folder, signature, budget
+        self.edit = edit or (lambda layers: layers)
         self.number = 0
 
     def fails(self, values: list[int], count: int) -> tuple[Path, list[int]] | None:
@@ -96,7 +97,7 @@ class _Attempts:
         self.number += 1
         choose = Recorder(values=values)
         try:
-            layers = draw_layers(self.family, self.profile, choose, count)
+            layers = self.edit(draw_layers(self.family, self.profile, choose, count))
         except Exception:  # a replayed decision the generator cannot use: not this failure
             return None
         name = f"try{self.number}"
@@ -120,8 +121,10 @@ def _key(path: Path, values: list[int], drawn: list[tuple[int, int, int]]) -> tu
     return layer_bytes(path), offset
 
 
-def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budget: int = 40) -> dict | None:
-    """Shrink a failed generated item's layers; None when the failure does not reproduce (e.g. a flaky DUT)."""
+def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budget: int = 40,
+                edit=None) -> dict | None:
+    """Shrink a failed generated item's layers; None when the failure does not reproduce (e.g. a flaky DUT).
+    `edit(layers) -> layers` is applied to every drawing (the fuzzing loop's register-field edits)."""
     family, count = params["family"], params["layers"]
     profile = get_profile(params["profile"])
     name = record["id"].replace("/", "_")
@@ -130,7 +133,7 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
     work.mkdir(parents=True)
     recorder = Recorder(seed=[params["seed"], params.get("index", 0)])
     draw_layers(family, profile, recorder, count)
-    attempts = _Attempts(family, profile, settings, work, text(record["signature"]), budget)
+    attempts = _Attempts(family, profile, settings, work, text(record["signature"]), budget, edit)
     first = attempts.fails(recorder.values_drawn(), count)
     if first is None:
         return None

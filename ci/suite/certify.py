@@ -45,7 +45,7 @@ import ci.implementations as registry
 import golden
 from ci.conformance import run_trace
 from ci.journal import Journal
-from ci.options import resolve
+from ci.options import reference_spec, resolve
 from ci.suite import (
     MANIFEST,
     MUSTPASS,
@@ -142,7 +142,7 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
         raise SuiteError(f"--out {out}: not empty; a package is written into a new or empty folder"
                          + (" (--resume needs the journal of a stopped run)" if resume else ""))
     implementation, reference = resolve(impl, ref)
-    ref_spec = (ref or "golden") if reference is not None else None
+    ref_spec = reference_spec(impl, ref)
     profile = get_profile(suite.profile)
     out.mkdir(parents=True, exist_ok=True)
     finished = journal.finished() if resume else {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.config import Profile
-from golden.formats.feature import element_bytes
+from golden.formats.feature import element_bytes, feature_span
 from golden.memory import MemorySystem
 from golden.regs.values import RegisterValues
 
@@ -67,6 +67,13 @@ class Surface:
         w = np.arange(width, dtype=np.int64).reshape(1, 1, 1, -1) * self.atom_bytes
         offsets = n + c + h + w
         return offsets if len(shape) == 4 else offsets[0]
+
+    def span(self) -> int:
+        """Bytes from `base` to the end of the cube's last atom (batches included); a flat shape is its bytes."""
+        if len(self.shape) < 3:
+            return int(np.prod(self.shape))
+        return feature_span(self.shape, self.precision, self.line_stride, self.surface_stride, self.atom_bytes,
+                            self.batch_stride)
 
 
 @dataclass

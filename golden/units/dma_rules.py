@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 from golden.formats import alignment
 from golden.formats import auxiliary as aux
+from golden.formats.feature import element_bytes
 from golden.rules import rule
 
 TABLE35 = "in-memory-data-formats: Table 35 (Alignment of Start Address and Stride)"
 DATA_FORMAT = "programming-guide: Limitation/Data Format (LINE_STRIDE)"
 FEATURE_FORMAT = "in-memory-data-formats: Feature Data Format (surface stride)"
-BYTES = {"int8": 1, "int16": 2, "fp16": 2}
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ DMAS: dict[str, Dma] = {}
 
 
 def _surfaces(channels: int, precision: str, atom: int) -> int:
-    return -(-channels * BYTES[precision] // atom)
+    return -(-channels * element_bytes(precision) // atom)
 
 
 def register(dma: Dma) -> Dma:

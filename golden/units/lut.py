@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from golden.errors import ConfigurationError, NotModelledError
+from golden.numerics import corners
 from golden.numerics.fp import fp16_to_fp17, fp17_to_fp32, fp32_to_fp17, fp32_values
 from golden.numerics.fp_arith import fp_add, fp_mul, fp_sub
 from golden.numerics.integer import as_signed, saturate, shift_left_saturate, shift_right_round
@@ -367,14 +368,17 @@ def _fraction_to_fp17(frac) -> np.ndarray:
 
 def _interpolate_int(y0, y1, frac):
     acc = y0.astype(np.int64) * ((1 << FRACTION_BITS) - frac) + y1.astype(np.int64) * frac
+    corners.rounding("sdp.lut.interp.round", acc, FRACTION_BITS)
     return saturate(shift_right_round(acc, FRACTION_BITS), 32)[0]
 
 
 def _extrapolate_int(x, y0, offset, scale, shift, bias):
     product = (x - (bias + as_signed(offset, 32))) * scale
+    corners.rounding("sdp.lut.extrap.round", product, np.maximum(shift, 0))
     right = saturate(shift_right_round(product, np.maximum(shift, 0)), 32)[0]
     left = shift_left_saturate(np.where(shift < 0, product, 0), np.maximum(-shift, 0), 32)[0]
     c = np.where(shift < 0, left, right)
+    corners.saturation("sdp.lut.extrap.saturate", y0.astype(np.int64) + c, 32)
     return saturate(y0.astype(np.int64) + c, 32)[0]
 
 

@@ -26,13 +26,13 @@ import numpy as np
 
 from golden import rules
 from golden.errors import ConfigurationError
+from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext, Surface, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
 from golden.units.rubik_rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
 
 UNIT = "RBK"
-BYTES = {"int8": 1, "int16": 2, "fp16": 2}
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
 USED = {
     "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
@@ -59,7 +59,7 @@ class RubikLayer:
 
     @property
     def element_bytes(self) -> int:
-        return BYTES[self.precision]
+        return element_bytes(self.precision)
 
     @property
     def per_atom(self) -> int:

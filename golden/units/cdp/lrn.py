@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp, fp_arith
+from golden.numerics import corners, fp, fp_arith
 from golden.numerics.integer import as_signed, saturate, shift_right_round
 from golden.units.cdp.lut import lookup, lookup_fp
 
@@ -47,6 +47,7 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     offset = as_signed(offset, widths["offset"])
     x = np.asarray(cube, dtype=np.int64).copy()
     x[channels:] = offset  # the cmod fills the padding channels with the offset
+    corners.convertor("cdp.cvt_in", (x - offset) * scale, shifter, widths["in"])
     x = saturate(shift_right_round((x - offset) * scale, shifter), widths["in"])[0]
     # int8: 9-bit values, square sums below 2**23 fit int32 (half the memory traffic of int64).
     narrow = x.astype(np.int32) if cfg.precision == "int8" else x
@@ -54,7 +55,10 @@ def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, d
     looked_up, status = lookup(total, cfg.lut, tables)
     product = looked_up if cfg.mul_bypass else looked_up * x
     out_offset, out_scale, out_shifter = cfg.datout
-    converted = shift_right_round((product - as_signed(out_offset, widths["out_offset"])) * out_scale, out_shifter)
+    centred = (product - as_signed(out_offset, widths["out_offset"])) * out_scale
+    corners.rounding("cdp.cvt_out.round", centred, out_shifter)
+    converted = shift_right_round(centred, out_shifter)
+    corners.saturation("cdp.cvt_out.saturate", converted, widths["out"])
     # precision-preservation "saturation counters": values outside the output range (the cmod's
     # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
     out, saturated = saturate(converted, widths["out"])
@@ -70,6 +74,7 @@ def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, 
     (uint16 patterns, counters, float64 max |x| of each square-sum window)."""
     bits = np.asarray(bits, dtype=np.uint16).copy()
     bits[channels:] = 0
+    corners.fp16_patterns("cdp.fp.in", bits[:channels])
     x17 = fp.fp16_to_fp17(bits).astype(np.uint32)
     x32 = fp.fp17_to_fp32(x17)
     if cfg.sqsum_bypass:
@@ -93,7 +98,12 @@ def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, 
         out = fp_arith.fp_mul(x17, looked_up, "fp17")
     magnitude = _window_max(np.abs(fp.fp16_to_float64_mapped(bits, "cdp")), cfg.local_size)
     status["D_OUT_SATURATION"] = 0
-    return fp.fp17_to_fp16(out), status, magnitude
+    result = fp.fp17_to_fp16(out)
+    if corners.active():
+        wide = fp.fp32_values(fp.fp17_to_fp32(out)).astype(np.float64)
+        corners.fp16_rounding("cdp.fp.out.round", np.where(np.isfinite(wide), wide, 0), 10)
+        corners.fp16_patterns("cdp.fp.out", result)
+    return result, status, magnitude
 
 
 def _window_max(values: np.ndarray, local_size: int) -> np.ndarray:

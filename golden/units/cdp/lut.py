@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp, fp_arith
+from golden.numerics import corners, fp, fp_arith
 from golden.numerics.integer import saturate, shift_left_saturate, shift_right_round
 from golden.units.lut import LE_DEPTH, LO_DEPTH, LutParams, LutTables
 
@@ -30,6 +30,7 @@ FRACTION_BITS = 16
 def _scaled(value: np.ndarray, shift: int) -> np.ndarray:
     """value / 2**shift rounded half away from zero (a negative shift multiplies), saturated to 56 bits."""
     if shift >= 0:
+        corners.convertor("cdp.lut.extrap", value, shift, INTERMEDIATE_BITS)
         return saturate(shift_right_round(value, shift), INTERMEDIATE_BITS)[0]
     return shift_left_saturate(value, -shift, INTERMEDIATE_BITS)[0]
 
@@ -101,12 +102,14 @@ def lookup(x, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[st
         for mask, entry, (origin, scale, shift) in ((chosen & under, 0, uflow), (chosen & over, -1, oflow)):
             if mask.any():
                 y[mask] = entries[entry] + _scaled((x[mask].astype(np.int64) - origin) * scale, shift)
+    corners.saturation("cdp.lut.out.saturate", y, 16)
     return np.clip(y, -(1 << 15), (1 << 15) - 1, out=y), counters
 
 
 def _interpolate(x, entries, start, select, exponent):
     idx, frac = _hit(x, start, select, exponent)
     y0 = entries[idx]
+    corners.rounding("cdp.lut.interp.round", (entries[idx + 1] - y0) * frac, FRACTION_BITS)
     return y0 + shift_right_round((entries[idx + 1] - y0) * frac, FRACTION_BITS)
 
 

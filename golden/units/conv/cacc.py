@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.numerics import corners
 from golden.numerics.integer import truncate
 
 ASSEMBLY_BITS = 48
@@ -31,8 +32,12 @@ def wrap_assembly(sums: np.ndarray) -> np.ndarray:
 def deliver_int(sums: np.ndarray, clip_truncate: int) -> tuple[np.ndarray, int]:
     """Exact integer sums (int64, or float32 below 2**24) -> (int32 cube, saturation count)."""
     if sums.dtype == np.float32:
+        if corners.active():
+            corners.convertor("cacc.truncate", sums.astype(np.int64), clip_truncate, 32)
         return _deliver_small(sums, clip_truncate), 0
-    values, count = truncate(wrap_assembly(np.asarray(sums, dtype=np.int64)), clip_truncate, 32)
+    wrapped = wrap_assembly(np.asarray(sums, dtype=np.int64))
+    corners.convertor("cacc.truncate", wrapped, clip_truncate, 32)
+    values, count = truncate(wrapped, clip_truncate, 32)
     return values.astype(np.int32), count
 
 

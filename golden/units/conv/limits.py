@@ -18,7 +18,6 @@ from golden.units import dma_rules  # noqa: F401  (registers the CDMA reads' rul
 from golden.units.conv.cbuf import Left
 from golden.units.conv.config import ConvConfig
 from golden.units.conv.rules import (  # noqa: F401  (registers the CONV rules; the names are used from here)
-    BYTES,
     CROSSING,
     GENERAL,
     REGDEF,

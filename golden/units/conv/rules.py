@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from golden.errors import ConfigurationError
 from golden.formats import pixel
+from golden.formats.feature import element_bytes
 from golden.rules import rule
 from golden.units.conv.cbuf import data_key, weight_key
 
@@ -22,7 +23,6 @@ CROSSING = "programming-guide: Limitation/Convolution, supported feature crossin
 WINOGRAD = "programming-guide: Limitation/Convolution/Winograd"
 IMAGE = "programming-guide: Limitation/Convolution/Image"
 TRUNC = "precision-preservation: cc_out_trunc"
-BYTES = {"int8": 1, "int16": 2, "fp16": 2}
 FP16_PIXELS = ("T_R16_F", "T_A16B16G16R16_F", "T_A16Y16U16V16_F")
 
 #: Stage copies that must agree: rule id suffix, what, {register field: ConvConfig attribute}, source.
@@ -250,10 +250,15 @@ def _weight_channels(cfg, facts):
         return f"WEIGHT_CHANNEL_EXT {cfg.weight_channel_ext} must be the input channels {cfg.channels}"
 
 
+def kernel_bytes(cfg) -> int:
+    """The bytes of one kernel's weights, R*S*C*BPE."""
+    return cfg.weight_width_ext * cfg.weight_height_ext * cfg.weight_channel_ext * element_bytes(cfg.proc_precision)
+
+
 @rule("CONV-BYTE-PER-KERNEL", "CONV", f"{REGDEF}, <CDMA|CSC>.WEIGHT_BYTES", ("CDMA.D_WEIGHT_SIZE_0.BYTE_PER_KERNEL",),
       "BYTE_PER_KERNEL + 1 is R*S*C*BPE")
 def _byte_per_kernel(cfg, facts):
-    per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * cfg.weight_channel_ext * BYTES[cfg.proc_precision]
+    per_kernel = kernel_bytes(cfg)
     if not cfg.winograd and cfg.byte_per_kernel != per_kernel:
         return f"BYTE_PER_KERNEL + 1 = {cfg.byte_per_kernel} must be R*S*C*BPE = {per_kernel}"
 
@@ -263,7 +268,7 @@ def _byte_per_kernel(cfg, facts):
       ("CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES", "CSC.D_WEIGHT_BYTES.WEIGHT_BYTES"),
       "WEIGHT_BYTES is R*S*C*BPE*K rounded up to 128 bytes")
 def _weight_bytes(cfg, facts):
-    per_kernel = cfg.weight_width_ext * cfg.weight_height_ext * cfg.weight_channel_ext * BYTES[cfg.proc_precision]
+    per_kernel = kernel_bytes(cfg)
     total = -(-per_kernel * cfg.kernels // 128) * 128
     if not cfg.winograd and cfg.weight_bytes != total:
         return f"WEIGHT_BYTES {cfg.weight_bytes} must be R*S*C*BPE*K rounded up to 128 bytes = {total}"
@@ -279,7 +284,7 @@ def _wmb_bytes(cfg, facts):
     # model then waits for mask bits that never come.
     if cfg.weight_format != "compressed":
         return None
-    bits = cfg.byte_per_kernel * cfg.kernels // BYTES[cfg.proc_precision]
+    bits = cfg.byte_per_kernel * cfg.kernels // element_bytes(cfg.proc_precision)
     need = -(-bits // 1024) * 128
     for name, value in (("CDMA", cfg.wmb_bytes), ("CSC", cfg.csc_wmb_bytes)):
         if value != need:
@@ -412,7 +417,7 @@ def _winograd_datain(cfg):
 
 
 def _aligned_channels(cfg) -> int:
-    per_atom = 32 // BYTES[cfg.proc_precision]
+    per_atom = 32 // element_bytes(cfg.proc_precision)
     return -(-cfg.channels // per_atom) * per_atom
 
 
@@ -467,7 +472,7 @@ def dc_entries_per_slice(profile, width: int, channels: int, precision: str) -> 
     """CBUF entries of one input line (nvdla/hw cmod csc: full entries, then 1/2 or 1/4 packed atoms)."""
     atom = profile.memory_atomic_size
     per_entry = entry_bytes(profile) // atom
-    atoms = -(-channels * BYTES[precision] // atom)
+    atoms = -(-channels * element_bytes(precision) // atom)
     full, cripple = divmod(atoms, per_entry)
     entries = full * width
     if cripple * 2 > per_entry:
@@ -508,7 +513,7 @@ def image_entries_per_slice(profile, pad_left: int, width: int, pad_right: int, 
                             precision: str) -> int:
     """CBUF entries of one image line as CDMA stores it: the padding pixels too (nvdla/hw
     NV_NVDLA_CDMA_IMG_pack.v writes pad_left + width + pad_right converted pixels per line)."""
-    return -(-(pad_left + width + pad_right) * channels * BYTES[precision] // entry_bytes(profile))
+    return -(-(pad_left + width + pad_right) * channels * element_bytes(precision) // entry_bytes(profile))
 
 
 @rule("CONV-IMAGE-ENTRY-PER-SLICE", "CONV", f"{REGDEF}, <CDMA|CSC>.D_ENTRY_PER_SLICE",

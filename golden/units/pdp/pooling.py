@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp, fp_arith
+from golden.numerics import corners, fp, fp_arith
 from golden.numerics.integer import shift_right_round
 
 
@@ -84,7 +84,11 @@ def pool_int(cube: np.ndarray, method: str, kernel, stride, pads, pad_values=(0,
     # int32 holds any window sum of int16 data (64 x 2**15); the products below need int64.
     total = _windows(_pad(cube.astype(np.int32), pads, 0), kernel, stride, oh_ow, np.add).astype(np.int64)
     total = total + padding_sum(cube.shape[1:], kernel, stride, pads, pad_values)[None]
-    scaled = shift_right_round(shift_right_round(total * recip[0], 16) * recip[1], 16)
+    corners.rounding("pdp.divide.width.round", total * recip[0], 16)
+    by_width = shift_right_round(total * recip[0], 16)
+    corners.rounding("pdp.divide.height.round", by_width * recip[1], 16)
+    scaled = shift_right_round(by_width * recip[1], 16)
+    corners.saturation("pdp.out.narrow", scaled, out_bits)
     wrap = 1 << out_bits
     return (scaled + wrap // 2) % wrap - wrap // 2
 
@@ -135,6 +139,10 @@ def pool_fp16_average(bits: np.ndarray, kernel, stride, pads, recip_bits) -> tup
     total = _masked_windows(fp.fp16_to_fp17(bits).astype(np.uint32), kernel, stride, pads, add, add)
     scaled = fp_arith.fp_mul(fp_arith.fp_mul(total, np.uint32(recip_bits[0] & 0x1FFFF), "fp17"),
                              np.uint32(recip_bits[1] & 0x1FFFF), "fp17")
+    if corners.active():
+        corners.fp16_patterns("pdp.fp.in", bits)
+        wide = fp.fp32_values(fp.fp17_to_fp32(scaled)).astype(np.float64)
+        corners.fp16_rounding("pdp.fp.out.round", np.where(np.isfinite(wide), wide, 0), 10)
     values = np.abs(fp.fp16_to_float64_mapped(bits, "pdp_average"))
     magnitude = _masked_windows(values, kernel, stride, pads, np.fmax, np.fmax)
     return fp.fp17_to_fp16(scaled), magnitude

@@ -62,8 +62,8 @@ def compute(cfg: SdpConfig, x, operands, tables, status):
 
 
 def _run_int(cfg: SdpConfig, x, operands, tables):
-    for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
-        x = datapath.int_x(x, stage, *operands[key])
+    for stage, key, where in ((cfg.x1, "B", "sdp.x1"), (cfg.x2, "N", "sdp.x2")):
+        x = datapath.int_x(x, stage, *operands[key], where=where)
     x, counters = datapath.int_y(x, cfg.y, *operands["E"], cfg.lut, tables, cfg.proc_precision)
     if cfg.y.eql:
         return x, counters, 0

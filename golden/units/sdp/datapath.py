@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.numerics import fp, fp_arith
+from golden.numerics import corners, fp, fp_arith
 from golden.numerics.integer import shift_left_saturate, shift_right_round
 from golden.units import lut
 
@@ -34,20 +34,24 @@ _FLT_MIN = np.float32(np.finfo(np.float32).tiny)
 
 # ---- integer pipes -----------------------------------------------------------------------------------------
 
-def int_x(x, stage, alu_op, mul_op):
-    """One X stage over int64 data in the int32 range; alu_op/mul_op: memory operands or None (REG)."""
+def int_x(x, stage, alu_op, mul_op, where: str = "sdp.x1"):
+    """One X stage over int64 data in the int32 range; alu_op/mul_op: memory operands or None (REG); `where`
+    names the stage for corner observation (sdp.x1 or sdp.x2)."""
     if stage.bypass:
         return x
     a = x
     if not stage.alu_bypass:
         operand = stage.alu_operand if alu_op is None else alu_op
+        corners.shifter(f"{where}.alu_shift", operand, stage.alu_shift, 32)
         operand = shift_left_saturate(operand, stage.alu_shift, 32)[0]
         a = {"MAX": np.maximum, "MIN": np.minimum}.get(stage.alu_algo, np.add)(x, operand)
     shift = stage.mul_shift & 0x3F  # the datapath takes 6 bits of the 8-bit field (cmod X_trt)
     if stage.mul_bypass:
+        corners.convertor(f"{where}.mul_shift", a, shift, 32)
         m = _clip(shift_right_round(a, shift), 32)
     else:
         operand = stage.mul_operand if mul_op is None else mul_op
+        corners.convertor(f"{where}.mul_shift", a * operand, shift, 32)
         m = _clip(shift_right_round(a * operand, shift), 32)
         if stage.mul_prelu:
             # positive values pass untouched; the 33-bit ALU result is narrowed to 32 bits by wrapping
@@ -64,12 +68,13 @@ def _wrap32(v):
     return ((v + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 
 
-def int_ew_operand(data, src, operand, cvt, cvt_bypass):
+def int_ew_operand(data, src, operand, cvt, cvt_bypass, where: str = "sdp.y.cvt"):
     """An EW operand: the 32-bit register value, or memory data through its convertor."""
     if src == "REG" or data is None:
         return np.int64(operand)
     if cvt_bypass:
         return data
+    corners.convertor(where, (data - cvt.offset) * cvt.scale, cvt.shift, 32)
     return _clip(shift_right_round((data - cvt.offset) * cvt.scale, cvt.shift), 32)
 
 
@@ -79,17 +84,20 @@ def int_y(x, y, alu_op, mul_op, lut_params, tables, precision):
         return x, None
     m = x
     if not y.mul_bypass:
-        operand = int_ew_operand(mul_op, y.mul_src, y.mul_operand, y.mul_cvt, y.mul_cvt_bypass)
+        operand = int_ew_operand(mul_op, y.mul_src, y.mul_operand, y.mul_cvt, y.mul_cvt_bypass, "sdp.y.mul_cvt")
+        corners.convertor("sdp.y.truncate", x * operand, y.truncate, 32)
         m = _clip(shift_right_round(x * operand, y.truncate), 32)
         if y.mul_prelu:
             m = np.where(x >= 0, x, m)
     a = m
     if not y.alu_bypass:
-        operand = int_ew_operand(alu_op, y.alu_src, y.alu_operand, y.alu_cvt, y.alu_cvt_bypass)
+        operand = int_ew_operand(alu_op, y.alu_src, y.alu_operand, y.alu_cvt, y.alu_cvt_bypass, "sdp.y.alu_cvt")
         if y.alu_algo == "EQL":
             a = (m != operand).astype(np.int64)
         else:
-            a = _clip({"MAX": np.maximum, "MIN": np.minimum}.get(y.alu_algo, np.add)(m, operand), 32)
+            a = {"MAX": np.maximum, "MIN": np.minimum}.get(y.alu_algo, np.add)(m, operand)
+            corners.saturation("sdp.y.alu.saturate", a, 32)
+            a = _clip(a, 32)
     if y.lut_bypass:
         return a, None
     result = lut.lookup(a, lut_params, tables, precision)
@@ -104,13 +112,18 @@ def int_output(x, cvt, out_precision):
     """
     product = (x - cvt.offset) * cvt.scale
     rounded = shift_right_round(product, cvt.shift)
+    corners.rounding("sdp.cvt_out.round", product, cvt.shift)
+    corners.saturation("sdp.cvt_out.saturate", rounded, 17)
     t = _clip(rounded, 17)
     # cmod IntShiftRightSat flags an element when the clipped value is more than 1 from the floor shift
     count = int(np.count_nonzero(np.abs((product >> cvt.shift) - t) > 1))
     if out_precision == "fp16":
         # the cmod counts an FP16 output as saturated when it is +/-65504 (sdp_hls_wrapper sdp_c)
         h = fp.int_to_fp16(t)
+        corners.fp16_rounding("sdp.cvt_out.fp16_round", t, 0)
+        corners.fp16_patterns("sdp.out.fp16", h)
         return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))
+    corners.saturation("sdp.cvt_out.narrow", t, 16 if out_precision == "int16" else 8)
     return _clip(t, 16 if out_precision == "int16" else 8), count
 
 
@@ -188,6 +201,7 @@ def fp16_operand(bits, nan_to_zero):
     """fp16 patterns -> float32 values (cmod Fp16ToFp32 by golden.numerics.fp: exact, INF -> +/-FLT_MAX,
     NaN payload kept in the low mantissa bits; NaN flushed to +0 when NAN_TO_ZERO)."""
     bits = np.asarray(bits, np.uint16)
+    corners.fp16_patterns("sdp.fp.in", bits)
     if nan_to_zero:
         bits = fp.flush_nan(bits, "fp16")[0]
     return fp.fp16_to_float32(bits)
@@ -261,6 +275,10 @@ def fp_y(x, y, alu_op, mul_op, nan_to_zero, lut_params, tables):
 def fp_output(x, out_precision):
     """fp32 -> fp16 (RNE, clip to 65504) or -> int16 through fp16; saturation counts |fp16| == 65504."""
     h = fp.fp32_to_fp16(np.asarray(x, np.float32))
+    if corners.active():
+        finite = np.where(np.isfinite(x), x, 0).astype(np.float64)
+        corners.fp16_rounding("sdp.fp.out.round", finite, 23)
+        corners.fp16_patterns("sdp.out.fp16", h)
     if out_precision == "int16":
         return fp.fp16_to_int(h, 16)[0], 0
     return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))

@@ -19,7 +19,7 @@ from stimulus.coverage import Coverage  # noqa: E402
 
 TABLE = Path(__file__).resolve().parents[3] / "stimulus" / "coverage_parity.json"
 #: Units whose every NVIDIA cover point and cross has a project counterpart (issue 31).
-CLOSED = {"pdp", "cdp", "rubik"}
+CLOSED = {"pdp", "cdp", "rubik", "sdp", "bdma"}
 
 
 def _table() -> dict:
@@ -107,4 +107,39 @@ def test_closed_units_have_no_missing_entry():
     for unit in CLOSED:
         missing = [e["name"] for e in table["units"][unit]["entries"] if e["project"] == "missing"]
         assert not missing, f"{unit} is closed but maps nothing to {missing}"
-        assert all(e["project"].startswith(f"{unit}.") for e in table["units"][unit]["entries"]), unit
+        # a unit's own groups: sdp also has sdp_flying (its on-the-fly half comes from the convolution pipeline)
+        groups = (unit, f"{unit}_flying")
+        assert all(e["project"].split(".")[0] in groups for e in table["units"][unit]["entries"]), unit
+
+
+def _closed(coverage, group: str) -> list:
+    return [(name.split(".", 1)[1], holes) for name, _, holes in coverage.items(group) if holes]
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_coverage_directed_generation_closes_every_sdp_and_bdma_bin(profile_name):
+    """`generate --unit sdp --coverage-directed` closes the sdp group but for the bins only other families reach:
+    SDP output to PDP (the sdp_pdp family) and SDP on the fly (sdp_flying's "on" half: the conv family); drawing
+    those families on the same coverage closes the rest. BDMA closes alone with two-layer traces (group 1 is the
+    second layer's). Excluded bins (cross ignores, bins a profile lacks) are not bins here. About 25 s."""
+    from stimulus.directed import directed
+    from stimulus.families import layers
+
+    profile = get_profile(profile_name)
+    found = directed("sdp", profile, 0, 200, 300)
+    coverage = found.coverage
+    assert _closed(coverage, "sdp") == [("sdp.output", ["PDP"])]
+    on_the_fly_only = {"sdp_flying.flying": {"on"}, "sdp_flying.winograd": {"on"}, "sdp_flying.batches": {"2-4", "5+",
+                                                                                                   "max"}}
+    for name, holes in _closed(coverage, "sdp_flying"):
+        assert all(h[1] == "on" for h in holes) if name.endswith("_x_flying") else set(holes) <= on_the_fly_only[name]
+    for index in range(200):
+        if not _closed(coverage, "sdp") and not _closed(coverage, "sdp_flying"):
+            break
+        for family in ("sdp_pdp", "conv"):
+            for layer in layers(family, profile, 0, index):
+                coverage.sample_layer(layer)
+    assert not _closed(coverage, "sdp") and not _closed(coverage, "sdp_flying")
+    if profile.bdma:
+        bdma = directed("bdma", profile, 0, 200, 300, 2)
+        assert bdma.holes == 0, _closed(bdma.coverage, "bdma")

@@ -1,0 +1,176 @@
+"""`nvdla-verif fuzz --impl`: the coverage-directed loop on the golden model (and an external program that gets
+some layers wrong): state on disk, resuming, stop conditions, Ctrl-C, findings, the golden-side feedback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cocotb_coverage")
+
+import ci.fuzzing.campaign as campaign_module  # noqa: E402
+from ci.cli import main as cli  # noqa: E402
+from ci.fuzzing.campaign import FuzzError  # noqa: E402
+from ci.fuzzing.feedback import FieldTransitions, GoldenRun, Seen, rule_distances, value_class  # noqa: E402
+from golden.config import get_profile  # noqa: E402
+from golden.regs.regmap import RegisterMap  # noqa: E402
+from golden.regs.values import RegisterValues  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def fuzz(out: Path, *extra: str) -> int:
+    return cli(["fuzz", "--impl", "golden", "--unit", "sdp", "--seed", "3", "--out", str(out), *extra])
+
+
+def ran(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+
+
+def state(out: Path) -> dict:
+    return json.loads((out / "state.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fuzz") / "whole"
+    assert fuzz(out, "--directed", "--runs", "6") == 0
+    return out
+
+
+def test_a_directed_campaign_keeps_its_runs_corpus_and_report(whole):
+    rows = ran(whole)
+    assert [r["run"] for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert all(r["status"] == "passed" for r in rows)
+    assert all(sum(r["golden_new"].values()) > 0 for r in rows)  # directed: only candidates with novelty run
+    saved = state(whole)
+    assert saved["runs"] == 6 and saved["findings"] == []
+    for entry in saved["corpus"]:  # replayable candidates and their traces
+        assert json.loads((whole / "corpus" / f"{entry}.json").read_text())["id"] == entry
+        assert list((whole / "corpus" / entry).glob("*.cfg"))
+    bins = [r["golden"]["bins"] for r in rows]
+    assert bins == sorted(bins) and bins[0] > 0
+    summary = (whole / "summary.txt").read_text()
+    assert "directed" in summary and "runs 6" in summary
+    assert json.loads((whole / "report.json").read_text())["runs"] == rows
+    assert not (whole / "work").exists()
+
+
+def test_a_campaign_continued_in_its_folder_is_the_campaign_run_at_once(whole, tmp_path):
+    out = tmp_path / "split"
+    assert fuzz(out, "--directed", "--runs", "2") == 0
+    assert fuzz(out, "--directed", "--runs", "6") == 0
+    assert [r["id"] for r in ran(out)] == [r["id"] for r in ran(whole)]
+    assert state(out)["seen"] == state(whole)["seen"]
+
+
+def test_a_continued_campaign_keeps_its_options(whole, tmp_path):
+    out = tmp_path / "kept"
+    assert fuzz(out, "--directed", "--runs", "1") == 0
+    with pytest.raises(FuzzError, match="other options"):
+        from ci.fuzzing.campaign import Campaign, Options
+
+        Campaign(out, Options("golden", None, False, 3, "nv_small", ["sdp"], 2), get_profile("nv_small"))
+    assert cli(["fuzz", "--impl", "golden", "--unit", "sdp", "--seed", "4", "--out", str(out), "--runs", "2"]) == 2
+
+
+def test_ctrl_c_leaves_the_campaign_to_continue(whole, tmp_path, monkeypatch):
+    out = tmp_path / "interrupted"
+    real = campaign_module.play_layer
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(campaign_module, "play_layer", interrupted)
+    assert fuzz(out, "--directed", "--runs", "6") == 130
+    assert state(out)["runs"] == 3 and len(ran(out)) == 3
+    monkeypatch.setattr(campaign_module, "play_layer", real)
+    assert fuzz(out, "--directed", "--runs", "6") == 0
+    assert [r["id"] for r in ran(out)] == [r["id"] for r in ran(whole)]
+
+
+def test_stop_conditions(tmp_path):
+    assert fuzz(tmp_path / "time", "--runs", "5", "--time", "0") == 0
+    assert state(tmp_path / "time")["runs"] == 0
+    from ci.fuzzing.campaign import Campaign, Options
+
+    options = Options("golden", None, True, 3, "nv_small", ["sdp"], runs=10, patience=3)
+    campaign = Campaign(tmp_path / "patience", options, get_profile("nv_small"))
+    campaign.state.update(runs=5, last_new=2)
+    assert campaign.stop_reason() == "no new coverage for 3 runs"
+    campaign.state.update(last_new=3)
+    assert campaign.stop_reason() is None
+    campaign.state.update(runs=10, last_new=10)
+    assert campaign.stop_reason() == "budget of 10 runs reached"
+
+
+def test_the_random_baseline_runs_generated_layers_only(tmp_path):
+    out = tmp_path / "random"
+    assert fuzz(out, "--runs", "3") == 0
+    assert {r["kind"] for r in ran(out)} == {"generated"}
+    assert fuzz(tmp_path / "other", "--runs", "3") == 0  # the same seed draws the same layers
+    assert [r["family"] for r in ran(out)] == [r["family"] for r in ran(tmp_path / "other")]
+    text = cli(["fuzz", "--impl", "golden", "--out", str(tmp_path / "other"), "--compare", str(out), "--report"])
+    assert text == 0 and "against random" in (tmp_path / "other" / "summary.txt").read_text()
+
+
+def test_a_wrong_implementation_gives_findings_bucketed_and_shrunk(tmp_path, monkeypatch):
+    monkeypatch.setenv("NVDLA_FAULTS", "*=wrong-byte")
+    program = f"command:{sys.executable} {HERE / 'regress_faulty_program.py'}"
+    out = tmp_path / "faulty"
+    code = cli(["fuzz", "--impl", program, "--unit", "sdp", "--seed", "3", "--out", str(out), "--runs", "2",
+                "--shrink", "3"])
+    assert code == 1
+    findings = [json.loads((out / "findings" / f"{i}.json").read_text()) for i in state(out)["findings"]]
+    assert len(findings) == 2 and {f["status"] for f in findings} == {"failed"}
+    assert findings[0]["signature"]["check"] == "scoreboard"
+    assert "shrunk" in findings[0] and "shrunk" not in findings[1]  # one shrink per bucket
+    assert "finding buckets" in (out / "summary.txt").read_text()
+
+
+# -- the golden-side feedback ---------------------------------------------------------------------------------
+def test_value_classes_name_a_fields_ends_and_magnitude():
+    regmap = RegisterMap.for_profile(get_profile("nv_small"))
+    offset = regmap.get("SDP", "D_CVT_OFFSET").field("CVT_OFFSET")  # 32 bits, two's complement
+    assert [value_class(v, offset) for v in (0, 1, 0xFFFFFFFF, 0x80000000, 0x1234, 0xFFFF0000)] == \
+        ["0", "1", "ones", "top", "2^12", "-2^16"]
+    precision = regmap.get("SDP", "D_DATA_FORMAT").field("OUT_PRECISION")
+    assert value_class(0, precision) == "INT8"
+
+
+def _sdp(surface_stride: int) -> RegisterValues:
+    """A 2x3x16 int8 SDP layer on nv_small (8-byte atoms: two surfaces, lines of 16 bytes, packed line stride)."""
+    fields = {"SDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": 1, "SDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": 2,
+              "SDP_RDMA.D_DATA_CUBE_CHANNEL.CHANNEL": 15, "SDP.D_DATA_CUBE_WIDTH.WIDTH": 1,
+              "SDP.D_DATA_CUBE_HEIGHT.HEIGHT": 2, "SDP.D_DATA_CUBE_CHANNEL.CHANNEL": 15,
+              "SDP_RDMA.D_SRC_LINE_STRIDE.SRC_LINE_STRIDE": 16,
+              "SDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE": surface_stride}
+    return RegisterValues.encode(RegisterMap.for_profile(get_profile("nv_small")), fields)
+
+
+@pytest.mark.parametrize(("surface_stride", "distance"), [(48, "0"), (49, "1"), (52, "few"), (64, "far")])
+def test_rule_distance_of_a_surface_stride(surface_stride, distance):
+    # in-memory-data-formats, feature surfaces: a surface starts after the previous one's last line, here
+    # 16 * (3 - 1) + 16 = 48 bytes: 48 is at the bound, 49 one step inside, 52 a few, 64 sixteen away
+    key = "SDP-SRC-SURFACE-STRIDE/SDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE"
+    assert rule_distances(_sdp(surface_stride), "SDP", get_profile("nv_small"))[key] == distance
+
+
+def test_transitions_and_novelty():
+    class Layer:
+        def __init__(self, regs):
+            self.regs, self.stages = regs, ("SDP",)
+
+    run = GoldenRun(get_profile("nv_small"), [Layer(_sdp(48)), Layer(_sdp(64))])
+    assert FieldTransitions().features(run) == {"SDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE:2^5->2^6"}
+    seen = Seen()
+    seen.add({"fields": {"a=1"}})
+    assert seen.new({"fields": {"a=1", "a=2"}, "bins": set()}) == {"fields": {"a=2"}}
+    assert Seen.from_dict(seen.as_dict()) == seen
