@@ -57,11 +57,19 @@ def new_coverage(profile: Profile, name: str):
     return Coverage(profile, prefix=f"directed_{name}_{os.getpid()}_{next(_PREFIXES)}")
 
 
+def new_corner_coverage(profile: Profile, name: str):
+    """An empty arithmetic corner coverage (stimulus/corners.py) of the profile, named as new_coverage's."""
+    from stimulus.corners import CornerCoverage
+
+    return CornerCoverage(profile, prefix=f"directed_{name}_{os.getpid()}_{next(_PREFIXES)}")
+
+
 def directed(family: str, profile: Profile, seed: int, n: int, patience: int, count: int = 1,
              corners: bool = False, touched: bool = False, coverage=None) -> Directed:
     """At most `n` trace indices of `count` layers each that closed a hole of the family's covergroup; drawing
     stops after `patience` draws in a row closed none. With `corners`: the arithmetic corner covergroup
-    (stimulus/corners.py) over corner-aimed draws (stimulus/corner_data.py), each run on the golden model. With
+    (stimulus/corners.py) over corner-aimed draws (stimulus/corner_data.py), each run on the golden model (on
+    `coverage`, a CornerCoverage, if given). With
     `touched`, the first draw and then each draw that hits a bin not hit before in any covergroup are kept, the
     holes counted are those of every covergroup hit at all (by these draws or, with `coverage`, before them), and
     drawing also stops when those are all closed."""
@@ -71,7 +79,7 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
 
         # A name of its own in cocotb-coverage's global database: a second run in this process starts from nothing.
         prefix = f"directed_{family}_{seed}_{os.getpid()}_{next(_PREFIXES)}"
-        coverage, group = CornerCoverage(profile, prefix=prefix), GROUP
+        coverage, group = coverage or CornerCoverage(profile, prefix=prefix), GROUP
     else:
         coverage = coverage or new_coverage(profile, f"{family}_{seed}")
         if touched:

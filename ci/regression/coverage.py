@@ -189,7 +189,8 @@ def directed_report(planned: dict | None, functional: dict) -> list[dict]:
     for test, found in sorted((planned or {}).items(), key=lambda pair: pair[0]):
         groups = functional.get(found["profile"], {})
         state = {group: ("closed" if group in groups and not groups[group]["holes"] else
-                         sum(map(len, groups[group]["holes"].values())) if group in groups else "not sampled")
+                         sum(map(len, groups[group]["holes"].values())) if group in groups else
+                         f"{found['holes_left']} holes when drawn (not sampled by the run)")
                  for group in found["groups"]}
         rows.append({"test": test, **{k: found[k] for k in ("family", "profile", "traces", "budget", "draws",
                                                             "holes_left")}, "groups": state})
@@ -202,7 +203,7 @@ def directed_lines(rows: list[dict]) -> list[str]:
     lines = ["coverage-directed generated tests (traces kept of the budget after draws; their covergroups in this "
              "run):"]
     for row in rows:
-        groups = ", ".join(f"{g} {v if v in ('closed', 'not sampled') else f'{v} holes'}"
+        groups = ", ".join(f"{g} {v if isinstance(v, str) else f'{v} holes'}"
                            for g, v in row["groups"].items())
         lines.append(f"  {row['test']:22} {row['profile']}.{row['family']:8} {row['traces']}/{row['budget']} traces "
                      f"after {row['draws']} draws; {groups or 'no covergroup reached'}")

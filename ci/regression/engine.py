@@ -318,7 +318,7 @@ def reproduce_command(item: Item, settings: Settings) -> str:
     if item.kind == "nvidia_traces":
         profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
         return f"{nvdla} conform {shlex.quote(item.params['path'])}{options}{profile} --json repro-{name}.json"
-    if item.kind == "generated":
+    if item.kind == "generated" and not item.params.get("corners"):  # aimed layers: regress replays them
         p = item.params
         folder = f"repro-{name}"
         index = f"--index {p['index']} " if p.get("index") else ""

@@ -18,12 +18,14 @@ from golden.errors import NvdlaVerifError
 def run_generated(item: Item, settings: Settings) -> Run:
     """A layer of a stimulus family (stimulus/families.py) written as a .cfg trace with the golden model's CRCs,
     then played like any trace; a layer the golden model does not run is an error of the generator or model."""
+    from stimulus.corner_data import write_aimed
     from stimulus.export import GenerationError
     from stimulus.families import write_generated
 
     p = item.params
+    write = write_aimed if p.get("corners") else write_generated  # a corner-aimed directed test's trace
     try:
-        path = write_generated(p["family"], get_profile(p["profile"]), p["seed"], p.get("index", 0),
+        path = write(p["family"], get_profile(p["profile"]), p["seed"], p.get("index", 0),
                                settings.work / "generated", p["layers"])
     except GenerationError as exc:
         detail = f"the golden model rejects its own generated layer: {exc}"

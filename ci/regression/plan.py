@@ -12,8 +12,10 @@ A generated test that says `directed` (true, or the levels where it holds) is co
 (stimulus/directed.py): of one stream of traces (its seed derived from the run's), only those that hit a bin not
 hit before are kept, up to the level's count (its budget), until the covergroups the draws reach are closed or
 `patience` draws in a row add nothing. A profile's directed tests draw one after another, in the plan's order,
-on one coverage, so each closes what the earlier ones left; `plan.directed(level, seed, target)` says what each
-kept and left (the manifest records it). The same plan, level, seed and target give the same items everywhere.
+on one coverage, so each closes what the earlier ones left; a test that also says `corners: true` draws
+corner-aimed layers (stimulus/corner_data.py) directed by the arithmetic corner covergroup (stimulus/corners.py),
+the profile's corner tests on one such coverage. `plan.directed(level, seed, target)` says what each kept and left
+(the manifest records it). The same plan, level, seed and target give the same items everywhere.
 """
 
 from __future__ import annotations
@@ -104,9 +106,10 @@ class Plan:
     def _directed_items(self, test: dict, level: str, seed: int, target: str) -> list[Item]:
         found = self._directed_runs(level, seed, target)[test["name"]]
         family, layers, suffix = found["family"], found["layers"], _layers_suffix(found["layers"])
-        return [Item(f"gen/{found['profile']}/{family}/s{found['seed']}_{index}{suffix}", "generated",
-                     {"family": family, "profile": found["profile_arg"], "seed": found["seed"], "index": index,
-                      "layers": layers, "directed": test["name"]})
+        aimed = {"corners": True} if found["corners"] else {}
+        return [Item(f"gen/{found['profile']}/{family}/{'corners_' if aimed else ''}s{found['seed']}_{index}{suffix}",
+                     "generated", {"family": family, "profile": found["profile_arg"], "seed": found["seed"],
+                                   "index": index, "layers": layers, "directed": test["name"], **aimed})
                 for index in found["indices"]]
 
     def _directed_runs(self, level: str, seed: int, target: str) -> dict[str, dict]:
@@ -200,6 +203,8 @@ def _check_directed(path: Path, name: str, entry: dict) -> None:
         raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no covergroup to direct by")
     if entry.get("seeds") != "per_run":
         raise PlanError(f"{path}: test {name}: a directed test draws per run (seeds: per_run)")
+    if entry.get("corners") not in (None, True, False) or (entry.get("corners") and not wanted):
+        raise PlanError(f"{path}: test {name}: corners must be true or false, on a directed test")
     patience = entry.get("patience", DIRECTED_PATIENCE)
     if not isinstance(patience, int) or isinstance(patience, bool) or patience < 1:
         raise PlanError(f"{path}: test {name}: patience must be a positive number of draws")
@@ -236,9 +241,9 @@ def _layers_suffix(layers: int) -> str:
 
 def _draw_directed(tests: list[dict], level: str, base: int, target: str) -> dict[str, dict]:
     """The directed tests' draws, a profile's tests on one coverage in the plan's order (stimulus/directed.py)."""
-    from stimulus.directed import directed, new_coverage
+    from stimulus.directed import directed, new_corner_coverage, new_coverage
 
-    coverages, runs = {}, {}
+    coverages, corner_coverages, runs = {}, {}, {}
     for test in tests:
         profile_arg = test.get("profile", target)
         profile = get_profile(profile_arg)
@@ -246,10 +251,18 @@ def _draw_directed(tests: list[dict], level: str, base: int, target: str) -> dic
         seed = derived_seed(base, f"{test['name']}:directed", 0)
         budget, patience, layers = _count_for(test, level), test.get("patience", DIRECTED_PATIENCE), test.get(
             "layers", 1)
-        found = directed(test["family"], profile, seed, budget, patience, layers, touched=True,
-                         coverage=coverage) if budget else None
+        if not budget:
+            found = None
+        elif test.get("corners"):  # the corner covergroup, over corner-aimed draws run on the golden model
+            if profile.name not in corner_coverages:
+                corner_coverages[profile.name] = new_corner_coverage(profile, f"plan_corners_{level}_{base}")
+            shared = corner_coverages[profile.name]
+            found = directed(test["family"], profile, seed, budget, patience, layers, corners=True, coverage=shared)
+        else:
+            found = directed(test["family"], profile, seed, budget, patience, layers, touched=True, coverage=coverage)
         runs[test["name"]] = {
-            "family": test["family"], "profile": profile.name, "profile_arg": profile_arg, "layers": layers,
+            "family": test["family"], "corners": bool(test.get("corners")), "profile": profile.name,
+            "profile_arg": profile_arg, "layers": layers,
             "seed": seed, "budget": budget, "patience": patience, "indices": found.indices if found else [],
             "traces": len(found.indices) if found else 0, "draws": found.draws if found else 0,
             "groups": found.groups if found else [], "holes_left": found.holes if found else None,

@@ -23,8 +23,11 @@ TESTS = """
      "patience": 15, "count": {"nightly": 5}}
     {"name": "gen_sdp", "kind": "generated", "family": "sdp", "seeds": "per_run", "directed": ["nightly"],
      "patience": 15, "count": {"nightly": 4, "weekly": 6}}
+    {"name": "aimed", "kind": "generated", "family": "sdp_reg", "seeds": "per_run", "directed": true, "corners": true,
+     "patience": 3, "count": {"nightly": 2}}
 """
-POINTS = '{"name": "p", "stage": "nightly", "desc": "d", "tests": ["gen_reg", "gen_sdp"], "covers": ["nv_small.sdp"]}'
+POINTS = ('{"name": "p", "stage": "nightly", "desc": "d", "tests": ["gen_reg", "gen_sdp", "aimed"], '
+          '"covers": ["nv_small.sdp"]}')
 
 
 @pytest.fixture
@@ -47,6 +50,8 @@ def test_directed_items_follow_the_seed_and_repeat_in_a_new_plan(small_plan, nvd
     reg = [i for i in first if i.tests == ("gen_reg",)]
     assert 1 <= len(reg) <= 5 and all(i.id.endswith(f"_{i.params['index']}_2l") for i in reg)
     assert all(i.params["directed"] == "gen_reg" and i.params["family"] == "sdp_reg" for i in reg)
+    aimed = [i for i in first if i.tests == ("aimed",)]
+    assert 1 <= len(aimed) <= 2 and all(i.params["corners"] and "/corners_s" in i.id for i in aimed)
     # directed only at the levels it names: the weekly gen_sdp is drawn blindly, six traces of index 0
     weekly = [i for i in load_plan(small_plan).items("weekly", 7, nvdla_data) if i.tests == ("gen_sdp",)]
     assert len(weekly) == 6 and all("index" not in i.params for i in weekly)
@@ -115,7 +120,12 @@ def test_shards_and_resume_run_the_same_directed_tests(small_plan, nvdla_data, t
     assert sorted(_ids(halves[0]) + _ids(halves[1])) == _ids(whole)
     manifests = [json.loads((out / "manifest.json").read_text()) for out in (whole, *halves)]
     assert manifests[0]["directed"] == manifests[1]["directed"] == manifests[2]["directed"]
-    assert set(manifests[0]["directed"]) == {"gen_reg", "gen_sdp"}
+    assert set(manifests[0]["directed"]) == {"gen_reg", "gen_sdp", "aimed"}
+    assert manifests[0]["directed"]["aimed"]["groups"] == ["corners"]
+    # the corner-aimed tests played their aimed traces (stimulus.corner_data.write_aimed names them "aimed")
+    aimed = [i["id"] for i in manifests[0]["items"] if i["params"].get("corners")]
+    records = {r["id"]: r for r in json.loads((whole / "results.json").read_text())["tests"]}
+    assert aimed and all(records[i]["status"] == "passed" and "_corners" in records[i]["path"] for i in aimed)
     # a run that lost some results resumes with the manifest's tests: the same verdicts
     verdicts = _verdicts(whole)
     for record in sorted((whole / "results").glob("*.json"))[:2]:
