@@ -18,6 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0, help="seed: the same seed and profile give the same bytes")
     parser.add_argument("-n", type=positive, default=1, help="number of traces (with --coverage-directed: at most)")
+    parser.add_argument("--index", type=int, default=0,
+                        help="the first trace's index in the seed's stream (a coverage-directed regression test's)")
     parser.add_argument("--layers", type=positive, default=1,
                         help="back-to-back layers per trace (register groups 0/1)")
     parser.add_argument("--out", required=True, help="output folder")
@@ -40,7 +42,7 @@ def run(args) -> int:
             return 2
         return _directed(args, profile)
     write = write_aimed if args.corners else write_generated
-    for index in range(args.n):
+    for index in range(args.index, args.index + args.n):
         print(write(args.unit, profile, args.seed, index, args.out, args.layers))
     return 0
 

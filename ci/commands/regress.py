@@ -189,6 +189,7 @@ def _regress(args) -> int:
                 "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
+                "directed": plan.directed(args.level, seed, target),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"},
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
     if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given

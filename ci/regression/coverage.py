@@ -6,6 +6,9 @@ across tests, workers, shards and machines.
     merged_hits(records) -> {profile: {"group.item": {bin: hits}}}          the sum over the passed tests
     functional_report(merged) -> {profile: {group: {...}}}                 hit rate and holes per covergroup
     testpoint_coverage(covers, merged) -> {...}                            a testpoint's cover points, judged
+    directed_report(planned, functional) -> [{...}]                        per coverage-directed test: what it
+                                                                           drew, and its covergroups closed or
+                                                                           the holes the run left in them
 
 A bin is named by text (a cross's bin "int8->int8 x MAX"), so counts from any process mean the same. The
 bins that exist (holes included) come from the covergroups themselves, built for the profile in this process:
@@ -178,8 +181,38 @@ def _rate(rate) -> str:
     return "-" if rate is None else f"{100 * rate:.1f}%"
 
 
-def coverage_text(functional: dict) -> str:
-    """The plain-file form: every covergroup's hit rate and every hole."""
+def directed_report(planned: dict | None, functional: dict) -> list[dict]:
+    """Per coverage-directed test of the run (the manifest's `directed`, ci/regression/plan.py): its family,
+    traces kept of its budget, draws, and per covergroup its draws reached whether the run's passed tests closed
+    it ("closed") or the holes they left (a shard's own report judges only its own tests; the merge, all)."""
+    rows = []
+    for test, found in sorted((planned or {}).items(), key=lambda pair: pair[0]):
+        groups = functional.get(found["profile"], {})
+        state = {group: ("closed" if group in groups and not groups[group]["holes"] else
+                         sum(map(len, groups[group]["holes"].values())) if group in groups else
+                         f"{found['holes_left']} holes when drawn (not sampled by the run)")
+                 for group in found["groups"]}
+        rows.append({"test": test, **{k: found[k] for k in ("family", "profile", "traces", "budget", "draws",
+                                                            "holes_left")}, "groups": state})
+    return rows
+
+
+def directed_lines(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    lines = ["coverage-directed generated tests (traces kept of the budget after draws; their covergroups in this "
+             "run):"]
+    for row in rows:
+        groups = ", ".join(f"{g} {v if isinstance(v, str) else f'{v} holes'}"
+                           for g, v in row["groups"].items())
+        lines.append(f"  {row['test']:22} {row['profile']}.{row['family']:8} {row['traces']}/{row['budget']} traces "
+                     f"after {row['draws']} draws; {groups or 'no covergroup reached'}")
+    return lines
+
+
+def coverage_text(functional: dict, directed: list[dict] | None = None) -> str:
+    """The plain-file form: every covergroup's hit rate and every hole, and the coverage-directed tests."""
     lines = ["functional coverage (bins hit by passed tests; holes: bins never hit)"]
     lines += summary_lines(functional, holes_shown=10**6) if functional else ["  nothing sampled"]
+    lines += directed_lines(directed or [])
     return "\n".join(lines) + "\n"

@@ -322,8 +322,9 @@ def reproduce_command(item: Item, settings: Settings) -> str:
         p = item.params
         folder = f"repro-{name}"
         corners = " --corners" if p.get("corners") else ""
+        index = f"--index {p['index']} " if p.get("index") else ""
         return (f"{nvdla} generate --unit {p['family']} --profile {shlex.quote(p['profile'])} --seed {p['seed']} "
-                f"-n 1 --layers {p['layers']}{corners} --out {folder} && {nvdla} conform {folder}{options}")
+                f"{index}-n 1 --layers {p['layers']}{corners} --out {folder} && {nvdla} conform {folder}{options}")
     plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
     profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
     impl = "" if options.startswith(" --impl") else " --impl golden"  # regress defaults to rtl

@@ -37,7 +37,8 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     (out / "signoff.csv").write_text(signoff_csv(report["signoff"]))
     (out / "signoff.txt").write_text("\n".join(signoff_lines(report["signoff"])
                                                + code_coverage.lines(report["coverage"]["code"])) + "\n")
-    (out / "coverage.txt").write_text(coverage_text(report["coverage"]["functional"]))
+    (out / "coverage.txt").write_text(coverage_text(report["coverage"]["functional"],
+                                                     report["coverage"].get("directed")))
     allure_dir = out / "allure-results"
     if allure_dir.is_dir():
         write_categories(allure_dir, report["buckets"])

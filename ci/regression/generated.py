@@ -26,7 +26,8 @@ def run_generated(item: Item, settings: Settings) -> Run:
     p = item.params
     write = write_aimed if p.get("corners") else write_generated
     try:
-        path = write(p["family"], get_profile(p["profile"]), p["seed"], 0, settings.work / "generated", p["layers"])
+        path = write(p["family"], get_profile(p["profile"]), p["seed"], p.get("index", 0),
+                     settings.work / "generated", p["layers"])
     except GenerationError as exc:
         detail = f"the golden model rejects its own generated layer: {exc}"
         signature = {"unit": p["family"].upper(), "implementation": "golden", "check": "generation",

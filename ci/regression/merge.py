@@ -19,7 +19,7 @@ from ci.regression.plan import PlanError
 from ci.regression.results import collect_records, keep_history
 
 #: What shards of one run share; a folder that differs in one of these is another run's.
-SAME_RUN = ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile", "plan_items")
+SAME_RUN = ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile", "plan_items", "directed")
 
 
 def load_shards(folders: list[Path]) -> list[tuple[Path, dict]]:

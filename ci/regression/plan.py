@@ -7,6 +7,15 @@ items one level of the regression runs.
 
 An item's id names what it plays, not the test that listed it ("nvidia/nv_small/sdp_1x1x1_pass_through_int8",
 "random_sdp/s123_2l", "mutant/FX_BUG_WSTRB"), so a layer two tests list runs once, for both testpoints.
+
+A generated test that says `directed` (true, or the levels where it holds) is coverage-directed there
+(stimulus/directed.py): of one stream of traces (its seed derived from the run's), only those that hit a bin not
+hit before are kept, up to the level's count (its budget), until the covergroups the draws reach are closed or
+`patience` draws in a row add nothing. A profile's directed tests draw one after another, in the plan's order,
+on one coverage, so each closes what the earlier ones left; a test that also says `corners: true` draws
+corner-aimed layers (stimulus/corner_data.py) directed by the arithmetic corner covergroup (stimulus/corners.py),
+the profile's corner tests on one such coverage. `plan.directed(level, seed, target)` says what each kept and left
+(the manifest records it). The same plan, level, seed and target give the same items everywhere.
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ KINDS = ("nvidia_traces", "random_sdp", "mutants", "generated", "illegal")
 DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "suites" / "testplan.hjson"
 FIXTURE_SOURCES = Path(__file__).resolve().parents[2] / "rtl" / "fixture"
 GENERATED_PROFILE = "nv_small"
+#: Draws in a row that close nothing before a directed test stops (stimulus/directed.py), unless it says `patience`.
+DIRECTED_PATIENCE = 200
 
 
 class PlanError(NvdlaVerifError):
@@ -54,6 +65,7 @@ class Plan:
     path: Path
     testpoints: list[dict]
     tests: dict[str, dict]
+    _directed_cache: dict = field(default_factory=dict, repr=False)
 
     def testpoints_for(self, level: str) -> list[dict]:
         rank = LEVELS.index(level)
@@ -75,13 +87,40 @@ class Plan:
                 test = self.tests[test_name]
                 if not test.get("available", True):
                     continue
-                for item in _expand(test, level, seed, data_root, target or GENERATED_PROFILE):
+                expanded = (self._directed_items(test, level, seed, target or GENERATED_PROFILE)
+                            if directed_at(test, level) else
+                            _expand(test, level, seed, data_root, target or GENERATED_PROFILE))
+                for item in expanded:
                     old = merged.get(item.id)
                     tests = tuple(sorted({*(old.tests if old else ()), test_name}))
                     points = tuple(sorted({*(old.testpoints if old else ()), testpoint["name"]}))
                     params = {**item.params, **(old.params if old else {})}
                     merged[item.id] = Item(item.id, item.kind, params, tests, points)
         return [merged[key] for key in sorted(merged)]
+
+    def directed(self, level: str, seed: int, target: str | None = None) -> dict[str, dict]:
+        """{test: what its directed drawing kept and left} for the level's directed tests (see the module)."""
+        return {name: {k: v for k, v in found.items() if k != "indices"}
+                for name, found in self._directed_runs(level, seed, target or GENERATED_PROFILE).items()}
+
+    def _directed_items(self, test: dict, level: str, seed: int, target: str) -> list[Item]:
+        found = self._directed_runs(level, seed, target)[test["name"]]
+        family, layers, suffix = found["family"], found["layers"], _layers_suffix(found["layers"])
+        aimed = {"corners": True} if found["corners"] else {}
+        return [Item(f"gen/{found['profile']}/{family}/{'corners_' if aimed else ''}s{found['seed']}_{index}{suffix}",
+                     "generated", {"family": family, "profile": found["profile_arg"], "seed": found["seed"],
+                                   "index": index, "layers": layers, "directed": test["name"], **aimed})
+                for index in found["indices"]]
+
+    def _directed_runs(self, level: str, seed: int, target: str) -> dict[str, dict]:
+        """Every directed test of the level, drawn once per (level, seed, target) in this process."""
+        names = [name for name, test in self.tests.items() if test["kind"] == "generated"
+                 and test.get("available", True) and directed_at(test, level)
+                 and name in {t for tp in self.testpoints_for(level) for t in tp["tests"]}]
+        key = (level, seed, target, tuple(names))
+        if key not in self._directed_cache:
+            self._directed_cache[key] = _draw_directed([self.tests[n] for n in names], level, seed, target)
+        return self._directed_cache[key]
 
 
 def load_plan(path: str | Path = DEFAULT_PLAN) -> Plan:
@@ -134,6 +173,8 @@ def _check_test(path: Path, entry: dict) -> None:
             raise PlanError(f"{path}: test {name}: seeds 'fixed' needs a fixed_seeds list")
     if kind in ("generated", "illegal") and entry.get("available", True):
         _check_generated(path, name, entry)
+    if "directed" in entry:
+        _check_directed(path, name, entry)
 
 
 def _check_generated(path: Path, name: str, entry: dict) -> None:
@@ -159,6 +200,23 @@ def _check_generated(path: Path, name: str, entry: dict) -> None:
             raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no corner aimer "
                             f"(stimulus/corner_data.py: {', '.join(sorted(AIMERS))})")
 
+def _check_directed(path: Path, name: str, entry: dict) -> None:
+    from stimulus.directed import GROUPS
+
+    wanted = entry["directed"]
+    if entry["kind"] != "generated" or not (wanted is True or wanted is False or (
+            isinstance(wanted, list) and set(wanted) <= set(LEVELS))):
+        raise PlanError(f"{path}: test {name}: directed must be true, false or a list of levels, on a generated test")
+    if wanted and entry["family"] not in GROUPS:
+        raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no covergroup to direct by")
+    if entry.get("seeds") != "per_run":
+        raise PlanError(f"{path}: test {name}: a directed test draws per run (seeds: per_run)")
+    if entry.get("corners") not in (None, True, False) or (entry.get("corners") and not wanted):
+        raise PlanError(f"{path}: test {name}: corners must be true or false, on a directed test")
+    patience = entry.get("patience", DIRECTED_PATIENCE)
+    if not isinstance(patience, int) or isinstance(patience, bool) or patience < 1:
+        raise PlanError(f"{path}: test {name}: patience must be a positive number of draws")
+
 
 #: Bug switches one test builds for itself, not mutants of the nightly: FX_BUG_CVT_OFFSET16 is the rare-value
 #: mutant the fuzzing loop's test finds and random layers miss (suites/rtl/test_fuzz_loop_rtl.py).
@@ -178,6 +236,46 @@ def derived_seed(base: int, test: str, index: int) -> int:
     """The seed of the index-th layer of a per-run test: the same on every machine for the same base seed."""
     digest = hashlib.sha256(f"{base}:{test}:{index}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
+
+
+def directed_at(test: dict, level: str) -> bool:
+    wanted = test.get("directed", False)
+    return wanted is True or (isinstance(wanted, list) and level in wanted)
+
+
+def _layers_suffix(layers: int) -> str:
+    return f"_{layers}l" if layers > 1 else ""
+
+
+def _draw_directed(tests: list[dict], level: str, base: int, target: str) -> dict[str, dict]:
+    """The directed tests' draws, a profile's tests on one coverage in the plan's order (stimulus/directed.py)."""
+    from stimulus.directed import directed, new_corner_coverage, new_coverage
+
+    coverages, corner_coverages, runs = {}, {}, {}
+    for test in tests:
+        profile_arg = test.get("profile", target)
+        profile = get_profile(profile_arg)
+        coverage = coverages.setdefault(profile.name, new_coverage(profile, f"plan_{level}_{base}"))
+        seed = derived_seed(base, f"{test['name']}:directed", 0)
+        budget, patience, layers = _count_for(test, level), test.get("patience", DIRECTED_PATIENCE), test.get(
+            "layers", 1)
+        if not budget:
+            found = None
+        elif test.get("corners"):  # the corner covergroup, over corner-aimed draws run on the golden model
+            if profile.name not in corner_coverages:
+                corner_coverages[profile.name] = new_corner_coverage(profile, f"plan_corners_{level}_{base}")
+            shared = corner_coverages[profile.name]
+            found = directed(test["family"], profile, seed, budget, patience, layers, corners=True, coverage=shared)
+        else:
+            found = directed(test["family"], profile, seed, budget, patience, layers, touched=True, coverage=coverage)
+        runs[test["name"]] = {
+            "family": test["family"], "corners": bool(test.get("corners")), "profile": profile.name,
+            "profile_arg": profile_arg, "layers": layers,
+            "seed": seed, "budget": budget, "patience": patience, "indices": found.indices if found else [],
+            "traces": len(found.indices) if found else 0, "draws": found.draws if found else 0,
+            "groups": found.groups if found else [], "holes_left": found.holes if found else None,
+            "open_bins": found.open_bins() if found else {}}
+    return runs
 
 
 def _expand(test: dict, level: str, seed: int, data_root: Path, target: str) -> list[Item]:

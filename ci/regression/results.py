@@ -154,7 +154,8 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
         rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
     report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk),
               "mutants": mutant_table(records), "signoff": rows, "unavailable": unavailable,
-              "coverage": {"functional": measured, "hits": hits, "code": None, "note": note}}
+              "coverage": {"functional": measured, "hits": hits, "code": None, "note": note,
+                           "directed": functional.directed_report(manifest.get("directed"), measured)}}
     report["history"] = history(records, previous or [])
     return report
 
@@ -295,6 +296,7 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     lines.append("functional coverage per covergroup (bins hit by passed tests; every hole in coverage.txt):")
     lines += functional.summary_lines(report["coverage"]["functional"], holes_shown=4, points_shown=4) or [
         f"  nothing sampled ({report['coverage']['note']})"]
+    lines += functional.directed_lines(report["coverage"].get("directed") or [])
     if out is not None:
         lines.append(f"results: {out / 'results.json'}  junit: {out / 'junit.xml'}")
     return "\n".join(lines)

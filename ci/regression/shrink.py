@@ -133,7 +133,7 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
     work = out / "work" / "shrink" / name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    recorder = Recorder(seed=[params["seed"], 0])
+    recorder = Recorder(seed=[params["seed"], params.get("index", 0)])
     draw_layers(family, profile, recorder, count)
     attempts = _Attempts(family, profile, settings, work, text(record["signature"]), budget, edit)
     first = attempts.fails(recorder.values_drawn(), count)
@@ -197,6 +197,8 @@ def shrink_buckets(out: Path, manifest: dict, records: list[dict], settings: Set
         member = generated_smallest([r for r in records if r["id"] in bucket["tests"]
                                      and not params.get(r["id"], {}).get("corners")])
         if member is None or shrunk_file(out, member["id"]).is_file() or member["id"] not in params:
+            continue
+        if params[member["id"]].get("corners"):  # aimed data is rebuilt from the layer: replaying choices is not it
             continue
         say(f"regress: shrinking {member['id']} ({bucket['signature'][:80]}), at most {budget} attempts", flush=True)
         info = shrink_item(member, params[member["id"]], settings, out, budget)

@@ -21,6 +21,16 @@ def plan():
     return load_plan(DEFAULT_PLAN)
 
 
+@pytest.fixture(autouse=True)
+def quick_directed(monkeypatch):
+    """These tests are about levels, seeds and shards: the directed tests' drawing (a minute of the generators per
+    seed; suites/unit/ci/test_regress_directed.py tests it) is replaced by keeping the first three traces."""
+    from stimulus import directed
+
+    monkeypatch.setattr(directed, "directed", lambda family, profile, seed, n, *args, **kw: directed.Directed(
+        list(range(min(n, 3))), 3, 0, kw.get("coverage")))
+
+
 def _headings(spec: Path) -> set[str]:
     found = set()
     for doc in SPEC_DOCUMENTS:
