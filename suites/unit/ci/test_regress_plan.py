@@ -189,6 +189,7 @@ def test_a_cover_entry_names_points_groups_prefixes_and_globs():
 def test_the_nightly_has_corner_aimed_sdp_layers_and_the_tie_mutant(plan, nvdla_data):
     nightly = plan.items("nightly", 3, nvdla_data)
     aimed = [i for i in nightly if i.params.get("corners")]
-    assert len(aimed) == 8 and all(i.id.endswith("_corners_2l") and i.params["family"] == "sdp_reg" for i in aimed)
+    assert {i.params["family"] for i in aimed} == {"sdp_reg", "pdp", "cdp", "conv"}
+    assert all(i.id.startswith(f"gen/nv_small/{i.params['family']}/corners_s") and i.params["directed"] for i in aimed)
     assert not [i for i in plan.items("smoke", 3, nvdla_data) if i.params.get("corners")]
     assert "mutant/FX_BUG_TIE_POS_TO_ZERO" in {i.id for i in nightly}
