@@ -69,10 +69,10 @@ def write_environment(allure_dir: Path, meta: dict) -> None:
 
 
 def signoff_csv(rows: list[dict]) -> str:
-    lines = ["testpoint,stage,tests,passed,ran,pass rate,coverage,cover points"]
+    lines = ["testpoint,milestone,tests,passed,ran,pass rate,coverage,cover points"]
     for row in rows:
         rate = "" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
-        cells = [row["testpoint"], row["stage"], " ".join(row["tests"]), str(row["passed"]), str(row["ran"]), rate,
+        cells = [row["testpoint"], row["milestone"], " ".join(row["tests"]), str(row["passed"]), str(row["ran"]), rate,
                  coverage_cell(row), " ".join(row["covers"])]
         lines.append(",".join('"' + cell.replace('"', '""') + '"' for cell in cells))
     return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""The testplan (suites/testplan.hjson): testpoints with a stage, the tests that cover them, expanded into the
+"""The testplan (suites/testplan.hjson): testpoints with a milestone, the tests that cover them, expanded into the
 items one level of the regression runs.
 
     load_plan(path) -> Plan                   checks every field; a bad plan is one PlanError naming the entry
@@ -69,7 +69,7 @@ class Plan:
 
     def testpoints_for(self, level: str) -> list[dict]:
         rank = LEVELS.index(level)
-        return [tp for tp in self.testpoints if LEVELS.index(tp["stage"]) <= rank]
+        return [tp for tp in self.testpoints if LEVELS.index(tp["milestone"]) <= rank]
 
     def unavailable(self, level: str) -> list[str]:
         """Tests of the level that cannot run yet (generated and illegal families of the stimulus issue)."""
@@ -142,11 +142,13 @@ def load_plan(path: str | Path = DEFAULT_PLAN) -> Plan:
     points = []
     for entry in data.get("testpoints", []):
         name = entry.get("name", "?")
-        for key in ("name", "stage", "desc", "tests"):
+        entry = _milestone(path, name, dict(entry))
+        for key in ("name", "milestone", "desc", "tests"):
             if key not in entry:
                 raise PlanError(f"{path}: testpoint {name}: missing {key!r}")
-        if entry["stage"] not in LEVELS:
-            raise PlanError(f"{path}: testpoint {name}: stage {entry['stage']!r} is none of {', '.join(LEVELS)}")
+        if entry["milestone"] not in LEVELS:
+            raise PlanError(f"{path}: testpoint {name}: milestone {entry['milestone']!r} is none of "
+                            f"{', '.join(LEVELS)}")
         for test in entry["tests"]:
             if test not in tests:
                 raise PlanError(f"{path}: testpoint {name}: test {test!r} is not defined under tests")
@@ -154,6 +156,15 @@ def load_plan(path: str | Path = DEFAULT_PLAN) -> Plan:
     if not points:
         raise PlanError(f"{path}: the testplan has no testpoints")
     return Plan(data.get("name", path.stem), path, points, tests)
+
+
+def _milestone(path: Path, name: str, entry: dict) -> dict:
+    """A testpoint's level: `milestone` (plans before it was renamed say `stage`, read the same way)."""
+    if "stage" in entry:
+        if "milestone" in entry:
+            raise PlanError(f"{path}: testpoint {name}: both 'milestone' and its old name 'stage'")
+        entry["milestone"] = entry.pop("stage")
+    return entry
 
 
 def _check_test(path: Path, entry: dict) -> None:

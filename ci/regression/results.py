@@ -201,7 +201,7 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
         ran = [r for r in mine if r["status"] not in NOT_RUN]
         passed = sum(r["status"] == "passed" for r in ran)
         missing = [t for t in tp["tests"] if t in unavailable]
-        rows.append({"testpoint": tp["name"], "stage": tp["stage"], "tests": tp["tests"], "items": len(mine),
+        rows.append({"testpoint": tp["name"], "milestone": tp["milestone"], "tests": tp["tests"], "items": len(mine),
                      "ran": len(ran), "passed": passed, "skipped": sum(r["status"] == "skipped" for r in mine),
                      "not applicable": sum(r["status"] == "not applicable" for r in mine),
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
@@ -316,11 +316,11 @@ def not_applicable_lines(records: list[dict]) -> list[str]:
 
 
 def signoff_lines(rows: list[dict]) -> list[str]:
-    """The sign-off table: testpoint, stage, tests, passed/ran, pass rate, coverage of its cover points."""
-    lines = [f"sign-off: {'testpoint':34} {'stage':8} {'passed/ran':>10} {'pass':>6} {'coverage':>22}  tests"]
+    """The sign-off table: testpoint, milestone, tests, passed/ran, pass rate, coverage of its cover points."""
+    lines = [f"sign-off: {'testpoint':34} {'milestone':9} {'passed/ran':>10} {'pass':>6} {'coverage':>22}  tests"]
     for row in rows:
         rate = "-" if row["pass_rate"] is None else f"{100 * row['pass_rate']:.0f}%"
-        lines.append(f"  {row['testpoint']:42} {row['stage']:8} {row['passed']:>4}/{row['ran']:<5} {rate:>6} "
+        lines.append(f"  {row['testpoint']:42} {row['milestone']:9} {row['passed']:>4}/{row['ran']:<5} {rate:>6} "
                      f"{coverage_cell(row):>22}  {', '.join(row['tests'])}")
         extra = []
         if row["skipped"]:

@@ -1,4 +1,4 @@
-"""The testplan (suites/testplan.hjson) and its expansion into the items of a level: stages, seeds, shards."""
+"""The testplan (suites/testplan.hjson) and its expansion into the items of a level: milestones, seeds, shards."""
 
 from __future__ import annotations
 
@@ -146,7 +146,13 @@ def test_a_bad_shard_is_one_error(text):
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["a"]}', "needs a fixed_seeds list"),
     ('{"name": "a", "kind": "mutants", "switches": "*"}',
      '{"name": "p", "stage": "daily", "desc": "d", "tests": ["a"]}',
-     "testpoint p: stage 'daily'"),
+     "testpoint p: milestone 'daily'"),
+    ('{"name": "a", "kind": "mutants", "switches": "*"}',
+     '{"name": "p", "milestone": "daily", "desc": "d", "tests": ["a"]}',
+     "testpoint p: milestone 'daily'"),
+    ('{"name": "a", "kind": "mutants", "switches": "*"}',
+     '{"name": "p", "milestone": "smoke", "stage": "smoke", "desc": "d", "tests": ["a"]}',
+     "both 'milestone' and its old name 'stage'"),
     ('{"name": "a", "kind": "mutants", "switches": "*"}',
      '{"name": "p", "stage": "smoke", "desc": "d", "tests": ["b"]}',
      "testpoint p: test 'b' is not defined"),
@@ -193,3 +199,12 @@ def test_the_nightly_has_corner_aimed_sdp_layers_and_the_tie_mutant(plan, nvdla_
     assert all(i.id.startswith(f"gen/nv_small/{i.params['family']}/corners_s") and i.params["directed"] for i in aimed)
     assert not [i for i in plan.items("smoke", 3, nvdla_data) if i.params.get("corners")]
     assert "mutant/FX_BUG_TIE_POS_TO_ZERO" in {i.id for i in nightly}
+
+
+def test_a_plan_written_before_the_rename_reads_as_one_with_milestones(tmp_path):
+    old = load_plan(write_plan(tmp_path / "old.hjson", '{"name": "a", "kind": "mutants", "switches": "*"}',
+                               '{"name": "p", "stage": "nightly", "desc": "d", "tests": ["a"]}'))
+    new = load_plan(write_plan(tmp_path / "new.hjson", '{"name": "a", "kind": "mutants", "switches": "*"}',
+                               '{"name": "p", "milestone": "nightly", "desc": "d", "tests": ["a"]}'))
+    assert old.testpoints == new.testpoints and old.testpoints[0]["milestone"] == "nightly"
+    assert old.testpoints_for("smoke") == [] == new.testpoints_for("smoke")
