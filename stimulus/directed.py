@@ -2,7 +2,7 @@
 only the traces that closed a hole (`nvdla-verif generate --coverage-directed`, `nvdla-verif suite build`, and
 the regression's generated tests that say `directed`).
 
-    directed(family, profile, seed, n, patience, layers) -> Directed(indices, draws, holes)
+    directed(family, profile, seed, n, patience, count) -> Directed(indices, draws, holes)
     directed(..., touched=True, coverage=C)   every covergroup the draws reach counts (whatever covergroups
                                   exist), drawing stops once they are all closed; C: a Coverage to start from
                                   (the regression directs a profile's families one after another on one)
@@ -75,11 +75,9 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
     drawing also stops when those are all closed."""
     if corners:
         from stimulus.corner_data import aimed_layers
-        from stimulus.corners import GROUP, CornerCoverage
+        from stimulus.corners import GROUP
 
-        # A name of its own in cocotb-coverage's global database: a second run in this process starts from nothing.
-        prefix = f"directed_{family}_{seed}_{os.getpid()}_{next(_PREFIXES)}"
-        coverage, group = coverage or CornerCoverage(profile, prefix=prefix), GROUP
+        coverage, group = coverage or new_corner_coverage(profile, f"{family}_{seed}"), GROUP
     else:
         coverage = coverage or new_coverage(profile, f"{family}_{seed}")
         if touched:
@@ -87,10 +85,11 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
         group = GROUPS[family]
     left, idle, chosen, index = holes(coverage, group), 0, [], 0
     while idle < patience and index < n * patience:
-        if corners:
+        if corners:  # the corner covergroup samples a golden run of the layers together
             coverage.sample_layers(aimed_layers(family, profile, seed, index, count))
-        for layer in [] if corners else draw(family, profile, seed, index, count):
-            coverage.sample_layer(layer)
+        else:
+            for layer in draw(family, profile, seed, index, count):
+                coverage.sample_layer(layer)
         now = holes(coverage, group)
         if now < left:
             chosen.append(index)
