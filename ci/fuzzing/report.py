@@ -1,7 +1,8 @@
 """The report of a fuzzing campaign, and one campaign against another (directed against random).
 
     write_report(out, other=None) -> text   OUT/summary.txt, OUT/report.json, OUT/coverage.png (with matplotlib,
-                                            the `report` extra): coverage over runs and over wall time
+                                            the `report` extra): coverage over runs and over wall time;
+                                            OUT/uncovered.txt: the RTL lines no run reached, per unit and file
     compare(a, b) -> dict                   runs `a` needed to reach `b`'s final coverage, final coverage per unit
 
 Coverage of a run is the RTL's line+toggle points hit (Verilator, merged over the campaign's runs) when the
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ci.regression.code_coverage import line_ranges, read_dat, read_points, uncovered
 from ci.regression.code_coverage import lines as unit_table
 from ci.regression.results import buckets
 
@@ -147,10 +149,28 @@ def plot(campaigns: list[dict], path: Path) -> Path | None:
     return path
 
 
+def uncovered_text(campaign: dict) -> str | None:
+    """Per unit and source file, the line numbers with a block or branch the campaign's RTL runs never reached."""
+    name = campaign["state"].get("coverage")
+    if not name or not (Path(campaign["out"]) / name).is_file():
+        return None
+    missed = uncovered(read_points(read_dat(Path(campaign["out"]) / name)))
+    lines = [f"RTL lines with a block or branch no run of {_mode(campaign)} reached "
+             f"({campaign['state']['runs']} runs), per unit and file:"]
+    for unit, files in missed.items():
+        lines.append(f"{unit}: {sum(map(len, files.values()))} lines in {len(files)} files")
+        lines += [f"  {file} ({len(numbers)}): {line_ranges(numbers)}" for file, numbers in files.items()]
+    return "\n".join(lines) + "\n"
+
+
 def write_report(out: Path, other: Path | None = None) -> str:
     campaign = load(out)
     against = load(other) if other else None
     text = summary(campaign, against)
+    missed = uncovered_text(campaign)
+    if missed:
+        (Path(out) / "uncovered.txt").write_text(missed)
+        text += f"uncovered RTL lines per unit and file: {Path(out) / 'uncovered.txt'}\n"
     (Path(out) / "summary.txt").write_text(text)
     report = {"state": {k: v for k, v in campaign["state"].items() if k != "seen"}, "runs": campaign["rows"],
               "findings": campaign["findings"],

@@ -37,7 +37,7 @@ def read_points(text: str) -> dict[str, int]:
     return points
 
 
-def _read(path: Path) -> str:
+def read_dat(path: Path) -> str:
     if path.suffix == ".gz":
         with gzip.open(path, "rt", errors="surrogateescape") as f:
             return f.read()
@@ -48,7 +48,7 @@ def sum_points(files: list[Path]) -> dict[str, int]:
     """The counts of several .dat files added point by point (what verilator_coverage --write does)."""
     total: dict[str, int] = {}
     for path in files:
-        for key, count in read_points(_read(path)).items():
+        for key, count in read_points(read_dat(path)).items():
             total[key] = total.get(key, 0) + count
     return total
 
@@ -85,7 +85,7 @@ def merge_run(folder: Path, merged: Path) -> dict | None:
         inputs = []
         for path in files:
             inputs.append(plain / path.name.removesuffix(".gz"))
-            inputs[-1].write_text(_read(path), errors="surrogateescape")
+            inputs[-1].write_text(read_dat(path), errors="surrogateescape")
         done = subprocess.run([tool, "--write", str(merged), *map(str, inputs)], capture_output=True, text=True)
         shutil.rmtree(plain, ignore_errors=True)
         if done.returncode != 0:
@@ -125,6 +125,35 @@ def per_unit(points: dict[str, int]) -> dict[str, dict[str, list[int]]]:
         row[kind][1] += 1
         row[kind][0] += count > 0
     return dict(sorted(units.items()))
+
+
+def uncovered(points: dict[str, int]) -> dict[str, dict[str, list[int]]]:
+    """{unit: {source file name: sorted line numbers}}: the lines with a block or branch that no run reached.
+    Points of several instances of one module count as one (reached when any instance reached it)."""
+    counts: dict[tuple[str, str, str, str, str], int] = {}
+    for key, count in points.items():
+        f = fields(key)
+        if KINDS.get(f.get("page", "").split("/")[0]) != "line" or not f.get("l", "").isdigit():
+            continue
+        point = (unit_of(f.get("h", "?")), f.get("f", "?"), f["l"], f.get("n", ""), f.get("o", ""))
+        counts[point] = counts.get(point, 0) + count
+    units: dict[str, dict[str, set[int]]] = {}
+    for (unit, file, line, _, _), count in counts.items():
+        if count == 0:
+            units.setdefault(unit, {}).setdefault(Path(file).name, set()).add(int(line))
+    return {unit: {name: sorted(found) for name, found in sorted(files.items())}
+            for unit, files in sorted(units.items())}
+
+
+def line_ranges(numbers: list[int]) -> str:
+    """[3, 4, 5, 9] -> '3-5 9'."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return " ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in spans)
 
 
 def _total(rows) -> dict[str, list[int]]:
