@@ -157,3 +157,23 @@ def test_cdp_interpolation_ties_that_reach_the_output():
     assert np.flatnonzero(masks["tie-_out"]).tolist() == [2]
     assert np.count_nonzero(masks["tie+"]) == 4 and np.count_nonzero(masks["tie-"]) == 2
     assert seen.hit("cdp.lut.extrap.round") == {"zero"}  # x = 0's underflow: 0 * SCALE
+
+
+def test_cdp_extrapolation_ties_that_reach_the_output():
+    # The same INTP unit extrapolates (its shift the UFLOW_SHIFT): linear tables START 10, both under for square
+    # sums <= 10, so UFLOW_PRIORITY (LE) picks le[0] + round((sum - 10) * UFLOW_SCALE >> UFLOW_SHIFT); SCALE -1,
+    # SHIFT 1, le[0] = 0, DATIN and DATOUT the identity:
+    #   x = 3: (9 - 10) * -1 = 1 -> 0.5 -> 1 (toward zero 0): out 3 (or 0), a positive tie the output shows
+    #   x = 1: 9 -> 4.5 -> 5 (or 4): out 5 (or 4), another; x = 0: 10 -> 5, x = 2: 6 -> 3, out 0 and 6: no tie
+    # Padding channel 1 sums channel 0's squares: the ties of x = 3 and 1 again, times its x = 0.
+    cube = np.array([[[3, 1, 0, 2]]], np.int8)
+    fields = layer_fields(cube.shape, "int8", 3)
+    fields.update(lut_fields(10, 138, 10, 522, 1, 1, scales=(-1, 0, 0, 0), shifts=(1, 0, 0, 0)))
+    with corners.observe(masks=True) as seen:
+        out, _ = run_model(cube, "int8", fields, np.zeros(65), np.zeros(257))
+    assert out.ravel().tolist() == [3, 5, 0, 6]
+    # 10 and 6 drop a 0: at shift 1 the half is one LSB, so that is one LSB below it
+    assert seen.hit("cdp.lut.extrap.round") == {"tie+", "below_tie", "tie+_out"}
+    masks = seen.masks["cdp.lut.extrap.round"]
+    assert np.flatnonzero(masks["tie+_out"]).tolist() == [0, 1]
+    assert np.count_nonzero(masks["tie+"]) == 4
