@@ -22,9 +22,14 @@ the trace's LUT, so every layer of the trace aims it alike), sometimes:
   bits (a linear CDP table's select is at most 15 for int8, programming-guide Limitation/LUT, so its fraction
   is even), entries one apart and START solved for one input's square sum to land on a tie, or one LSB
   below / above it; the entry is a saturation bound of the LUT output, so small fractions give it exactly.
+* "reach": "interp" aimed at a tie the output shows (the classes tie+_out / tie-_out, golden/numerics/
+  corners.py): the fraction exactly one half, entries 0 and +/-1 (y0 -> y1: 0 -> 1 or -1 -> 0 a positive tie,
+  1 -> 0 or 0 -> -1 a negative one), so the tie's two roundings give 0 and +/-1, the product 0 and +/-x, and
+  DATOUT the identity (OFFSET 0, SCALE 2**SHIFTER) passes that to the output unsaturated (out_solve is skipped).
 * "extrap": a LINEAR LE table whose START lies above one input's square sum by half the underflow shift's
   unit (or one less / more), UFLOW_SCALE +/-1: the underflow extrapolation's rounding meets a tie or one LSB
-  either side.
+  either side; at the tie, entry 0 set so that its two roundings give 0 and +/-1 and DATOUT the identity, as
+  "reach" does for the interpolation.
 
 Both set DATIN to the identity and all priorities to LE, so that the aimed table is the one used.
 """
@@ -52,10 +57,11 @@ from stimulus.layer import Image, Layer
 #: per layer: how the convertors' registers are aimed
 CONVERTORS = ("redraw", "redraw", "trace", "in_bound", "out_solve", "out_solve")
 #: per trace: how the LUT is aimed (None: the trace's LUT)
-LUTS = (None, None, "interp", "extrap")
+LUTS = (None, None, "interp", "extrap", "reach")
 LUT_FIELD = "CDP.S_LUT_"
 #: interpolation fractions (of 2**16) at a tie and one LSB below / above it
 FRACTIONS = (0x8000, 0x7FFF, 0x8001)
+OUT_SCALE = "CDP.D_DATOUT_SCALE.DATOUT_SCALE"
 
 
 def _tables(writes):
@@ -107,29 +113,41 @@ def _lut(layer: Layer, precision: str) -> tuple[dict, tuple]:
               "CDP.D_DATIN_SHIFTER.DATIN_SHIFTER": 0, **{f"{LUT_FIELD}CFG.LUT_{p}_PRIORITY": "LE"
                                                           for p in ("UFLOW", "OFLOW", "HYBRID")}}
     entries = _tables(layer.writes).le.view(np.int16).astype(np.int64)
-    if kind == "interp":
+    if kind in ("interp", "reach"):
         # every square sum (below 2**(k-2)) lies in [2**k, 2**(k+1)) above START: one entry, j; the aimed one at
         # fraction f (the 16 bits below the leading one), i.e. START = square - 2**k - f * 2**(k-16) - low bits
         top = int(max(lo * lo, hi * hi)).bit_length() + 2
         k = choose.integer(top, top + 2)
-        fraction, low = choose.choice(FRACTIONS), choose.integer(0, (1 << (k - 16)) - 1)
+        reach = kind == "reach"
+        fraction = 0x8000 if reach else choose.choice(FRACTIONS)
+        low = choose.integer(0, (1 << (k - 16)) - 1)
         offset_lo, offset_hi = OFFSET_LIMITS["CDP", precision]
         j = choose.integer(max(0, k - offset_hi), min(LE_DEPTH - 2, k - offset_lo))
         fields.update({f"{LUT_FIELD}CFG.LUT_LE_FUNCTION": "EXPONENT",
                        f"{LUT_FIELD}INFO.LUT_LE_INDEX_OFFSET": (k - j) & 0xFF})
         _bound(fields, "LE_START", square - (1 << k) - (fraction << (k - 16)) - low)
-        # one apart from a saturation bound of the LUT output: -1 from 32767 (negative products), +1 from -32768
-        entries[j:j + 2] = (32767, 32766) if choose.flag() else (-32768, -32767)
+        if reach:  # one tie's roundings: 0 and +/-1, the output 0 and +/-x through the identity
+            entries[j:j + 2] = choose.choice(((0, 1), (-1, 0), (1, 0), (0, -1)))
+            fields.update(_identity_out(choose))
+        else:  # one apart from a saturation bound of the LUT output: -1 from 32767 (negative products), +1 from
+            entries[j:j + 2] = (32767, 32766) if choose.flag() else (-32768, -32767)  # -32768
     else:
         shift = choose.integer(2, 15)
-        rest = (1 << (shift - 1)) + choose.choice((0, -1, 1))
-        start = square + rest + (choose.integer(0, 3) << shift)
+        step = choose.choice((0, 0, -1, 1))  # the tie twice as often: its output-reaching signs are bins too
+        units = choose.integer(0, 3)
+        start = square + (1 << (shift - 1)) + step + (units << shift)
         select = as_signed(layer.fields.get(f"{LUT_FIELD}INFO.LUT_LE_INDEX_SELECT", 0), 8)
         select = min(max(select, 0), 10)
         lo_select = as_signed(layer.fields.get(f"{LUT_FIELD}INFO.LUT_LO_INDEX_SELECT", 0), 8)
+        scale = choose.choice((1, -1))
         fields.update({f"{LUT_FIELD}CFG.LUT_LE_FUNCTION": "LINEAR", f"{LUT_FIELD}INFO.LUT_LE_INDEX_SELECT": select,
-                       f"{LUT_FIELD}LE_SLOPE_SCALE.LUT_LE_SLOPE_UFLOW_SCALE": _signed16(choose.choice((1, -1))),
+                       f"{LUT_FIELD}LE_SLOPE_SCALE.LUT_LE_SLOPE_UFLOW_SCALE": _signed16(scale),
                        f"{LUT_FIELD}LE_SLOPE_SHIFT.LUT_LE_SLOPE_UFLOW_SHIFT": shift})
+        if step == 0:  # the tie (square - START) * scale = -scale * (units + 1/2) rounds to -scale * (units + 1)
+            # or, toward zero, -scale * units: entry 0 = scale * units (or + scale) makes one of them 0 and the
+            # other -/+scale (the identity's output 0 and -/+x), a tie the output shows
+            entries[0] = scale * (units + choose.integer(0, 1))
+            fields.update(_identity_out(choose))
         _bound(fields, "LE_START", start)
         _bound(fields, "LE_END", start + (1 << (select + 6)))
         _bound(fields, "LO_START", start)  # both tables under: UFLOW_PRIORITY (LE) picks
@@ -139,6 +157,13 @@ def _lut(layer: Layer, precision: str) -> tuple[dict, tuple]:
                  if register == "S_LUT_ACCESS_CFG" and not (value >> 16) & 1)  # the LE table's CFG write
     writes[first + 1:first + 1 + LE_DEPTH] = [("CDP", "S_LUT_ACCESS_DATA", int(v) & 0xFFFF) for v in entries]
     return fields, tuple(writes)
+
+
+def _identity_out(choose) -> dict:
+    """DATOUT the identity (OFFSET 0, SCALE 2**SHIFTER): a product of magnitude up to 2**7 - 1 (the input's) passes
+    to the output unchanged, one LSB of it too."""
+    shift = choose.integer(0, 3)
+    return {"CDP.D_DATOUT_OFFSET.DATOUT_OFFSET": 0, OUT_SCALE: 1 << shift, "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": shift}
 
 
 def _out_solve(cfg, tables, candidates, choose) -> dict:
@@ -169,7 +194,7 @@ def aim_cdp(layer: Layer, profile: Profile, choose) -> Layer:
     lo, hi = INT_RANGES[cfg.precision]
     candidates = np.arange(lo, hi + 1, dtype=np.int64)
     tables = _tables(aimed.writes)
-    if kind == "out_solve":
+    if kind == "out_solve" and OUT_SCALE not in lut_fields:  # the LUT's aim needs its output convertor
         aimed = replace(aimed, fields=dict(aimed.fields, **_out_solve(cdp_decode(aimed.values(regmap)), tables,
                                                                       candidates, choose)))
     regs = aimed.values(regmap)

@@ -14,6 +14,11 @@ Corner classes (vectorised over the whole array):
   "tie+" / "tie-" the dropped bits are exactly one half (value positive / negative); "below_tie" /
   "above_tie" the dropped magnitude is one LSB below / above one half; "zero" the value is 0. With s = 0
   nothing is dropped (no class but zero); with s = 1 the half is one LSB, so nothing lies above it.
+* a rounding right shift whose result goes on to the unit's output (kind "round_reach", CDP's LUT): the classes
+  above and "tie+_out" / "tie-_out", an exact tie of that sign whose rounding reaches the output: the unit's
+  output at that element differs when the tie rounds the other way (toward zero), the rest of the datapath
+  unchanged. The model reruns its datapath for that (only while observed; see reach()): a tie whose one LSB
+  is lost downstream (multiplied by 0, saturated, shifted out) is no test of the rounding.
 * a saturation to [lo, hi]: "sat_min" / "sat_max" the value lies beyond a bound and is clipped; "at_min" /
   "at_max" it equals the bound (one LSB inside the clipping).
 * fp16 patterns in or out (in-memory-data-formats "FP16 Supporting"): "denormal", "inf", "nan", "zero",
@@ -37,6 +42,7 @@ ROUND = ("tie+", "tie-", "below_tie", "above_tie", "zero")
 SATURATE = ("sat_min", "at_min", "at_max", "sat_max")
 FP16 = ("denormal", "inf", "nan", "zero", "max")
 FP_ROUND = ("tie+", "tie-", "below_tie", "above_tie")
+REACH = ("tie+_out", "tie-_out")
 
 _OBSERVERS: list[Corners] = []
 
@@ -58,6 +64,14 @@ class Corners:
         if self.keep_masks:
             self.masks[stage] = classes
 
+    def extend(self, stage: str, classes: dict[str, np.ndarray]) -> None:
+        """More classes of a stage already added (same elements: the element count stays)."""
+        counts = self.counts.setdefault(stage, {})
+        for name, mask in classes.items():
+            counts[name] = counts.get(name, 0) + int(np.count_nonzero(mask))
+        if self.keep_masks:
+            self.masks[stage] = {**self.masks.get(stage, {}), **classes}
+
     def hit(self, stage: str) -> set[str]:
         return {name for name, count in self.counts.get(stage, {}).items() if count}
 
@@ -78,6 +92,17 @@ def observe(masks: bool = False):
 
 def active() -> bool:
     return bool(_OBSERVERS)
+
+
+@contextmanager
+def unobserved():
+    """Nothing inside is observed (a model rerunning part of its datapath to see where a tie goes)."""
+    saved = _OBSERVERS[:]
+    _OBSERVERS.clear()
+    try:
+        yield
+    finally:
+        _OBSERVERS[:] = saved
 
 
 def _record(stage: str, classes: dict[str, np.ndarray], size: int) -> None:
@@ -158,6 +183,17 @@ def rounding(stage: str, x, shift, where=None) -> None:
         _record(stage, *_only(rounding_classes(x, shift), where, x.size))
 
 
+def reach(stage: str, moved, changed) -> None:
+    """Which exact ties of `stage` (already observed) reach the unit's output: `moved` the stage's result with its
+    ties rounded toward zero minus its result (-1 at a positive tie, +1 at a negative one, 0 elsewhere),
+    `changed` whether the unit's output differs then (same shape)."""
+    if _OBSERVERS:
+        moved, changed = np.asarray(moved), np.asarray(changed, bool)
+        classes = {"tie+_out": changed & (moved < 0), "tie-_out": changed & (moved > 0)}
+        for seen in _OBSERVERS:
+            seen.extend(stage, classes)
+
+
 def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None, where=None) -> None:
     """A saturation of `v` to signed `bits` (or to `bounds`), of the elements `where` is true."""
     if _OBSERVERS:
@@ -220,7 +256,8 @@ def fp16_to_int(stage: str, bits, out_bits: int) -> None:
 
 PP = "nvdla-precision-preservation.md"
 FMT = "nvdla-in-memory-data-formats.md"
-_KIND_CLASSES = {"round": ROUND, "saturate": SATURATE, "fp16": FP16, "fp16_round": FP_ROUND}
+_KIND_CLASSES = {"round": ROUND, "round_reach": ROUND + REACH, "saturate": SATURATE, "fp16": FP16,
+                 "fp16_round": FP_ROUND}
 
 
 def _stage(place: str, section: str, kind: str, needs: tuple[str, ...] = ()) -> dict:
@@ -297,9 +334,10 @@ STAGES: dict[str, dict] = {
                                ("CDP",)),
     "cdp.cvt_in.saturate": _stage("golden/units/cdp/lrn.py lrn_int", f"{PP} Convertor (cdp_in_cvt, 9/17 bits)",
                                   "saturate", ("CDP",)),
-    "cdp.lut.interp.round": _stage("golden/units/cdp/lut.py _interpolate", f"{PP} LUT (cdp_lut_cvt)", "round",
-                                   ("CDP",)),
-    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _observe_extrapolation", f"{PP} LUT", "round", ("CDP",)),
+    "cdp.lut.interp.round": _stage("golden/units/cdp/lut.py _interpolate, lrn.py lrn_int (reach)",
+                                   f"{PP} LUT (cdp_lut_cvt)", "round_reach", ("CDP",)),
+    "cdp.lut.extrap.round": _stage("golden/units/cdp/lut.py _observe_extrapolation, lrn.py lrn_int (reach)",
+                                   f"{PP} LUT", "round_reach", ("CDP",)),
     "cdp.lut.extrap.saturate": _stage("golden/units/cdp/lut.py _observe_extrapolation",
                                       f"{PP} LUT (56-bit intermediate)", "saturate", ("CDP",)),
     "cdp.lut.out.saturate": _stage("golden/units/cdp/lut.py lookup", f"{PP} LUT (16-bit entries)", "saturate",

@@ -42,23 +42,25 @@ def window_sum(values: np.ndarray, local_size: int) -> np.ndarray:
 
 def lrn_int(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int]]:
     """Integer CDP on a (C_padded, H, W) cube whose first `channels` channels are real."""
-    product, status = lrn_int_product(cube, channels, cfg, tables)
-    widths = INT_WIDTHS[cfg.precision]
-    out_offset, out_scale, out_shifter = cfg.datout
-    centred = (product - as_signed(out_offset, widths["out_offset"])) * out_scale
-    corners.rounding("cdp.cvt_out.round", centred, out_shifter)
-    converted = shift_right_round(centred, out_shifter)
-    corners.saturation("cdp.cvt_out.saturate", converted, widths["out"])
-    # precision-preservation "saturation counters": values outside the output range (the cmod's
-    # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
-    out, saturated = saturate(converted, widths["out"])
+    x, total = _converted_and_sums(cube, channels, cfg)
+    looked_up, status = lookup(total, cfg.lut, tables)
+    out, saturated = _output(_times(looked_up, x, cfg), cfg, observe=True)
     status["D_OUT_SATURATION"] = saturated
+    if corners.active():
+        _observe_reach(x, total, looked_up, out, cfg, tables)
     return out, status
 
 
 def lrn_int_product(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int]]:
     """What enters the output convertor (the LUT result times the converted input, or the LUT result alone
     with MUL_BYPASS), and the LUT counters."""
+    x, total = _converted_and_sums(cube, channels, cfg)
+    looked_up, status = lookup(total, cfg.lut, tables)
+    return _times(looked_up, x, cfg), status
+
+
+def _converted_and_sums(cube: np.ndarray, channels: int, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """The input convertor's result and the square sums (the converted values themselves with SQSUM_BYPASS)."""
     widths = INT_WIDTHS[cfg.precision]
     offset, scale, shifter = cfg.datin
     offset = as_signed(offset, widths["offset"])
@@ -68,9 +70,36 @@ def lrn_int_product(cube: np.ndarray, channels: int, cfg, tables) -> tuple[np.nd
     x = saturate(shift_right_round((x - offset) * scale, shifter), widths["in"])[0]
     # int8: 9-bit values, square sums below 2**23 fit int32 (half the memory traffic of int64).
     narrow = x.astype(np.int32) if cfg.precision == "int8" else x
-    total = narrow if cfg.sqsum_bypass else window_sum(narrow * narrow, cfg.local_size)
-    looked_up, status = lookup(total, cfg.lut, tables)
-    return (looked_up if cfg.mul_bypass else looked_up * x), status
+    return x, (narrow if cfg.sqsum_bypass else window_sum(narrow * narrow, cfg.local_size))
+
+
+def _times(looked_up: np.ndarray, x: np.ndarray, cfg) -> np.ndarray:
+    return looked_up if cfg.mul_bypass else looked_up * x
+
+
+def _output(product: np.ndarray, cfg, observe: bool = False) -> tuple[np.ndarray, int]:
+    """The output convertor: the output and the count of saturated values."""
+    widths = INT_WIDTHS[cfg.precision]
+    out_offset, out_scale, out_shifter = cfg.datout
+    centred = (product - as_signed(out_offset, widths["out_offset"])) * out_scale
+    converted = shift_right_round(centred, out_shifter)
+    if observe:
+        corners.rounding("cdp.cvt_out.round", centred, out_shifter)
+        corners.saturation("cdp.cvt_out.saturate", converted, widths["out"])
+    # precision-preservation "saturation counters": values outside the output range (the cmod's
+    # IntShiftRightSat flags only results more than 1 away from the unrounded shift).
+    return saturate(converted, widths["out"])
+
+
+def _observe_reach(x, total, looked_up, out, cfg, tables) -> None:
+    """Which LUT rounding ties reach the output (corners.reach): the LUT rerun with one stage's ties rounded toward
+    zero, then the multiply and the output convertor; an element whose output differs met a tie the output
+    shows (one the product with 0, the saturation or the output shift loses does not count)."""
+    for stage in ("interp", "extrap"):
+        with corners.unobserved():
+            other, _ = lookup(total, cfg.lut, tables, ties_toward_zero=stage)
+            changed = _output(_times(other, x, cfg), cfg)[0] != out
+        corners.reach(f"cdp.lut.{stage}.round", other - looked_up, changed)
 
 
 def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, dict[str, int], np.ndarray]:

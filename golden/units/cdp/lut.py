@@ -27,11 +27,23 @@ INTERMEDIATE_BITS = 56
 FRACTION_BITS = 16
 
 
-def _scaled(value: np.ndarray, shift: int) -> np.ndarray:
+def _scaled(value: np.ndarray, shift: int, ties_toward_zero: bool = False) -> np.ndarray:
     """value / 2**shift rounded half away from zero (a negative shift multiplies), saturated to 56 bits."""
     if shift >= 0:
-        return saturate(shift_right_round(value, shift), INTERMEDIATE_BITS)[0]
+        return saturate(_round(value, shift, ties_toward_zero), INTERMEDIATE_BITS)[0]
     return shift_left_saturate(value, -shift, INTERMEDIATE_BITS)[0]
+
+
+def _round(value, shift: int, ties_toward_zero: bool = False) -> np.ndarray:
+    """value / 2**shift rounded half away from zero (NVIDIA RTL cdp/NV_NVDLA_CDP_DP_INTP_unit.v, the rounding
+    after the right shift, shared by interpolation and extrapolation); `ties_toward_zero`: exact halves rounded
+    the other way, to see whether a tie reaches the output (lrn.py, corners.reach)."""
+    rounded = shift_right_round(value, shift)
+    if ties_toward_zero and shift > 0:
+        value = np.asarray(value, np.int64)
+        tie = (np.abs(value) & ((1 << shift) - 1)) == 1 << (shift - 1)
+        rounded = rounded - np.sign(value) * tie
+    return rounded
 
 
 def _fraction16(remainder: np.ndarray, bits) -> np.ndarray:
@@ -72,8 +84,9 @@ def _hit(x, start: int, select: int, exponent: bool):
     return t >> select, _fraction16(t & ((1 << select) - 1), select)
 
 
-def lookup(x, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[str, int]]:
-    """CDP LUT on integer square sums; returns (int16-range int64 results, D_PERF_LUT_* counters)."""
+def lookup(x, params: LutParams, tables: LutTables, ties_toward_zero: str = "") -> tuple[np.ndarray, dict[str, int]]:
+    """CDP LUT on integer square sums; returns (int16-range int64 results, D_PERF_LUT_* counters).
+    `ties_toward_zero` "interp" or "extrap": that rounding's exact ties rounded the other way (lrn.py's reach)."""
     x = np.asarray(x)
     exponent = params.le_function == "EXPONENT"
     le_under, le_over = (_exponent_flags(x, params.le_start, params.le_index_offset, LE_DEPTH) if exponent
@@ -94,13 +107,15 @@ def lookup(x, params: LutParams, tables: LutTables) -> tuple[np.ndarray, dict[st
     ]
     for chosen, entries, start, select, is_exponent, under, over, uflow, oflow in cases:
         hit = chosen & ~under & ~over
+        other = ties_toward_zero == "interp"
         if hit.all():
-            y[...] = _interpolate(x, entries, start, select, is_exponent)
+            y[...] = _interpolate(x, entries, start, select, is_exponent, other)
         elif hit.any():
-            y[hit] = _interpolate(x[hit], entries, start, select, is_exponent)
+            y[hit] = _interpolate(x[hit], entries, start, select, is_exponent, other)
         for mask, entry, (origin, scale, shift) in ((chosen & under, 0, uflow), (chosen & over, -1, oflow)):
             if mask.any():
-                y[mask] = entries[entry] + _scaled((x[mask].astype(np.int64) - origin) * scale, shift)
+                y[mask] = entries[entry] + _scaled((x[mask].astype(np.int64) - origin) * scale, shift,
+                                                   ties_toward_zero == "extrap")
     if corners.active():
         _observe_extrapolation(x, cases)
     corners.saturation("cdp.lut.out.saturate", y, 16)
@@ -119,11 +134,11 @@ def _observe_extrapolation(x, cases) -> None:
     corners.convertor("cdp.lut.extrap", value, shift, INTERMEDIATE_BITS, where=taken)
 
 
-def _interpolate(x, entries, start, select, exponent):
+def _interpolate(x, entries, start, select, exponent, ties_toward_zero=False):
     idx, frac = _hit(x, start, select, exponent)
     y0 = entries[idx]
     corners.rounding("cdp.lut.interp.round", (entries[idx + 1] - y0) * frac, FRACTION_BITS)
-    return y0 + shift_right_round((entries[idx + 1] - y0) * frac, FRACTION_BITS)
+    return y0 + _round((entries[idx + 1] - y0) * frac, FRACTION_BITS, ties_toward_zero)
 
 
 def choose(le_under, le_over, lo_under, lo_over, params: LutParams):

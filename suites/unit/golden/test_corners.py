@@ -129,3 +129,51 @@ def test_every_stage_names_a_place_and_a_section(profile):
     for stage, info in corners.STAGES.items():
         assert info["place"].startswith("golden/units/") and info["section"], stage
         assert info["kind"] in corners.CLASSES
+
+
+def test_cdp_interpolation_ties_that_reach_the_output():
+    # Worked from NVIDIA RTL cdp/NV_NVDLA_CDP_DP_INTP_unit.v (rounding after ">> 16": a positive value adds the
+    # first dropped bit; a negative one keeps the floor on an exact half, i.e. both away from zero), the MUL unit
+    # (lut * x) and the output convertor. int8, one channel, DATIN and DATOUT the identity, LEN3: the square sum
+    # of channel 0 is x*x (the padding channels enter as 0). Linear LE table, START 0, INDEX_SELECT 1: an odd
+    # x*x lies at entry (x*x) >> 1 with fraction 1/2, i.e. f = 0x8000.
+    #   x = 3:  9 -> entry 4,  le 0 -> 1:  (1 - 0) * 0x8000 >> 16 = 0.5 -> 1; y = 1, out 1 * 3 = 3
+    #           (rounded toward zero: y = 0, out 0): a positive tie the output shows
+    #   x = 11: 121 -> entry 60, le 100 -> 101: y = 101 (or 100): 1111 (or 1100) saturate to 127 alike
+    #   x = 5:  25 -> entry 12, le 0 -> -1: -0x8000 >> 16 = -0.5 -> -1; out -5 (toward zero: y = 0, out 0)
+    #   x = 0:  0 <= START: both tables underflow, y = le[0] + 0 = 0, out 0 (no interpolation)
+    # Padding channel 1 sums channel 0's square too: the same ties, multiplied by its x = 0, reach nothing.
+    cube = np.array([[[3, 11, 5, 0]]], np.int8)
+    fields = layer_fields(cube.shape, "int8", 3)
+    fields.update(lut_fields(0, 128, 0, 512, 1, 1))
+    le = np.zeros(65, np.int64)
+    le[4:6], le[60:62], le[12:14] = (0, 1), (100, 101), (0, -1)
+    with corners.observe(masks=True) as seen:
+        out, _ = run_model(cube, "int8", fields, le, np.zeros(257))
+    assert out.ravel().tolist() == [3, 127, -5, 0]
+    assert seen.hit("cdp.lut.interp.round") == {"tie+", "tie-", "tie+_out", "tie-_out"}
+    masks = seen.masks["cdp.lut.interp.round"]
+    assert np.flatnonzero(masks["tie+_out"]).tolist() == [0]  # x = 3 only: 11's saturates, channel 1's is times 0
+    assert np.flatnonzero(masks["tie-_out"]).tolist() == [2]
+    assert np.count_nonzero(masks["tie+"]) == 4 and np.count_nonzero(masks["tie-"]) == 2
+    assert seen.hit("cdp.lut.extrap.round") == {"zero"}  # x = 0's underflow: 0 * SCALE
+
+
+def test_cdp_extrapolation_ties_that_reach_the_output():
+    # The same INTP unit extrapolates (its shift the UFLOW_SHIFT): linear tables START 10, both under for square
+    # sums <= 10, so UFLOW_PRIORITY (LE) picks le[0] + round((sum - 10) * UFLOW_SCALE >> UFLOW_SHIFT); SCALE -1,
+    # SHIFT 1, le[0] = 0, DATIN and DATOUT the identity:
+    #   x = 3: (9 - 10) * -1 = 1 -> 0.5 -> 1 (toward zero 0): out 3 (or 0), a positive tie the output shows
+    #   x = 1: 9 -> 4.5 -> 5 (or 4): out 5 (or 4), another; x = 0: 10 -> 5, x = 2: 6 -> 3, out 0 and 6: no tie
+    # Padding channel 1 sums channel 0's squares: the ties of x = 3 and 1 again, times its x = 0.
+    cube = np.array([[[3, 1, 0, 2]]], np.int8)
+    fields = layer_fields(cube.shape, "int8", 3)
+    fields.update(lut_fields(10, 138, 10, 522, 1, 1, scales=(-1, 0, 0, 0), shifts=(1, 0, 0, 0)))
+    with corners.observe(masks=True) as seen:
+        out, _ = run_model(cube, "int8", fields, np.zeros(65), np.zeros(257))
+    assert out.ravel().tolist() == [3, 5, 0, 6]
+    # 10 and 6 drop a 0: at shift 1 the half is one LSB, so that is one LSB below it
+    assert seen.hit("cdp.lut.extrap.round") == {"tie+", "below_tie", "tie+_out"}
+    masks = seen.masks["cdp.lut.extrap.round"]
+    assert np.flatnonzero(masks["tie+_out"]).tolist() == [0, 1]
+    assert np.count_nonzero(masks["tie+"]) == 4
