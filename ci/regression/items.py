@@ -1,5 +1,5 @@
-"""One regression item run by its kind, with its record (the suite suites/regression/ calls run_item once per
-test and fails the test from the record).
+"""One regression item run by its kind, with its record (the pytest session ci/regression/pytest_driver.py calls
+run_item once per test and fails the test from the record).
 
     run_item(item, settings) -> Run   NVIDIA traces and random SDP layers, mutants (ci/regression/engine.py);
                                       generated and illegal layers (ci/regression/generated.py)

@@ -1,5 +1,5 @@
-"""The testplan (suites/testplan.hjson): testpoints with a milestone, the tests that cover them, expanded into the
-items one level of the regression runs.
+"""The testplan (ci/regression/testplan.hjson): testpoints with a milestone, the tests that cover them, expanded
+into the items one level of the regression runs.
 
     load_plan(path) -> Plan                   checks every field; a bad plan is one PlanError naming the entry
     plan.items(level, seed, data_root) -> [Item]   sorted by id, one per distinct layer (or mutant)
@@ -31,7 +31,9 @@ from golden.errors import NvdlaVerifError
 
 LEVELS = ("smoke", "nightly", "weekly")
 KINDS = ("nvidia_traces", "random_sdp", "mutants", "generated", "illegal")
-DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "suites" / "testplan.hjson"
+DEFAULT_PLAN = Path(__file__).resolve().with_name("testplan.hjson")
+#: Where the testplan lived before it moved into the package: a --plan naming it, now missing, reads DEFAULT_PLAN.
+OLD_PLAN = ("suites", "testplan.hjson")
 FIXTURE_SOURCES = Path(__file__).resolve().parents[2] / "rtl" / "fixture"
 GENERATED_PROFILE = "nv_small"
 #: Draws in a row that close nothing before a directed test stops (stimulus/directed.py), unless it says `patience`.
@@ -123,12 +125,20 @@ class Plan:
         return self._directed_cache[key]
 
 
+def plan_file(path: str | Path) -> Path:
+    """The testplan a --plan value names: the packaged one for the old suites/testplan.hjson when it is gone."""
+    path = Path(path)
+    if path.parts[-2:] == OLD_PLAN and not path.exists():
+        return DEFAULT_PLAN
+    return path
+
+
 def load_plan(path: str | Path = DEFAULT_PLAN) -> Plan:
     try:
         import hjson
     except ModuleNotFoundError:
         raise PlanError("reading the testplan needs the hjson package: bash ci/setup.sh --test") from None
-    path = Path(path)
+    path = plan_file(path)
     try:
         data = hjson.loads(path.read_text())
     except OSError as exc:

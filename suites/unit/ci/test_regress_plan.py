@@ -1,4 +1,4 @@
-"""The testplan (suites/testplan.hjson) and its expansion into the items of a level: milestones, seeds, shards."""
+"""The testplan (ci/regression/testplan.hjson) and its expansion into the items of a level: milestones, seeds, shards."""
 
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
-"""The regression's engine: one test per item of the manifest `nvdla-verif regress` writes.
+"""The pytest session of `nvdla-verif regress`: one test per item of the manifest it writes.
 
-    NVDLA_REGRESS_MANIFEST=OUT/manifest.json pytest suites/regression -n 2 --alluredir OUT/allure-results
+    NVDLA_REGRESS_MANIFEST=OUT/pending.json python -m pytest -c ci/regression/pytest_driver.ini \
+        ci/regression/pytest_driver.py -p ci.regression.progress -n 2 --alluredir OUT/allure-results
 
-`nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (suites/testplan.hjson),
-runs this suite and reports; without a manifest the suite is skipped. Each test runs its item through the
-implementation interface and the scoreboards (ci/regression/engine.py), writes its record to OUT/results/
-as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their
-pictures to its Allure test case. Failure messages start with the failure's triage bucket, which the
-report's categories match.
+`nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (ci/regression/testplan.hjson)
+and runs this module as a test file from wherever the package is installed; without a manifest its one test is
+skipped. Each test runs its item (ci/regression/items.py run_item), writes its record to OUT/results/
+as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their pictures to
+its Allure test case. Failure messages start with the failure's triage bucket, which the report's categories
+match.
 """
 
 from __future__ import annotations
