@@ -1,6 +1,7 @@
-"""`nvdla-verif regress`: run one level of the testplan (suites/testplan.hjson) under pytest + pytest-xdist.
+"""`nvdla-verif regress`: run one level of the testplan (ci/regression/testplan.hjson) under pytest + pytest-xdist.
 
-The plan's tests for the level become one pytest test each (suites/regression/test_regression.py); every
+The plan's tests for the level become one pytest test each (ci/regression/pytest_driver.py, run from the installed
+package with its own configuration, ci/regression/pytest_driver.ini); every
 layer runs through the implementation interface (--impl, --ref) and the scoreboards. A test that fails,
 raises, hangs past its layer's time budget or whose implementation crashes is that test's failed/error
 verdict: the run goes on. Writes OUT/junit.xml, OUT/allure-results/, OUT/results.json (triage buckets,
@@ -32,15 +33,19 @@ from ci.regression import html
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.launchers import LAUNCHERS
-from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, shard
+from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, plan_file, shard
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
 from golden.config import get_profile
 
 NAME = "regress"
 HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
-REPO = Path(__file__).resolve().parents[2]
-SUITE = REPO / "suites" / "regression" / "test_regression.py"
-DEFAULT_DATA = REPO.parent / "shared" / "nvdla"
+#: The pytest session's test file and configuration, inside the package: `regress` needs no source tree.
+DRIVER = Path(__file__).resolve().parents[1] / "regression" / "pytest_driver.py"
+DRIVER_CONFIG = DRIVER.with_suffix(".ini")
+#: Where the package is (a checkout, or site-packages): the session's folder and root, so test ids read
+#: ci/regression/pytest_driver.py::test_item[ID].
+PACKAGES = DRIVER.parents[2]
+DEFAULT_DATA = PACKAGES.parent / "shared" / "nvdla"
 
 
 def add_arguments(parser) -> None:
@@ -126,7 +131,7 @@ def _continue(args) -> int:
         differs.append("--test")
     if rtl_arguments(args) and rtl_arguments(args) != manifest.get("settings", {}).get("rtl"):
         differs.append("--rtl-*")
-    if Path(args.plan).resolve() != DEFAULT_PLAN and str(Path(args.plan).resolve()) != manifest.get(
+    if _plan(args) != DEFAULT_PLAN and str(_plan(args)) != manifest.get(
             "settings", {}).get("plan"):
         differs.append("--plan")
     if differs:
@@ -182,7 +187,7 @@ def _regress(args) -> int:
                         profile=args.profile, level=args.level, seed=seed,
                         timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
                         command=invocation(),
-                        plan=None if Path(args.plan).resolve() == DEFAULT_PLAN else str(Path(args.plan).resolve()))
+                        plan=None if _plan(args) == DEFAULT_PLAN else str(_plan(args)))
     _check_implementations(settings)
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": settings.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "rtl_profile": target,
@@ -277,6 +282,10 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
     return 1 if failing or code not in (0, 1, 5) else 0
 
 
+def _plan(args) -> Path:
+    return plan_file(args.plan).resolve()
+
+
 def _seed(args) -> int:
     """--seed, else a new one, printed (a resumed run has its manifest's: _continue)."""
     if args.seed is not None:
@@ -320,16 +329,17 @@ def _allure_options(out: Path) -> list[str]:
 def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
     """The suite over the manifest's items (a resumed run: the ones without a record; junit.xml covers those)."""
     (out / "pending.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "-p", "ci.regression.progress",
+    command = [sys.executable, "-m", "pytest", str(DRIVER), "-c", str(DRIVER_CONFIG), "-q",
+               "-p", "ci.regression.progress",
                "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / PYTEST_JUNIT),
                *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
-               "--rootdir", str(REPO), "-o", "junit_family=xunit2", "--tb=short"]
+               "--rootdir", str(PACKAGES), "-o", "junit_family=xunit2", "--tb=short"]
     # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
     env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "pending.json"), "NVDLA_DATA": str(data.resolve())}
     with open(out / "pytest.log", "w") as log:
         # Its own session: a Ctrl-C at the terminal reaches this process alone, which stops the suite (workers,
         # simulators, external programs) in order instead of every process at once.
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=PACKAGES, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, bufsize=1, start_new_session=True)
         try:
             for line in process.stdout:

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ci.options import environment
-from ci.regression.engine import Settings, item_budget_s
+from ci.regression.engine import Settings
+from ci.regression.items import item_budget_s
 from ci.regression.launchers import Resources, Scheduler, TaskState, scheduler
 from ci.regression.launchers.base import ENDED, PENDING, RUNNING, LauncherError
 from ci.regression.merge import merge_into

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
+from ci.regression.record import Record
 from ci.regression.signature import KEPT_FOLDER, normalise, shortened, text
 from golden.errors import NvdlaVerifError
 
@@ -74,12 +75,9 @@ def collect_records(out: Path, manifest: dict, missing: str | None = None) -> li
         status, message = junit.get(item["id"], ("error", missing or NO_RESULT))
         # a test its batch shard never finished, however often submitted, is no crash of the implementation
         verdict = "no result" if missing and item["id"] not in junit else "crash"
-        records.append({"id": item["id"], "kind": item["kind"], "tests": item["tests"],
-                        "testpoints": item["testpoints"], "status": status, "verdict": verdict, "detail": message,
-                        "impl": manifest["impl"], "ref": manifest["ref"], "seed": item["params"].get("seed"),
-                        "size_bytes": 0, "seconds": 0.0, "reproduce": "",
-                        "signature": {"unit": "?", "implementation": manifest["impl"], "check": verdict,
-                                      "pattern": normalise(message)} if status in FAILING else None})
+        signature = {"unit": "?", "implementation": manifest["impl"], "check": verdict,
+                     "pattern": normalise(message)} if status in FAILING else None
+        records.append(Record.unfinished(item, manifest, status, verdict, message, signature).to_json())
     return records
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from ci.regression import engine
 from ci.regression.engine import Settings
+from ci.regression.item import Item
 from ci.regression.items import run_item
-from ci.regression.plan import Item
 from golden.verdict import TraceResult
 
 LAYERS = ("sdp_1x1x1_pass_through_int8", "sdp_8x8x32_bypass_int8_0")
@@ -40,7 +40,7 @@ def fake_bench(monkeypatch, nvdla_data):
 
 def _run(tmp_path):
     item = Item("mutant/FX_BUG_X", "mutants", {"switch": "FX_BUG_X", "profile": "nv_small"})
-    return run_item(item, Settings(impl="rtl", work=tmp_path / "work")).record
+    return run_item(item, Settings(impl="rtl", work=tmp_path / "work")).record.to_json()
 
 
 def test_a_failed_check_or_a_bench_check_catches_the_mutant(fake_bench, tmp_path):

@@ -1,4 +1,5 @@
-"""The testplan (suites/testplan.hjson) and its expansion into the items of a level: milestones, seeds, shards."""
+"""The testplan (ci/regression/testplan.hjson) and its expansion into the items of a level: milestones, seeds,
+shards."""
 
 from __future__ import annotations
 
@@ -164,7 +165,7 @@ def test_a_bad_plan_is_one_error_naming_the_entry(tmp_path, tests, points, messa
 
 
 def test_the_mutants_are_the_bug_switches_of_the_fixture_source(tmp_path):
-    from ci.regression.plan import fixture_bug_switches
+    from ci.regression.kinds.mutants import fixture_bug_switches
 
     (tmp_path / "a.v").write_text("`ifdef FX_BUG_ONE\n  x\n`endif\n`ifndef  FX_BUG_TWO\n`endif\n// FX_BUG_NOT\n")
     (tmp_path / "b.v").write_text("`ifdef FX_BUG_ONE\n`endif\n")

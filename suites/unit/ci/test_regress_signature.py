@@ -19,8 +19,9 @@ def test_different_failures_stay_apart():
 
 
 def test_a_reproduce_command_names_the_implementation_the_rtl_and_the_test_with_an_out_of_its_own():
-    from ci.regression.engine import Settings, reproduce_command
-    from ci.regression.plan import Item
+    from ci.regression.engine import Settings
+    from ci.regression.item import Item
+    from ci.regression.items import reproduce_command
 
     random = Item("random_sdp/s9_2l", "random_sdp", {"seed": 9, "layers": 2})
     golden = reproduce_command(random, Settings(impl="golden", level="nightly", seed=42, command="/v/nvdla-verif"))

@@ -1,13 +1,15 @@
-"""The fuzz harness's verdict rules on a player that misbehaves on purpose (misbehaving_player.py): each kind
-of finding is classified, and its reproducer holds the trace reduced to the one line that causes it."""
+"""The trace mutator's harness (ci/tracemutate/harness.py): its verdict rules on a player that misbehaves on
+purpose (misbehaving_player.py): each kind of finding is classified, and its reproducer holds the trace reduced to
+the one line that causes it."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from harness import Fuzzer
-from mutations import Case, Seed
+
+from ci.tracemutate.harness import Fuzzer
+from ci.tracemutate.mutations import Case, Seed
 
 LINES = [f"reg_write(NVDLA_SDP.D_DATA_CUBE_WIDTH_0, {n:#x});".encode() for n in range(5)]
 

@@ -1,6 +1,7 @@
-"""Fuzz the golden model with mutated traces (issue 17): no exception outside the project family, no hang, no
-memory blow-up. Two seed sets: NVIDIA's traces, and traces of generated layers (generated.py: every stimulus
-family each of nv_small, nv_large and nv_full can run, a few fixed-seed traces each, written once per session).
+"""The trace mutator (ci/tracemutate/) on the golden model, mutated traces (issue 17): no exception outside the
+project family, no hang, no memory blow-up. Two seed sets: NVIDIA's traces, and traces of generated layers (every
+stimulus family each of nv_small, nv_large and nv_full can run, a few fixed-seed traces each, written once per
+session; ci/tracemutate/seeds.py).
 
 CI plays a short budget of each (NVDLA_FUZZ_CASES, default 120 cases per seed set, derandomized so a CI run is
 repeatable); the nightly run sets NVDLA_FUZZ_CASES=50000 (10^5 in all) and NVDLA_FUZZ_SEED. Findings are
@@ -16,11 +17,11 @@ import os
 from pathlib import Path
 
 import pytest
-from generated import PROFILES, SEED, write_seed_traces
-from harness import Fuzzer, environment_cases
 from hypothesis import HealthCheck, given, seed, settings
-from mutations import Case, cases, load_seeds, make_seed
 
+from ci.tracemutate.harness import Fuzzer, environment_cases
+from ci.tracemutate.mutations import Case, cases, load_seeds, make_seed
+from ci.tracemutate.seeds import PROFILES, SEED, write_seed_traces
 from golden.config import get_profile
 from golden.player import play
 from stimulus.families import available

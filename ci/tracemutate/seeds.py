@@ -1,4 +1,5 @@
-"""Generated layers as fuzz seeds: a few traces per stimulus family and profile, written once per session.
+"""Generated layers as seed traces of the trace mutator: a few traces per stimulus family and profile, written once
+per session.
 
 Every profile gets the stimulus package's own traces (stimulus.families.write_generated: `.cfg` with the
 golden model's CRCs for master-layout profiles such as nv_small and nv_large, the traceplayer's `input.txn` with

@@ -1,7 +1,7 @@
-"""Mutations of real traces for the golden-model fuzz harness (issue 17), as hypothesis strategies.
+"""Mutations of real traces for the trace mutator's harness (issue 17), as hypothesis strategies.
 
 A `Case` is one seed trace with one mutation applied. Seeds are NVIDIA's traces (found under --nvdla-data)
-and traces of generated layers (generated.py):
+and traces of generated layers (seeds.py):
 
     register   one reg_write / write_reg value set to a boundary or random 32-bit value
     field      one field of one written register (width from the register map) set to a boundary of its

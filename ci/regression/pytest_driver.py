@@ -1,13 +1,14 @@
-"""The regression's engine: one test per item of the manifest `nvdla-verif regress` writes.
+"""The pytest session of `nvdla-verif regress`: one test per item of the manifest it writes.
 
-    NVDLA_REGRESS_MANIFEST=OUT/manifest.json pytest suites/regression -n 2 --alluredir OUT/allure-results
+    NVDLA_REGRESS_MANIFEST=OUT/pending.json python -m pytest -c ci/regression/pytest_driver.ini \
+        ci/regression/pytest_driver.py -p ci.regression.progress -n 2 --alluredir OUT/allure-results
 
-`nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (suites/testplan.hjson),
-runs this suite and reports; without a manifest the suite is skipped. Each test runs its item through the
-implementation interface and the scoreboards (ci/regression/engine.py), writes its record to OUT/results/
-as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their
-pictures to its Allure test case. Failure messages start with the failure's triage bucket, which the
-report's categories match.
+`nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (ci/regression/testplan.hjson)
+and runs this module as a test file from wherever the package is installed; without a manifest its one test is
+skipped. Each test runs its item through its test kind (ci/regression/kinds/), writes its record to OUT/results/
+as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their pictures to
+its Allure test case. Failure messages start with the failure's triage bucket, which the report's categories
+match.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from ci.regression.engine import Settings
+from ci.regression.item import Item
 from ci.regression.items import run_item
 from ci.regression.launchers import ran_on
-from ci.regression.plan import Item
+from ci.regression.record import Record
 from ci.regression.results import record_message, write_record
 from golden.config import get_profile
 from golden.player import play
@@ -68,19 +70,13 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     except KeyboardInterrupt:  # the run is being stopped: no result, --resume runs this test again
         raise
     except BaseException as exc:  # an exception outside the engine's own handling still leaves a record
-        write_record(out, {"id": item.id, "kind": item.kind, "tests": list(item.tests),
-                           "testpoints": list(item.testpoints), "status": "error", "verdict": "crash",
-                           "detail": f"{type(exc).__name__}: {exc}", "impl": settings.impl,
-                           "ref": settings.reference_spec(), "seed": item.params.get("seed"), "size_bytes": 0,
-                           "seconds": 0.0, "reproduce": "",
-                           "signature": {"unit": "?", "implementation": settings.impl, "check": "crash",
-                                         "pattern": type(exc).__name__}})
+        write_record(out, Record.crash(item, settings, exc).to_json())
         raise
-    record = run.record
-    record["ran_on"] = ran_on(manifest.get("shard"))
+    run.record.ran_on = ran_on(manifest.get("shard"))
+    record = run.record.to_json()
     write_record(out, record)
     _describe(record)
-    _attach(run, tmp_path)
+    _attach(run, record, tmp_path)
     message = record_message(record)
     if record["status"] in ("failed", "error") and record.get("reproduce"):
         message += f"\n\nreproduce: {record['reproduce']}"  # in the error box at the top of the test's page
@@ -113,18 +109,18 @@ def _describe(record: dict) -> None:
                                f"{record['status']}: {record['detail'][:2000]}")
 
 
-def _attach(run, tmp_path: Path) -> None:
+def _attach(run, record: dict, tmp_path: Path) -> None:
     """The record and reproduce line, then per layer (a mutant's: the layers that caught it) the trace, the
     decoded registers, the mismatch report and its pictures."""
     if allure is None:
         return
     text_type = allure.attachment_type.TEXT
-    allure.attach(json.dumps(run.record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
-    if run.record.get("reproduce"):
-        allure.attach(run.record["reproduce"], name="reproduce", attachment_type=text_type)
-    if run.record.get("coverage"):
+    allure.attach(json.dumps(record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
+    if record.get("reproduce"):
+        allure.attach(record["reproduce"], name="reproduce", attachment_type=text_type)
+    if record.get("coverage"):
         added = [f"{profile}.{key}: {', '.join(f'{b} x{n}' for b, n in bins.items())}"
-                 for profile, items in run.record["coverage"].items() for key, bins in items.items()]
+                 for profile, items in record["coverage"].items() for key, bins in items.items()]
         allure.attach("\n".join(added), name="coverage added", attachment_type=text_type)
     several = len(run.results) > 1
     for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):

@@ -1,4 +1,5 @@
-"""Run fuzz cases on the golden model through golden.player.play, in a worker process that can be killed.
+"""Play mutated traces (cases) on the golden model through golden.player.play, in a worker process that can be
+killed.
 
 Each case is played in a long-lived worker (spawned once, restarted after a hang or a memory blow-up):
 
@@ -25,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutations import Case
+from ci.tracemutate.mutations import Case
 
 FINDINGS = ("internal", "crash", "hang", "memory")
 GIB = 1 << 30
