@@ -66,6 +66,8 @@ class Run:
     record: Record
     results: list[TraceResult] = field(default_factory=list)
     trace_paths: list[Path] = field(default_factory=list)
+    #: Files for the test's report page beyond its traces: (title, path); a .png shows as a picture.
+    attachments: list[tuple[str, Path]] = field(default_factory=list)
 
 
 def layer_bytes(path: Path) -> int:

@@ -122,6 +122,9 @@ def _attach(run, record: dict, tmp_path: Path) -> None:
         added = [f"{profile}.{key}: {', '.join(f'{b} x{n}' for b, n in bins.items())}"
                  for profile, items in record["coverage"].items() for key, bins in items.items()]
         allure.attach("\n".join(added), name="coverage added", attachment_type=text_type)
+    for title, path in run.attachments:
+        kind = allure.attachment_type.PNG if path.suffix == ".png" else text_type
+        allure.attach.file(str(path), name=title, attachment_type=kind)
     several = len(run.results) > 1
     for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):
         if several and result.status in ("passed", "unsupported"):

@@ -71,8 +71,8 @@ def test_an_installed_kind_is_registered_and_validates_its_entries(plugin, tmp_p
 
     assert "toy_parity" not in kinds.names()
     monkeypatch.syspath_prepend(str(plugin))
-    assert kinds.names()[:5] == ["nvidia_traces", "random_sdp", "mutants", "generated", "illegal"]
-    assert kinds.names()[5:] == ["toy_parity"]
+    assert kinds.names()[:6] == ["nvidia_traces", "random_sdp", "mutants", "generated", "illegal", "fuzz"]
+    assert kinds.names()[6:] == ["toy_parity"]
     plan = load_plan(write_plan(tmp_path / "plan.hjson", TESTS, POINTS))
     assert [i.id for i in plan.items("smoke", 1, tmp_path)] == ["toy/4", "toy/7"]
     bad = write_plan(tmp_path / "bad.hjson", TESTS.replace("[4, 7]", '[4, "x"]'), POINTS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from ci.regression.kinds.base import TestKind
+from ci.regression.kinds.fuzz import Fuzz
 from ci.regression.kinds.generated import Generated
 from ci.regression.kinds.illegal import Illegal
 from ci.regression.kinds.mutants import Mutants
@@ -25,7 +26,7 @@ from ci.regression.kinds.random_sdp import RandomSdp
 from ci.regression.planning import PlanError
 
 GROUP = "nvdla_verif.test_kinds"
-PROJECT = (NvidiaTraces, RandomSdp, Mutants, Generated, Illegal)
+PROJECT = (NvidiaTraces, RandomSdp, Mutants, Generated, Illegal, Fuzz)
 _added: dict[str, type[TestKind]] = {}
 
 
