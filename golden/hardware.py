@@ -130,6 +130,8 @@ class Hardware:
         self.regs.write(reg, value)
 
     def read(self, reg: Register) -> int:
+        if reg.unit == "CDP" and reg.name == "S_LUT_ACCESS_DATA":
+            return self.luts["CDP"].read()  # the LUT port (SDP's answers differently and is not modelled)
         return self.regs.read(reg)
 
     @property

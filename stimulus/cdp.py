@@ -26,11 +26,20 @@ BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
 LOCAL_SIZES = {3: "LEN3", 5: "LEN5", 7: "LEN7", 9: "LEN9"}
 
 
+#: Chance that a slope scale is within 16 of its 16-bit extreme (NVIDIA's cdp_lut_max_slope_flow_scale test
+#: draws these; vmod NV_NVDLA_CDP_DP_intp.v sign-extends the scale to 17 bits into the interpolator).
+EXTREME_SLOPE = 0.1
+#: Chance that a LUT is read back: the port set to READ at an address, and entries read from S_LUT_ACCESS_DATA
+#: once the layer is done, each checked against the golden model's table (golden/units/lut.py LutRam.read).
+READ_BACK = 0.3
+
+
 @dataclass(frozen=True)
 class Lut:
     precision: str
     fields: dict
     writes: tuple  # (unit, register, value) in order: the table contents
+    reads: int = 0  # entries read back through S_LUT_ACCESS_DATA after the layer (the port left at READ)
 
 
 def _signed(value: int, bits: int) -> int:
@@ -109,8 +118,8 @@ def random_lut(choose, profile: Profile) -> Lut:
     _bound(fields, "LO_START", lo_start)
     _bound(fields, "LO_END", lo_start + (1 << (lo_select + 8)))
     for table in ("LE", "LO"):
-        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_UFLOW_SCALE"] = _signed(c.integer(-512, 512), 16)
-        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_OFLOW_SCALE"] = _signed(c.integer(-512, 512), 16)
+        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_UFLOW_SCALE"] = _signed(_slope(c), 16)
+        fields[f"CDP.S_LUT_{table}_SLOPE_SCALE.LUT_{table}_SLOPE_OFLOW_SCALE"] = _signed(_slope(c), 16)
         fields[f"CDP.S_LUT_{table}_SLOPE_SHIFT.LUT_{table}_SLOPE_UFLOW_SHIFT"] = c.size(0, 31)
         fields[f"CDP.S_LUT_{table}_SLOPE_SHIFT.LUT_{table}_SLOPE_OFLOW_SHIFT"] = c.size(0, 31)
     rng = c.data()
@@ -119,7 +128,19 @@ def random_lut(choose, profile: Profile) -> Lut:
         writes.append(("CDP", "S_LUT_ACCESS_CFG", (1 << 17) | (table_id << 16)))
         table = rng.integers(-(1 << 15), 1 << 15, depth) if c.flag(0.8) else np.full(depth, rng.integers(-9, 9))
         writes += [("CDP", "S_LUT_ACCESS_DATA", int(v) & 0xFFFF) for v in table]
-    return Lut(precision, fields, tuple(writes))
+    reads = 0
+    if c.flag(READ_BACK):  # ACCESS_TYPE READ (bit 17 clear) at an address of either table
+        table_id, depth = c.choice(((0, LE_DEPTH), (1, LO_DEPTH)))
+        writes.append(("CDP", "S_LUT_ACCESS_CFG", (table_id << 16) | c.integer(0, depth - 1)))
+        reads = c.size(1, 8)
+    return Lut(precision, fields, tuple(writes), reads)
+
+
+def _slope(c) -> int:
+    """A slope scale: mostly moderate, sometimes within 16 of either 16-bit extreme."""
+    if c.flag(EXTREME_SLOPE):
+        return (1 << 15) - 1 - c.integer(0, 15) if c.flag() else -(1 << 15) + c.integer(0, 15)
+    return c.integer(-512, 512)
 
 
 def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None) -> Layer:
@@ -166,4 +187,4 @@ def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None
     choices = {"precision": precision, "local_size": local, "shape": shape,
                "lut": lut.fields["CDP.S_LUT_CFG.LUT_LE_FUNCTION"]}
     return Layer("cdp", fields, images, [Region("pri_mem", dst, size, "dst")], "CDP", ("CDP", "CDP_RDMA"), choices,
-                 writes=list(lut.writes))
+                 writes=list(lut.writes), reads=[("CDP", "S_LUT_ACCESS_DATA", 0xFFFFFFFF)] * lut.reads)

@@ -258,7 +258,9 @@ def raw_pixels(rng: np.random.Generator, fmt: pixel.PixelFormat, shape: tuple) -
     return np.where(edge, np.where(rng.random(shape) < 0.5, 0, top), drawn).astype(fmt.dtype)
 
 
-def image(choose, profile: Profile, precision: str, pixel_format: str | None = None) -> ConvDraw:
+def image(choose, profile: Profile, precision: str, pixel_format: str | None = None, aim=None) -> ConvDraw:
+    """An image-input layer; `aim(rng, fmt, spec, pixels, build)` (stimulus/corner_image.py) may replace the
+    drawn convertor settings and pixels: it returns the spec it chose and the LayerContext of build(spec, pixels)."""
     c = choose
     name = pixel_format or c.choice(image_formats(profile))
     fmt = pixel.pixel_format(name)
@@ -295,11 +297,16 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
         compressed=profile.weight_compression and c.flag(0.3))
     kernels = c.size(1, 2 * profile.mac_atomic_k + profile.mac_atomic_k // 2)
     rng = c.data()
-    ctx = program.image_layer(profile, raw_pixels(rng, fmt, (fmt.channels, height, width)),
-                              values(rng, precision, (kernels, fmt.channels, rows, cols)), spec, _memory(profile))
+    pixels = raw_pixels(rng, fmt, (fmt.channels, height, width))
+    weights = values(rng, precision, (kernels, fmt.channels, rows, cols))
+
+    def build(spec, pixels):
+        return program.image_layer(profile, pixels, weights, spec, _memory(profile))
+
+    spec, ctx = aim(rng, fmt, spec, pixels, build) if aim else (spec, build(spec, pixels))
     choices = {"mode": "image", "precision": precision, "pixel_format": name, "kernel": (rows, cols),
                "stride": stride, "pad": (top, left), "shape": (fmt.channels, height, width), "kernels": kernels,
-               "post_extension": post, "mean": mean is not None, "cvt": spec.cvt_en, "compressed": spec.compressed}
+               "post_extension": post, "mean": spec.mean is not None, "cvt": spec.cvt_en, "compressed": spec.compressed}
     return ConvDraw(ctx, precision, 1, False, choices)
 
 

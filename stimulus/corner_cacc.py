@@ -18,11 +18,14 @@ from golden.units.conv import program
 from golden.units.conv.cacc import deliver_int
 from stimulus import conv, conv_modes
 from stimulus.corner_fill import fill, targets
+from stimulus.corner_image import aim_image
 from stimulus.data import INT_RANGES
 from stimulus.layer import Layer
 
 #: chance that a pixel is all zero (its sums are 0: the zero class)
 ZERO = 0.1
+#: share of the aimed convolutions that aim at the image convertor instead (aim_conv)
+IMAGE = 0.5
 
 
 def _pixels(rng, cube: np.ndarray, weights: np.ndarray, clip: int, precision: str) -> np.ndarray:
@@ -39,6 +42,12 @@ def _pixels(rng, cube: np.ndarray, weights: np.ndarray, clip: int, precision: st
         per_value = [np.unique(i // w.shape[0]) for i in targets(seen, sums.size)]
         chosen[p] = fill(rng, (1,), candidates, per_value)[0] if per_value else flat[0, p]
     return chosen
+
+
+def aim_conv(layer: Layer, profile: Profile, choose) -> Layer:
+    """A convolution aimed at CDMA's image convertor (stimulus/corner_image.py) in IMAGE of the layers, at CACC's
+    truncation in the others."""
+    return (aim_image if choose.flag(IMAGE) else aim_cacc)(layer, profile, choose)
 
 
 def aim_cacc(layer: Layer, profile: Profile, choose) -> Layer:

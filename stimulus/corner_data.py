@@ -8,8 +8,8 @@ A separate, explicit draw: stimulus.families.layers and the default bytes of eve
 aimed layers take their extra random numbers from a stream of their own ([seed, index, "corners"]).
 
 The aimers: SDP stimulus/corner_sdp.py (the output convertor's ties and 17-bit bounds, the X stages' int32
-bounds), PDP corner_pdp.py, CDP corner_cdp.py, convolutions (CACC) corner_cacc.py. Other families are returned
-unchanged.
+bounds and truncation ties), PDP corner_pdp.py, CDP corner_cdp.py, convolutions corner_cacc.py (CACC's
+truncation, and CDMA's image convertor: corner_image.py). Other families are returned unchanged.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from golden.config import Profile
 from stimulus.choose import Seeded
-from stimulus.corner_cacc import aim_cacc
+from stimulus.corner_cacc import aim_conv
 from stimulus.corner_cdp import aim_cdp
 from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
 from stimulus.corner_pdp import aim_pdp
@@ -49,4 +49,4 @@ def _unchanged(layer, profile, choose):
 
 
 AIMERS = {"sdp": with_fp16(aim_sdp, aim_sdp_fp16), "sdp_reg": with_fp16(aim_sdp, aim_sdp_fp16),
-          "pdp": with_fp16(aim_pdp, aim_pdp_fp16), "cdp": with_fp16(aim_cdp, aim_cdp_fp16), "conv": aim_cacc}
+          "pdp": with_fp16(aim_pdp, aim_pdp_fp16), "cdp": with_fp16(aim_cdp, aim_cdp_fp16), "conv": aim_conv}

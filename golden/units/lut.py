@@ -136,6 +136,7 @@ class LutRam:
         self._table = "le"
         self._addr = 0
         self._write = False
+        self._filled = False
 
     def write(self, register: str, value: int) -> bool:
         """Feed one register write (name "S_LUT_ACCESS_CFG" etc.); returns whether it was a LUT access."""
@@ -143,6 +144,7 @@ class LutRam:
             self._addr = value & 0x3FF
             self._table = "lo" if (value >> 16) & 1 else "le"
             self._write = bool((value >> 17) & 1)
+            self._filled = False
             return True
         if register == "S_LUT_ACCESS_DATA":
             if self._write:
@@ -153,9 +155,25 @@ class LutRam:
                         f"{table.size} entries", fields=(f"{self.unit}.S_LUT_ACCESS_CFG.LUT_ADDR",),
                         rule="register map: S_LUT_ACCESS_CFG")
                 table[self._addr] = value & 0xFFFF
+                self._filled = self._addr == table.size - 1  # NVIDIA's address stays on the last entry (lut_end)
             self._addr += 1
             return True
         return False
+
+    def read(self) -> int:
+        """A CSB read of S_LUT_ACCESS_DATA as NVIDIA's CDP answers it: the entry at the port's address, 16 bits
+        zero-extended (vmod NV_NVDLA_CDP_DP_lut.v raw_out / density_out, entry 0 for an address beyond the table;
+        NV_NVDLA_CDP_REG_single.v s_lut_access_data_0_out); with ACCESS_TYPE READ the address then moves on, and
+        stays on the table's last entry, where the writes that filled the table left it too (NV_NVDLA_CDP_reg.v
+        reg2dp_lut_data_rd_trigger, lut_end)."""
+        table = getattr(self.tables, self._table)
+        last = table.size - 1
+        addr = last if self._filled and self._addr == table.size else self._addr
+        value = int(table[addr]) if addr <= last else int(table[0])
+        if not self._write and addr != last:
+            addr = (addr + 1) & 0x3FF
+        self._addr = addr
+        return value
 
 
 def ctx_tables(ctx, unit: str) -> LutTables:

@@ -336,3 +336,25 @@ def test_cdp_index_ranges(precision):
         with pytest.raises(ConfigurationError) as err:
             lut.check_index_ranges(lut.LutParams(**change), precision, "CDP")
         assert any(field in f and f.startswith("CDP.") for f in err.value.fields) and err.value.rule == lut.RULE
+
+
+def _filled_ram() -> lut.LutRam:
+    """LE entry i = 1000 + i, LO entry i = 0xF000 + i (bit patterns), written as NVIDIA's traces write them."""
+    ram = lut.LutRam("CDP")
+    for table, depth, first in ((0, 65, 1000), (1, 257, 0xF000)):
+        ram.write("S_LUT_ACCESS_CFG", (1 << 17) | (table << 16))
+        for i in range(depth):
+            ram.write("S_LUT_ACCESS_DATA", first + i)
+    return ram
+
+
+def test_cdp_lut_read_back_moves_on_and_stays_on_the_last_entry():
+    ram = _filled_ram()
+    # the writes left the port on the LO table's last entry (NVIDIA's address stays there: lut_end)
+    assert [ram.read(), ram.read()] == [0xF000 + 256] * 2  # WRITE type: a read does not move the address
+    ram.write("S_LUT_ACCESS_CFG", (1 << 16) | 254)  # READ, LO, entry 254
+    assert [ram.read() for _ in range(4)] == [0xF000 + 254, 0xF000 + 255, 0xF000 + 256, 0xF000 + 256]
+    ram.write("S_LUT_ACCESS_CFG", 3)  # READ, LE, entry 3
+    assert [ram.read() for _ in range(2)] == [1003, 1004]
+    ram.write("S_LUT_ACCESS_CFG", 100)  # beyond the LE table: entry 0 (the RTL's default case), moving on
+    assert [ram.read(), ram.read()] == [1000, 1000]
