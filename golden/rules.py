@@ -21,9 +21,9 @@ from golden.errors import ConfigurationError
 
 #: Modules that register rules (imported by all_rules, so that a listing holds every unit's rules).
 MODULES = ("golden.units.pdp.rules", "golden.units.sdp.rules", "golden.units.cdp.rules", "golden.units.conv.rules",
-           "golden.units.bdma_rules",
+           "golden.units.bdma.rules",
            "golden.units.dma_rules",
-           "golden.units.rubik_rules")
+           "golden.units.rubik.rules")
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from golden import rules
+from golden import rules as registry
 from golden.config import Profile
 from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units import bdma_rules, dma_rules  # noqa: F401  (register the BDMA rules)
+from golden.units import dma_rules  # noqa: F401  (register the BDMA rules)
 from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.bdma import rules as bdma_rules  # noqa: F401
 
 UNIT = "BDMA"
 ATOM = 32
@@ -143,7 +144,7 @@ class BdmaOperation:
             if cvsram:
                 profile.require("SECONDARY_MEMIF", f"a BDMA copy with {side}_RAM_TYPE=CVSRAM",
                                 fields=(f"BDMA.CFG_CMD.{side}_RAM_TYPE",))
-        rules.enforce("BDMA", BdmaGroup((self,)), rules.Facts(profile=profile))
+        registry.enforce("BDMA", BdmaGroup((self,)), registry.Facts(profile=profile))
         if self.src_cvsram == self.dst_cvsram and rows_overlap(
                 self.source_offsets(), self.destination_offsets(), self.line_bytes, self.line_bytes):
             raise ConfigurationError(
@@ -190,7 +191,7 @@ def operation_from(regs: RegisterValues) -> BdmaOperation:
 
 @dataclass(frozen=True)
 class BdmaGroup:
-    """What the BDMA rules (golden/units/bdma_rules.py, golden/units/dma_rules.py) judge: the operations of one
+    """What the BDMA rules (golden/units/bdma/rules.py, golden/units/dma_rules.py) judge: the operations of one
     launched group, or one operation run on its own (`group` None: the group rules do not apply)."""
     operations: tuple[BdmaOperation, ...]
     group: int | None = None
@@ -202,7 +203,7 @@ def validate_group(profile: Profile, operations: list[RegisterValues], group: in
     decoded = [operation_from(regs) for regs in operations]
     for op in decoded:
         op.validate(profile)
-    rules.enforce("BDMA", BdmaGroup(tuple(decoded), group), rules.Facts(profile=profile))
+    registry.enforce("BDMA", BdmaGroup(tuple(decoded), group), registry.Facts(profile=profile))
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from golden import rules
+from golden import rules as registry
 from golden.errors import ConfigurationError
 from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext, Surface, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
-from golden.units.rubik_rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
+from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
 
 UNIT = "RBK"
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
@@ -107,8 +107,8 @@ class RubikLayer:
 
     # -- limitations --
     def validate(self) -> None:
-        """The Rubik rules of the registry (golden/units/rubik_rules.py)."""
-        rules.enforce("RUBIK", self, rules.Facts())
+        """The Rubik rules of the registry (golden/units/rubik/rules.py)."""
+        registry.enforce("RUBIK", self, registry.Facts())
 
     @property
     def plane_row_bytes(self) -> int:
