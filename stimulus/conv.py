@@ -30,7 +30,7 @@ from golden.formats.feature import feature_span
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from golden.units.conv.cbuf import Left
-from golden.units.conv.config import read_config as conv_decode
+from golden.units.conv.config import decode as conv_decode
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region

@@ -24,7 +24,7 @@ from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
 from golden.units.cdp.config import decode as cdp_decode
 from golden.units.conv.cbuf import left_by
-from golden.units.conv.config import read_config as conv_decode
+from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate

@@ -28,11 +28,9 @@ from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units import dma_rules  # noqa: F401  (register the BDMA rules)
-from golden.units.base import LayerContext, Surface, UnitResult
-from golden.units.bdma import rules as bdma_rules  # noqa: F401
+from golden.units.base import LayerContext, Surface, Unit, UnitResult
 
-UNIT = "BDMA"
+GROUP = "BDMA"
 ATOM = 32
 GUIDE = "programming-guide: BDMA programming"
 LIMIT = "programming-guide: Limitation/BDMA"
@@ -106,10 +104,10 @@ class BdmaOperation:
         _check_raw(regmap, raw)
 
         def field(name: str, fld: str) -> int:
-            reg = regmap.get(UNIT, name)
+            reg = regmap.get(GROUP, name)
             return reg.field(fld).decode(raw.get(name, reg.reset))
 
-        cmd = regmap.get(UNIT, "CFG_CMD")
+        cmd = regmap.get(GROUP, "CFG_CMD")
         return cls(
             src_addr=(field("CFG_SRC_ADDR_HIGH", "V8") << 32) | field("CFG_SRC_ADDR_LOW", "V32") << 5,
             dst_addr=(field("CFG_DST_ADDR_HIGH", "V8") << 32) | field("CFG_DST_ADDR_LOW", "V32") << 5,
@@ -168,7 +166,7 @@ def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
     for name in ALIGNED_REGISTERS:
         value = raw.get(name, 0)
         if value & (ATOM - 1):
-            field = regmap.get(UNIT, name).fields[0].name
+            field = regmap.get(GROUP, name).fields[0].name
             raise ConfigurationError(
                 f"{name} = {value:#x} is not a multiple of 32; the register keeps bits [31:5] only",
                 fields=(f"BDMA.{name}.{field}",), rule=f"{RDL} ({name}: 32-byte units)")
@@ -186,7 +184,7 @@ def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
 
 def operation_from(regs: RegisterValues) -> BdmaOperation:
     """The operation whose CFG_* registers `regs` holds."""
-    return BdmaOperation.from_registers(regs.regmap, {name: regs.value(UNIT, name) for name in OPERATION_REGISTERS})
+    return BdmaOperation.from_registers(regs.regmap, {name: regs.value(GROUP, name) for name in OPERATION_REGISTERS})
 
 
 @dataclass(frozen=True)
@@ -215,4 +213,13 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     operation = operation_from(ctx.regs)
     operation.validate(ctx.profile)
     surface = operation.execute(ctx.memory)
-    return UnitResult(status={(UNIT, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
+    return UnitResult(status={(GROUP, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
+
+
+def decode(regs: RegisterValues, profile=None) -> BdmaGroup:
+    """One operation on its own, as its rules judge it (a launched group: validate_group)."""
+    return BdmaGroup((operation_from(regs),))
+
+
+UNIT = Unit("bdma", "BDMA", ("BDMA",), run, decode, rules=("golden.units.bdma.rules", "golden.units.dma_rules"),
+            interrupts={"BDMA": ("BDMA",)}, switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",))

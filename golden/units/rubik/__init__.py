@@ -28,11 +28,11 @@ from golden import rules as registry
 from golden.errors import ConfigurationError
 from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
-from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.base import LayerContext, Surface, Unit, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
 from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
 
-UNIT = "RBK"
+GROUP = "RBK"
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
 USED = {
     "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
@@ -66,42 +66,41 @@ class RubikLayer:
         return ATOM // self.element_bytes
 
     @classmethod
-    def from_registers(cls, ctx: LayerContext) -> RubikLayer:
-        regs = ctx.regs
-        ctx.profile.require("RUBIK", "a Rubik layer", fields=("RBK.D_OP_ENABLE.OP_EN",))
-        mode = regs.enum(UNIT, "D_MISC_CFG", "RUBIK_MODE")
+    def decode(cls, regs, profile) -> RubikLayer:
+        profile.require("RUBIK", "a Rubik layer", fields=("RBK.D_OP_ENABLE.OP_EN",))
+        mode = regs.enum(GROUP, "D_MISC_CFG", "RUBIK_MODE")
         if mode == "CONTRACT":
-            ctx.profile.require("RUBIK_CONTRACT", "Rubik contract mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+            profile.require("RUBIK_CONTRACT", "Rubik contract mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
         else:
-            ctx.profile.require("RUBIK_RESHAPE", f"Rubik {mode.lower()} mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
-        precision = regs.enum(UNIT, "D_MISC_CFG", "IN_PRECISION").lower()
-        ctx.profile.require_precision(precision, "the Rubik layer", fields=("RBK.D_MISC_CFG.IN_PRECISION",))
-        in_cvsram = regs.enum(UNIT, "D_DAIN_RAM_TYPE", "DATAIN_RAM_TYPE") == "CVIF"
-        out_cvsram = regs.enum(UNIT, "D_DAOUT_RAM_TYPE", "DATAOUT_RAM_TYPE") == "CVIF"
+            profile.require("RUBIK_RESHAPE", f"Rubik {mode.lower()} mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+        precision = regs.enum(GROUP, "D_MISC_CFG", "IN_PRECISION").lower()
+        profile.require_precision(precision, "the Rubik layer", fields=("RBK.D_MISC_CFG.IN_PRECISION",))
+        in_cvsram = regs.enum(GROUP, "D_DAIN_RAM_TYPE", "DATAIN_RAM_TYPE") == "CVIF"
+        out_cvsram = regs.enum(GROUP, "D_DAOUT_RAM_TYPE", "DATAOUT_RAM_TYPE") == "CVIF"
         for cvsram, register in ((in_cvsram, "D_DAIN_RAM_TYPE.DATAIN"), (out_cvsram, "D_DAOUT_RAM_TYPE.DATAOUT")):
             if cvsram:
-                ctx.profile.require("SECONDARY_MEMIF", "a Rubik layer in CV-SRAM",
+                profile.require("SECONDARY_MEMIF", "a Rubik layer in CV-SRAM",
                                     fields=(f"RBK.{register}_RAM_TYPE",))
         for key in USED[mode]:
             register, _ = ALIGNED[key]
-            if regs.value(UNIT, register) & (ATOM - 1):
+            if regs.value(GROUP, register) & (ATOM - 1):
                 raise ConfigurationError(
-                    f"{register} = {regs.value(UNIT, register):#x} is not 32-byte aligned (the register "
+                    f"{register} = {regs.value(GROUP, register):#x} is not 32-byte aligned (the register "
                     "keeps bits [31:5] only)", fields=(_qualified(key),),
                     rule=f"{LIMIT} (address/line_stride 32-byte aligned)" if mode == "CONTRACT"
                     else "in-memory-data-formats: Alignment of Start Address and Stride")
-        byte_values = {key: regs.field(UNIT, register, field) << 5 for key, (register, field) in ALIGNED.items()}
-        byte_values["DAIN_ADDR"] |= regs.value(UNIT, "D_DAIN_ADDR_HIGH") << 32
-        byte_values["DAOUT_ADDR"] |= regs.value(UNIT, "D_DAOUT_ADDR_HIGH") << 32
+        byte_values = {key: regs.field(GROUP, register, field) << 5 for key, (register, field) in ALIGNED.items()}
+        byte_values["DAIN_ADDR"] |= regs.value(GROUP, "D_DAIN_ADDR_HIGH") << 32
+        byte_values["DAOUT_ADDR"] |= regs.value(GROUP, "D_DAOUT_ADDR_HIGH") << 32
         return cls(
             mode=mode, precision=precision,
-            width=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_WIDTH") + 1,
-            height=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_HEIGHT") + 1,
-            in_channels=regs.field(UNIT, "D_DATAIN_SIZE_1", "DATAIN_CHANNEL") + 1,
-            out_channels=regs.field(UNIT, "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
+            width=regs.field(GROUP, "D_DATAIN_SIZE_0", "DATAIN_WIDTH") + 1,
+            height=regs.field(GROUP, "D_DATAIN_SIZE_0", "DATAIN_HEIGHT") + 1,
+            in_channels=regs.field(GROUP, "D_DATAIN_SIZE_1", "DATAIN_CHANNEL") + 1,
+            out_channels=regs.field(GROUP, "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
             in_cvsram=in_cvsram, out_cvsram=out_cvsram,
-            stride_x=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
-            stride_y=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
+            stride_x=regs.field(GROUP, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
+            stride_y=regs.field(GROUP, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
             addressing=byte_values,
         )
 
@@ -213,10 +212,14 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     if upstream is not None:
         raise ConfigurationError("Rubik reads memory only; it takes no on-the-fly input",
                                  fields=("RBK.D_OP_ENABLE.OP_EN",), rule=GUIDE)
-    layer = RubikLayer.from_registers(ctx)
+    layer = RubikLayer.decode(ctx.regs, ctx.profile)
     layer.validate()
     _check_disjoint(layer, _planned_surface(layer))
     surface = getattr(layer, layer.mode.lower())(ctx.memory)
     # Stall counters are timing quantities; the golden model has no clock and reports 0.
-    return UnitResult(status={(UNIT, "D_PERF_READ_STALL"): 0, (UNIT, "D_PERF_WRITE_STALL"): 0},
+    return UnitResult(status={(GROUP, "D_PERF_READ_STALL"): 0, (GROUP, "D_PERF_WRITE_STALL"): 0},
                       surfaces=[surface])
+
+
+UNIT = Unit("rubik", "RUBIK", ("RBK",), run, RubikLayer.decode, rules=("golden.units.rubik.rules",),
+            interrupts={"RBK": ("RUBIK",)}, output="RBK", switch="RUBIK", prefixes=("rubik",), hdl=("rubik", "rbk"))

@@ -3,7 +3,7 @@
 Each predicate takes the decoded RubikLayer (golden/units/rubik.py) and the facts; None means the layer keeps
 the rule. A side (DAIN, DAOUT) is a feature cube (line and surface strides) or a set of planes (line and planar
 strides), by mode. The registers' own 32-byte granularity (bits [31:5]) is checked on the raw values before
-decoding (RubikLayer.from_registers), as for BDMA.
+decoding (RubikLayer.decode), as for BDMA.
 """
 
 from __future__ import annotations
