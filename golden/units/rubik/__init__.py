@@ -30,7 +30,7 @@ from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
 from golden.units.base import LayerContext, Surface, Unit, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
-from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
+from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, qualified, surface_count
 
 GROUP = "RBK"
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
@@ -86,7 +86,7 @@ class RubikLayer:
             if regs.value(GROUP, register) & (ATOM - 1):
                 raise ConfigurationError(
                     f"{register} = {regs.value(GROUP, register):#x} is not 32-byte aligned (the register "
-                    "keeps bits [31:5] only)", fields=(_qualified(key),),
+                    "keeps bits [31:5] only)", fields=(qualified(key),),
                     rule=f"{LIMIT} (address/line_stride 32-byte aligned)" if mode == "CONTRACT"
                     else "in-memory-data-formats: Alignment of Start Address and Stride")
         byte_values = {key: regs.field(GROUP, register, field) << 5 for key, (register, field) in ALIGNED.items()}
@@ -117,7 +117,7 @@ class RubikLayer:
     # -- data movement --
     def contract(self, memory: MemorySystem) -> Surface:
         sx, sy, width, height = self.stride_x, self.stride_y, self.width, self.height
-        surfaces = _surfaces(self.out_channels, self.per_atom)
+        surfaces = surface_count(self.out_channels, self.per_atom)
         b = self.addressing
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["CONTRACT_0"], b["DAIN_SURF"], b["DAIN_LINE"]),
@@ -131,7 +131,7 @@ class RubikLayer:
 
     def split(self, memory: MemorySystem) -> Surface:
         size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
-        surfaces = _surfaces(self.in_channels, per_atom)
+        surfaces = surface_count(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_SURF"], b["DAIN_LINE"]), (surfaces, self.height)),
                          self.width * ATOM)
@@ -150,7 +150,7 @@ class RubikLayer:
 
     def merge(self, memory: MemorySystem) -> Surface:
         size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
-        surfaces = _surfaces(self.in_channels, per_atom)
+        surfaces = surface_count(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_PLANAR"], b["DAIN_LINE"]),
                                       (self.in_channels, self.height)), self.width * size)
@@ -170,9 +170,9 @@ class RubikLayer:
             return b["DAIN_ADDR"], ((self.in_channels - 1) * b["DAIN_PLANAR"] + (self.height - 1) * b["DAIN_LINE"]
                                     + self.width * self.element_bytes)
         if self.mode == "CONTRACT":
-            cubes, surfaces = self.stride_x * self.stride_y, _surfaces(self.out_channels, self.per_atom)
+            cubes, surfaces = self.stride_x * self.stride_y, surface_count(self.out_channels, self.per_atom)
         else:
-            cubes, surfaces = 1, _surfaces(self.in_channels, self.per_atom)
+            cubes, surfaces = 1, surface_count(self.in_channels, self.per_atom)
         return b["DAIN_ADDR"], ((cubes - 1) * b["CONTRACT_0"] + (surfaces - 1) * b["DAIN_SURF"]
                                 + (self.height - 1) * b["DAIN_LINE"] + self.width * ATOM)
 
@@ -184,7 +184,7 @@ def _check_disjoint(layer: RubikLayer, surface: Surface) -> None:
     start, size = layer.input_span()
     channels, height, width = surface.shape
     per_atom = surface.atom_bytes // layer.element_bytes
-    end = surface.base + ((_surfaces(channels, per_atom) - 1) * surface.surface_stride
+    end = surface.base + ((surface_count(channels, per_atom) - 1) * surface.surface_stride
                           + (height - 1) * surface.line_stride + max(width * surface.atom_bytes, ATOM))
     if surface.base < start + size and start < end:
         raise ConfigurationError(
