@@ -14,6 +14,7 @@ from golden import rules
 from golden.errors import ConfigurationError, DeclarationError
 from golden.regs.regmap import RegisterMap
 from golden.units.base import Unit
+from suites.unit.plugin_site import install
 
 
 def _run(ctx, upstream=None):
@@ -98,15 +99,8 @@ def small(size, facts):
 @pytest.fixture
 def toy_plugin(tmp_path, monkeypatch):
     """A unit package outside the source tree, installed as a distribution with its nvdla_verif.units entry point."""
-    site = tmp_path / "site"
-    info = site / "toy_unit-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-unit\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[nvdla_verif.units]\ntoy = toy_unit\n")
-    (site / "toy_unit").mkdir()
-    (site / "toy_unit" / "__init__.py").write_text(TOY_UNIT)
-    (site / "toy_unit" / "rules.py").write_text(TOY_RULES)
-    monkeypatch.syspath_prepend(str(site))
+    site = install(tmp_path / "site", "toy-unit", "[nvdla_verif.units]\ntoy = toy_unit\n",
+                   {"toy_unit/__init__.py": TOY_UNIT, "toy_unit/rules.py": TOY_RULES}, monkeypatch)
     monkeypatch.setattr(rules, "REGISTRY", dict(rules.REGISTRY))
     golden.units._declared.cache_clear()
     yield site
