@@ -113,3 +113,7 @@ class MemoryLimitError(NvdlaVerifError):
         self.size = size
         self.limit = limit
         super().__init__(message, rule="golden model: memory limit (golden.limits.set_memory_limit, --memory-limit)")
+
+
+class DeclarationError(NvdlaVerifError):
+    """A unit (golden/units/base.py: Unit) or stimulus family declared inconsistently, e.g. by a plugin."""

@@ -12,6 +12,9 @@ A layer runs once every unit of its pipeline is armed in its consumer group (pro
     PDP       PDP_RDMA + PDP (offline);  CDP: CDP_RDMA + CDP;  RUBIK: RBK
     BDMA      each CFG_LAUNCH0/1 runs the operations queued by CFG_OP writes
 
+(each unit's declaration, golden/units/<unit>/__init__.py's UNIT, says which groups it launches and with which
+stages, its done interrupts, LUTs and profile switch; golden/units/sdp/launch.py holds the SDP and CONV pipelines)
+
 Stages run in hardware order through golden.units.load(stage).run(ctx, upstream), each stage's
 `output` the next one's `upstream`. Status registers then take UnitResult.status, the groups
 complete (op-enable cleared, consumer flipped, S_STATUS updated) and the done interrupts of the
@@ -36,17 +39,14 @@ from golden.units.base import LayerContext, Surface, Tolerance
 from golden.units.conv.cbuf import ConvBuffer
 from golden.units.lut import LutRam
 
-CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
-#: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS).
-INTERRUPTS = {"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",), "SDP": ("SDP",), "PDP": ("PDP",),
-              "CDP": ("CDP",), "RBK": ("RUBIK",), "BDMA": ("BDMA",)}
-LUT_UNITS = ("SDP", "CDP")
+#: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS), from the unit declarations.
+INTERRUPTS = golden.units.interrupts()
+LUT_UNITS = golden.units.lut_groups()
 #: Units a profile may lack entirely, with the .spec switch.
-UNIT_SWITCHES = {"BDMA": "BDMA", "RBK": "RUBIK", "PDP": "PDP", "PDP_RDMA": "PDP", "CDP": "CDP",
-                 "CDP_RDMA": "CDP"}
+UNIT_SWITCHES = golden.units.switches()
 LAUNCHES = ("D_OP_ENABLE", "CFG_LAUNCH0", "CFG_LAUNCH1")
 #: The unit a stage's output surfaces are named after in reports and scoreboards.
-STAGE_UNITS = {"CONV": "CACC", "SDP": "SDP", "PDP": "PDP", "CDP": "CDP", "RUBIK": "RBK", "BDMA": "BDMA"}
+STAGE_UNITS = golden.units.output_groups()
 
 
 class TraceHang(TraceError):
@@ -189,42 +189,17 @@ class Hardware:
                 + f" ({'; '.join(notes) or 'incomplete pipeline'})")
 
     # -- pipelines -------------------------------------------------------------------------------------
-    def _consumer_field(self, unit: str, reg: str, name: str) -> int:
+    def consumer_field(self, unit: str, reg: str, name: str) -> int:
+        """A field of the register group the unit's consumer points at (what a launch would run with)."""
         value = self.regs.raw(unit, reg, self.regs.consumer[unit])
         return self.regmap.get(unit, reg).field(name).decode(value)
 
-    def _sdp_pipeline(self) -> tuple[list[str], list[str]]:
-        """(units, stages) of the SDP part of a layer: SDP, its RDMA if it reads memory, PDP on the fly."""
-        units, stages = ["SDP"], ["SDP"]
-        flying = self._consumer_field("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE")
-        reads_operands = any(not self._consumer_field("SDP_RDMA", f"D_{dma}_CFG", f"{dma}_DISABLE")
-                             for dma in ("BRDMA", "NRDMA", "ERDMA"))
-        if not flying or reads_operands:
-            units.append("SDP_RDMA")
-        if self._consumer_field("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST"):
-            units.append("PDP")
-            stages.append("PDP")
-        return units, stages
-
     def _pipelines(self, armed: dict[str, int]) -> list[tuple[list[str], list[str]]]:
-        """The pipelines the armed units belong to: (units, stages); no stages while one waits for another."""
-        pipelines = []
-        if any(u in armed for u in CONV_UNITS) or ("SDP" in armed and self._consumer_field(
-                "SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE")):
-            units, stages = self._sdp_pipeline()
-            pipelines.append(([*CONV_UNITS, *units], ["CONV", *stages]))
-        elif "SDP" in armed or "SDP_RDMA" in armed:
-            pipelines.append(self._sdp_pipeline())
-        pdp_on_the_fly = any("PDP" in units for units, _ in pipelines)
-        if ("PDP" in armed or "PDP_RDMA" in armed) and not pdp_on_the_fly:
-            if self._consumer_field("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE"):  # OFF_FLYING
-                pipelines.append((["PDP_RDMA", "PDP"], ["PDP"]))
-            else:  # on the fly: waits for an SDP layer with OUTPUT_DST=PDP
-                pipelines.append((["PDP", "SDP with OUTPUT_DST=PDP"], []))
-        if "CDP" in armed or "CDP_RDMA" in armed:
-            pipelines.append((["CDP_RDMA", "CDP"], ["CDP"]))
-        if "RBK" in armed:
-            pipelines.append((["RBK"], ["RUBIK"]))
+        """The pipelines the armed units belong to: (units, stages); no stages while one waits for another. Each
+        unit's declaration says which it forms (golden/units/base.py: Unit.pipelines), in registry order."""
+        pipelines: list[tuple[list[str], list[str]]] = []
+        for unit in golden.units.declared():
+            pipelines += unit.launched(self, armed, pipelines)
         return pipelines
 
     def _run_layer(self, units: list[str], stages: list[str], armed: dict[str, int]) -> None:

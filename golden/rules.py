@@ -5,25 +5,25 @@ involves, a sentence, and a predicate over a decoded configuration: `check(cfg, 
 values, the profile, and what earlier layers left in the CBUF) returns None when the layer keeps the rule (or
 the rule does not apply to it) and otherwise the message for this layer. An advisory rule is one NVIDIA's own
 traces break with a defined result: validation warns unless strict (stimulus legality). A unit's validation is
-`enforce(unit, cfg, facts)`: the first rule broken, in registration order, raises a
+`enforce(unit, cfg, facts)`: the first rule broken, in checking order, raises a
 ConfigurationError whose `rule` starts with the rule's id and whose `fields` are the rule's fields (then
 the ids and fields of any further rule the layer breaks).
 Stimulus (stimulus/illegal.py) has one generator per rule that breaks exactly that rule.
+
+Which rules a unit has, and their order, come from its declaration (golden/units/base.py: Unit.rules, a list of
+modules): a unit's rules are checked module by module in that order, each module's in the order it defines
+them, however the modules happen to be imported. A rule defined in a module its unit does not declare is a
+DeclarationError (all_rules), never a rule silently left unchecked.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from golden.errors import ConfigurationError
-
-#: Modules that register rules (imported by all_rules, so that a listing holds every unit's rules).
-MODULES = ("golden.units.pdp.rules", "golden.units.sdp.rules", "golden.units.cdp.rules", "golden.units.conv.rules",
-           "golden.units.bdma_rules",
-           "golden.units.dma_rules",
-           "golden.units.rubik_rules")
+from golden.errors import ConfigurationError, DeclarationError
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,8 @@ class Rule:
     text: str
     check: Callable
     advisory: bool = False
-    #: Rules of a later phase are checked after those of an earlier one, whatever the import order (the DMAs'
-    #: address and stride rules, phase 1, come after a unit's own limitations).
-    phase: int = 0
+    #: The module that defines it (one of its unit's declared rule modules).
+    module: str = ""
 
     @property
     def label(self) -> str:
@@ -65,26 +64,46 @@ class Rule:
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, advisory: bool = False,
-         phase: int = 0):
-    """Register the decorated predicate as a rule (ids are unique)."""
+def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, advisory: bool = False):
+    """Register the decorated predicate as a rule (ids are unique) of the module that calls this."""
+    module = sys._getframe(1).f_globals["__name__"]
+
     def register(check: Callable) -> Callable:
         if id in REGISTRY:
             raise ValueError(f"rule {id} registered twice")
-        REGISTRY[id] = Rule(id, unit, source, tuple(fields), text, check, advisory, phase)
+        REGISTRY[id] = Rule(id, unit, source, tuple(fields), text, check, advisory, module)
         return check
     return register
 
 
+def _modules(unit: str) -> tuple[str, ...]:
+    """The unit's declared rule modules, imported (importing one registers its rules)."""
+    import golden.units
+
+    modules = golden.units.unit(unit).rules
+    for module in modules:
+        importlib.import_module(module)
+    return modules
+
+
 def rules(unit: str) -> list[Rule]:
-    """The unit's rules in checking order: by phase, then as registered."""
-    return sorted((r for r in REGISTRY.values() if r.unit == unit), key=lambda r: r.phase)
+    """The unit's rules in checking order: by declared module, then as each module defines them."""
+    modules = _modules(unit)
+    rank = {module: index for index, module in enumerate(modules)}
+    return sorted((r for r in REGISTRY.values() if r.unit == unit and r.module in rank),
+                  key=lambda r: rank[r.module])
 
 
 def all_rules() -> list[Rule]:
-    for module in MODULES:
-        importlib.import_module(module)
-    return list(REGISTRY.values())
+    """Every unit's rules, unit by unit in registry order (golden/units/__init__.py), each in checking order."""
+    import golden.units
+
+    listed = [r for unit in golden.units.declared() for r in rules(unit.stage)]
+    strays = [r for r in REGISTRY.values() if r not in listed]
+    if strays:
+        raise DeclarationError("rules outside their unit's declared rule modules (Unit.rules): "
+                               + ", ".join(f"{r.id} ({r.module}, unit {r.unit})" for r in strays), where="rules")
+    return listed
 
 
 def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:

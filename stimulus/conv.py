@@ -28,9 +28,10 @@ from golden.config import Profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.formats.feature import feature_span
 from golden.regs.regmap import RegisterMap
+from golden.units.conv import UNIT as CONV
 from golden.units.conv import program
 from golden.units.conv.cbuf import Left
-from golden.units.conv.config import read_config as conv_decode
+from golden.units.conv.config import decode as conv_decode
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
@@ -62,7 +63,7 @@ KEEP = 0.3
 modes = conv_modes.modes
 RING = rules.REGISTRY["CONV-WEIGHT-RING"]
 #: The units whose registers the CONV rules read.
-CONV_UNITS = ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC")
+CONV_UNITS = CONV.groups
 
 
 def set_both(register: str, field: str, value: int) -> dict:

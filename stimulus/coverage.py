@@ -52,10 +52,9 @@ from golden.formats import pixel
 from golden.regs.regfile import BDMA_SLOTS, RegisterFile
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units.base import LayerContext
 from golden.units.bdma import operation_from
 from golden.units.cdp.config import decode as cdp_decode
-from golden.units.conv.config import read_config as conv_decode
+from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
@@ -779,7 +778,7 @@ class Coverage:
             if status is not None and self._sample_cdp_run is not None:
                 self._sample_cdp_run((cfg, True, status))
         if ("RUBIK" in stages or "RBK" in stages) and self._sample_rubik is not None:
-            self._sample_rubik(RubikLayer.from_registers(LayerContext(self.profile, regs, None)))
+            self._sample_rubik(RubikLayer.decode(regs, self.profile))
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
 

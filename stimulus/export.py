@@ -50,8 +50,8 @@ from golden.trace import (
 from stimulus.layer import Layer
 
 TXN = "input.txn"
-#: Done-interrupt source -> the unit whose register group it reports.
-INTERRUPT_UNITS = {"RUBIK": "RBK"}
+#: Done-interrupt source -> the unit whose register group it reports (RUBIK -> RBK; the unit declarations).
+INTERRUPT_UNITS = {source: group for group, sources in INTERRUPTS.items() for source in sources}
 #: Units whose done interrupt a layer may end on.
 WATCHED = ("SDP", "PDP", "CDP")
 

@@ -1,9 +1,17 @@
-"""The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests."""
+"""The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests.
+
+A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share);
+the tables the rest of stimulus reads (GENERATORS, NEEDS, SHARED) derive from FAMILIES, and the profile
+switches a family needs from its units' declarations (golden/units/base.py: Unit.switch).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import golden.units
 from golden.config import Profile
 from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
@@ -16,22 +24,45 @@ def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
     return sdp.random_layer(choose, profile, slot, memory_operands=False)
 
 
-GENERATORS = {"sdp": sdp.random_layer, "pdp": pdp.random_layer, "cdp": cdp.random_layer, "conv": conv.random_layer,
-              "sdp_reg": _sdp_register_operands, "sdp_pdp": pipeline.sdp_pdp_layer, "bdma": bdma.random_layer,
-              "rubik": rubik.random_layer, "deconv": deconv.random_layer}
+@dataclass(frozen=True)
+class Family:
+    name: str
+    #: The stages its layers run (golden.units declarations): a profile lacking one of them cannot run the family.
+    units: tuple[str, ...]
+    #: generator(choose, profile, slot, **shared) -> Layer
+    generator: Callable
+    #: drawer(choose, profile) -> keywords every layer of one trace shares (a unit's LUT); None: nothing shared.
+    shared: Callable | None = None
+
+    def needs(self) -> tuple[str, ...]:
+        """The profile switches of its units (none: every profile runs it)."""
+        return tuple(dict.fromkeys(golden.units.unit(stage).switch for stage in self.units
+                                   if golden.units.unit(stage).switch))
+
+
+FAMILIES = (
+    Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}),
+    Family("pdp", ("PDP",), pdp.random_layer),
+    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}),
+    Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared),
+    Family("sdp_reg", ("SDP",), _sdp_register_operands),
+    Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer),
+    Family("bdma", ("BDMA",), bdma.random_layer),
+    Family("rubik", ("RUBIK",), rubik.random_layer),
+    Family("deconv", ("CONV", "SDP", "RUBIK"), deconv.random_layer, deconv.shared),
+)
+GENERATORS = {f.name: f.generator for f in FAMILIES}
 #: The feature switch a family needs (families not listed: every profile).
-NEEDS = {"pdp": "PDP", "sdp_pdp": "PDP", "cdp": "CDP", "bdma": "BDMA", "rubik": "RUBIK", "deconv": "RUBIK"}
+NEEDS = {f.name: f.needs()[0] for f in FAMILIES if f.needs()}
 
 
 def available(profile: Profile) -> list[str]:
     """The families the profile can run."""
-    return [f for f in sorted(GENERATORS) if f not in NEEDS or profile.has(NEEDS[f])]
+    return [f.name for f in sorted(FAMILIES, key=lambda f: f.name) if all(profile.has(s) for s in f.needs())]
 
 
 #: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
-SHARED = {"cdp": lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
-          "sdp": lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}, "conv": conv.shared,
-          "deconv": deconv.shared}
+SHARED = {f.name: f.shared for f in FAMILIES if f.shared is not None}
 
 
 def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from dataclasses import replace as replace_layer
 
+import golden.units
 from golden import rules
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
@@ -22,14 +23,12 @@ from golden.trace import load_trace
 from golden.units import pdp as golden_pdp
 from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
-from golden.units.cdp.config import decode as cdp_decode
 from golden.units.conv.cbuf import left_by
-from golden.units.conv.config import read_config as conv_decode
+from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
-from golden.units.rubik import RubikLayer
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, illegal_sequence, pdp, sdp
@@ -187,11 +186,11 @@ BREAKERS = {**PDP_BREAKERS, **illegal_sdp.BREAKERS, **illegal_cdp.BREAKERS, **il
             **illegal_dma.FEATURE_BREAKERS, **illegal_dma.BDMA_BREAKERS, **illegal_rubik.BREAKERS,
             **illegal_sequence.BREAKERS}
 COMPANIONS = {**PDP_COMPANIONS, **illegal_sdp.COMPANIONS, **illegal_conv.COMPANIONS}
-DECODERS = {"PDP": pdp_decode, "SDP": sdp_decode, "CONV": conv_decode, "CDP": cdp_decode}
 
 
-def _rubik_decode(regs, profile: Profile) -> RubikLayer:
-    return RubikLayer.from_registers(LayerContext(profile, regs, MemorySystem.for_profile(profile)))
+def _decode(unit: str, regs, profile: Profile):
+    """What the unit's rules judge (its declaration's decode)."""
+    return golden.units.unit(unit).decode(regs, profile)
 
 
 def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
@@ -201,7 +200,7 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
         return {r.id for r, _ in rules.violations(unit, illegal_dma.bdma_group(layer, regmap),
                                                    rules.Facts(profile=profile))}
     regs = layer.values(regmap)
-    decoded = _rubik_decode(regs, profile) if unit == "RUBIK" else DECODERS[unit](regs)
+    decoded = _decode(unit, regs, profile)
     left = None
     if unit == "CONV" and layer.follows:
         left = left_by(conv_decode(earlier.values(regmap)) for earlier in layer.follows if "CDMA" in earlier.enable)
@@ -226,7 +225,7 @@ def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
         return None if writes is None else replace_layer(legal, writes=writes, choices=dict(legal.choices))
     dma, breaker = illegal_dma.FEATURE_BREAKERS[rule_id]
     regs = legal.values(regmap)
-    surface = dma.surface(DECODERS[unit](regs), rules.Facts(regs, profile))
+    surface = dma.surface(_decode(unit, regs, profile), rules.Facts(regs, profile))
     if surface is None:
         return None
     fields = breaker(dict(legal.fields), surface, choose, profile.memory_atomic_size)
@@ -267,7 +266,7 @@ def _rubik_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     from stimulus.families import GENERATORS
 
     legal = GENERATORS["rubik"](choose, profile, 0)
-    decoded = _rubik_decode(legal.values(RegisterMap.for_profile(profile)), profile)
+    decoded = _decode("RUBIK", legal.values(RegisterMap.for_profile(profile)), profile)
     fields = illegal_rubik.BREAKERS[rule_id](dict(legal.fields), decoded, choose)
     return None if fields is None else replace_layer(legal, fields=fields, choices=dict(legal.choices))
 

@@ -1,4 +1,4 @@
-"""Breakers of Rubik's rules (golden/units/rubik_rules.py): each changes a legal generated Rubik layer's fields.
+"""Breakers of Rubik's rules (golden/units/rubik/rules.py): each changes a legal generated Rubik layer's fields.
 
 A breaker takes the legal layer's fields (a copy), its decoded RubikLayer and the chooser, and returns the changed
 fields or None when this layer cannot be changed that way (another legal layer is drawn). Addresses and strides are
@@ -8,7 +8,7 @@ with it, so that only the one rule is broken.
 
 from __future__ import annotations
 
-from golden.units.rubik_rules import ALIGNED, PLANAR_MODE, side_layout
+from golden.units.rubik.rules import ALIGNED, PLANAR_MODE, side_layout
 
 ATOM = 32
 

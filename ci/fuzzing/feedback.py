@@ -124,7 +124,7 @@ class FieldTransitions:
 #: Units whose registers decode to the configuration their rules read (golden/rules.py predicates).
 def _decoders() -> dict[str, Callable]:
     from golden.units.cdp.config import decode as cdp
-    from golden.units.conv.config import read_config as conv
+    from golden.units.conv.config import decode as conv
     from golden.units.pdp.config import decode as pdp
     from golden.units.sdp.config import decode as sdp
 

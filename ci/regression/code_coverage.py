@@ -20,9 +20,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import golden.units
+
 HEADER = "# SystemC::Coverage-3\n"
-NVDLA_UNITS = ("cdma", "csc", "cmac", "cacc", "sdp", "pdp", "cdp", "bdma", "rubik", "rbk", "glb", "cfgrom",
-               "csb", "mcif", "cvif", "apb2csb")
+#: Words of NVIDIA's RTL instance names that say which unit a point belongs to: the units' own (their
+#: declarations' hdl names), then the blocks around them.
+NVDLA_UNITS = (*(name for unit in golden.units.declared() for name in unit.hdl), "glb", "cfgrom", "csb", "mcif",
+               "cvif", "apb2csb")
 KINDS = {"v_line": "line", "v_branch": "line", "v_expr": "line", "v_toggle": "toggle"}
 _FIELD = re.compile("\x01?([^\x01\x02]+)\x02([^\x01]*)")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import golden.units
 from golden.verdict import TraceResult
 
 #: Where a run kept its files: a temporary folder, different on every run (command and RTL implementations).
@@ -20,8 +21,8 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SPACE = re.compile(r"\s+")
 _PATTERN_LENGTH = 90
-UNIT_PREFIXES = {"sdp": "SDP", "pdp": "PDP", "cdp": "CDP", "dc": "CONV", "img": "CONV", "cc": "CONV",
-                 "conv": "CONV", "wino": "CONV", "bdma": "BDMA", "rubik": "RUBIK", "random": "SDP"}
+#: A trace name's first word -> the unit it tests (the prefixes each unit declares: golden/units/base.py).
+UNIT_PREFIXES = {prefix: unit.stage for unit in golden.units.declared() for prefix in unit.prefixes}
 
 
 _RAISED = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Timeout|Failure|Exit)\w*)(?::.*)?$")

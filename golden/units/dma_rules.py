@@ -81,7 +81,7 @@ def register(dma: Dma) -> Dma:
     source = TABLE35 + f", row '{alignment.ROWS[dma.row]}'" + (f" ({dma.note})" if dma.note else "")
 
     @rule(f"{dma.id}-ALIGN", dma.unit, source, tuple(dma.fields.values()),
-          f"{dma.id.lower()}: start address and strides are aligned as Table 35 asks", phase=1)
+          f"{dma.id.lower()}: start address and strides are aligned as Table 35 asks")
     def aligned(cfg, facts):
         surface = dma.surface(cfg, facts)
         if surface is None:
@@ -96,7 +96,7 @@ def register(dma: Dma) -> Dma:
     line_field, surface_field = dma.fields["line_stride"], dma.fields.get("surface_stride")
     if dma.line_rule:
         @rule(f"{dma.id}-LINE-STRIDE", dma.unit, DATA_FORMAT, (line_field,),
-              f"{dma.id.lower()}: the line stride holds one line", phase=1)
+              f"{dma.id.lower()}: the line stride holds one line")
         def line_stride(cfg, facts):
             surface = dma.surface(cfg, facts)
             if surface is not None and surface.lines > 1 and surface.line_stride < surface.line_bytes:
@@ -105,7 +105,7 @@ def register(dma: Dma) -> Dma:
 
     if surface_field is not None:
         @rule(f"{dma.id}-SURFACE-STRIDE", dma.unit, FEATURE_FORMAT, (surface_field, line_field),
-              f"{dma.id.lower()}: a surface starts after the previous surface's last line", phase=1)
+              f"{dma.id.lower()}: a surface starts after the previous surface's last line")
         def surface_stride(cfg, facts):
             surface = dma.surface(cfg, facts)
             if surface is None or surface.surfaces < 2:
@@ -253,7 +253,7 @@ def _bdma_rules(side: str) -> None:
 
     @rule(f"BDMA-{side}-LINE-STRIDE", "BDMA", BDMA_SOURCE, (line_field, "BDMA.CFG_LINE.SIZE"),
           f"the {low} line stride holds one line (CFG_{side}_LINE is the bytes per line, padding included)",
-          phase=1)
+          )
     @_each_operation
     def line_stride(op):
         line = getattr(op, f"{low}_line_stride")
@@ -262,7 +262,7 @@ def _bdma_rules(side: str) -> None:
                     "(CFG_<SRC|DST>_LINE is the total bytes per line, padding included)")
 
     @rule(f"BDMA-{side}-SURFACE-STRIDE", "BDMA", BDMA_SOURCE, (surface_field, line_field),
-          f"the {low} surface stride holds one surface of lines", phase=1)
+          f"the {low} surface stride holds one surface of lines")
     @_each_operation
     def surface_stride(op):
         line, surf = getattr(op, f"{low}_line_stride"), getattr(op, f"{low}_surf_stride")

@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp
-from golden.units.base import LayerContext, Tolerance, UnitResult
+from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, Unit, UnitResult
 from golden.units.cdp.config import decode, validate
 from golden.units.cdp.lrn import lrn_fp16, lrn_int
 from golden.units.lut import ctx_tables
 from golden.units.pdp.surface_io import read_cube, write_cube
 
-__all__ = ["run"]
+__all__ = ["run", "UNIT"]
 
 _STATUS = ("D_OUT_SATURATION", "D_NAN_INPUT_NUM", "D_INF_INPUT_NUM", "D_NAN_OUTPUT_NUM", "D_PERF_LUT_UFLOW",
            "D_PERF_LUT_OFLOW", "D_PERF_LUT_HYBRID", "D_PERF_LUT_LE_HIT", "D_PERF_LUT_LO_HIT")
@@ -58,3 +58,16 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     written = write_cube(ctx.memory.select(cvsram), base, out, cfg.precision, line, surface, atom, "CDP")
     return UnitResult(status={("CDP", name): value for name, value in status.items()},
                       surfaces=[written], tolerance=tolerance)
+
+
+def inputs(regs, profile) -> list[Surface]:
+    """The source cube CDP_RDMA reads."""
+    cfg = decode(regs)
+    base, line, surface, cvsram = cfg.src
+    return [Surface(MEMORIES[cvsram], base, cfg.shape, cfg.precision, line, surface, profile.memory_atomic_size,
+                    name="CDP_RDMA source")]
+
+
+UNIT = Unit("cdp", "CDP", ("CDP_RDMA", "CDP"), run, decode,
+            rules=("golden.units.cdp.rules", "golden.units.dma_rules"), interrupts={"CDP": ("CDP",)},
+            switch="CDP", luts=("CDP",), inputs=inputs, prefixes=("cdp",), hdl=("cdp",))

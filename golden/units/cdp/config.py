@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from golden import rules
 from golden.errors import NotModelledError
 from golden.regs.values import RegisterValues
-from golden.units import dma_rules  # noqa: F401  (registers the CDP DMAs' rules, after the CDP ones)
-from golden.units.cdp import rules as cdp_rules  # noqa: F401  (registers the CDP rules)
 from golden.units.lut import LutParams
 
 LOCAL_SIZES = {"LEN3": 3, "LEN5": 5, "LEN7": 7, "LEN9": 9}
@@ -33,7 +31,7 @@ class CdpConfig:
     dst: tuple[int, int, int, bool]
 
 
-def decode(regs: RegisterValues) -> CdpConfig:
+def decode(regs: RegisterValues, profile=None) -> CdpConfig:
     def rdma(reg, name):
         return regs.field("CDP_RDMA", reg, name)
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import NotModelledError
-from golden.units.base import LayerContext, UnitResult
+from golden.units.base import LayerContext, Unit, UnitResult
 from golden.units.conv import cbuf, cdma, image, limits, winograd
-from golden.units.conv.config import ConvConfig, read_config
+from golden.units.conv.config import ConvConfig, decode
 from golden.units.conv.direct import ConvResult, convolve
 from golden.units.conv.geometry import direct_geometry
+from golden.units.sdp.launch import conv_launch
 
 
 def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
@@ -55,7 +56,7 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
-    cfg: ConvConfig = read_config(ctx.regs)
+    cfg: ConvConfig = decode(ctx.regs)
     buffer = getattr(ctx, "cbuf", None)
     limits.check(ctx.profile, cfg, None if buffer is None else buffer.left)
     result = run_layer(ctx, cfg)
@@ -66,3 +67,9 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
         tol = tol.first()
     status = {("CACC", "D_OUT_SATURATION"): result.saturated, **result.status}
     return UnitResult(status=status, output=out, tolerance=tol)
+
+
+UNIT = Unit("conv", "CONV", ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"), run, decode,
+            rules=("golden.units.conv.rules", "golden.units.dma_rules"),
+            interrupts={"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",)}, output="CACC", pipelines=conv_launch,
+            prefixes=("conv", "dc", "img", "cc", "wino"), hdl=("cdma", "csc", "cmac", "cacc"))

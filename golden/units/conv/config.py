@@ -136,7 +136,7 @@ def _lower(regs: RegisterValues, unit: str, reg: str, field: str) -> str:
     return regs.enum(unit, reg, field).lower()
 
 
-def read_config(regs: RegisterValues) -> ConvConfig:
+def decode(regs: RegisterValues, profile=None) -> ConvConfig:
     """Decode the CDMA/CSC/CMAC/CACC registers of one hardware layer."""
     f = regs.field
 

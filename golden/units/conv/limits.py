@@ -14,10 +14,9 @@ from __future__ import annotations
 from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError
-from golden.units import dma_rules  # noqa: F401  (registers the CDMA reads' rules, after the CONV ones)
 from golden.units.conv.cbuf import Left
 from golden.units.conv.config import ConvConfig
-from golden.units.conv.rules import (  # noqa: F401  (registers the CONV rules; the names are used from here)
+from golden.units.conv.rules import (  # noqa: F401  (the names are used from here)
     CROSSING,
     GENERAL,
     REGDEF,

@@ -1,6 +1,6 @@
 """Program a convolution hardware layer from arrays: the registers and memory images a driver would set up.
 
-The inverse of config.read_config, for tests, benchmarks and stimulus: `direct_layer` lays out the cube
+The inverse of config.decode, for tests, benchmarks and stimulus: `direct_layer` lays out the cube
 and the weights in memory (feature and weight formats of golden/formats, optionally compressed) and
 encodes every CDMA/CSC/CMAC/CACC field, choosing legal derived values (right/bottom padding, entries per
 slice, banks) the way the programming guide's formulas give them.

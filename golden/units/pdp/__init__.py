@@ -18,12 +18,12 @@ from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.numerics import fp
 from golden.numerics.integer import as_signed
-from golden.units.base import LayerContext, Tolerance, UnitResult
+from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, Unit, UnitResult
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
 from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
 
-__all__ = ["run"]
+__all__ = ["run", "UNIT"]
 
 
 def _input(ctx: LayerContext, cfg, upstream) -> np.ndarray:
@@ -125,3 +125,25 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
     if own is None or tolerance.rule not in provenance.CONVOLUTION:
         return own
     return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
+
+
+def inputs(regs, profile) -> list[Surface]:
+    """The source cube PDP_RDMA reads (offline PDP)."""
+    cfg = decode(regs)
+    base, line, surface, cvsram = cfg.src
+    return [Surface(MEMORIES[cvsram], base, (cfg.channels, cfg.in_height, cfg.in_width), cfg.precision,
+                    line, surface, profile.memory_atomic_size, name="PDP_RDMA source")]
+
+
+def launch(device, unit: Unit, armed: dict[str, int], found: list) -> list:
+    """Offline PDP (PDP_RDMA + PDP); on the fly it waits for an SDP layer with OUTPUT_DST=PDP, which runs it."""
+    if not ("PDP" in armed or "PDP_RDMA" in armed) or any("PDP" in groups for groups, _ in found):
+        return []
+    if device.consumer_field("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE"):  # OFF_FLYING
+        return [(["PDP_RDMA", "PDP"], ["PDP"])]
+    return [(["PDP", "SDP with OUTPUT_DST=PDP"], [])]
+
+
+UNIT = Unit("pdp", "PDP", ("PDP_RDMA", "PDP"), run, decode,
+            rules=("golden.units.pdp.rules", "golden.units.dma_rules"), interrupts={"PDP": ("PDP",)},
+            switch="PDP", pipelines=launch, inputs=inputs, prefixes=("pdp",), hdl=("pdp",))

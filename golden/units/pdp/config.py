@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 from golden import rules
 from golden.regs.values import RegisterValues
-from golden.units import dma_rules  # noqa: F401  (registers the DMA rules, after the PDP ones)
 
-# pooled_size and the PAD_VALUE widths are imported from here; importing rules registers the PDP rules.
+# pooled_size and the PAD_VALUE widths are imported from here.
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
 from golden.units.sdp.checks import LimitationWarning
 
@@ -72,7 +71,7 @@ def _split(regs: RegisterValues, count: int) -> Split | None:
                  count + 1)
 
 
-def decode(regs: RegisterValues) -> PdpConfig:
+def decode(regs: RegisterValues, profile=None) -> PdpConfig:
     """The PDP layer the registers describe (no checks; see validate)."""
     def pdp(reg, name):
         return _field(regs, "PDP", reg, name)

@@ -21,13 +21,14 @@ import numpy as np
 from golden.formats import feature
 from golden.numerics import fp
 from golden.units import lut
-from golden.units.base import Surface, Tolerance, UnitResult
+from golden.units.base import MEMORIES, Surface, Tolerance, Unit, UnitResult
 from golden.units.dma import write_feature
 from golden.units.sdp import datapath, rdma
 from golden.units.sdp.checks import validate
 from golden.units.sdp.config import SdpConfig, decode
+from golden.units.sdp.launch import sdp_launch
 
-__all__ = ["run", "compute", "decode", "validate", "SdpConfig"]
+__all__ = ["run", "compute", "decode", "validate", "SdpConfig", "UNIT"]
 
 
 def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
@@ -174,3 +175,19 @@ def _magnitude(operand, prelu: bool) -> np.ndarray:
     size = np.abs(np.asarray(operand, np.float64))
     size = np.where(np.isfinite(size), size, 0.0)  # NaN/INF elements are compared exactly anyway
     return np.maximum(size, 1.0) if prelu else size
+
+
+def inputs(regs, profile) -> list[Surface]:
+    """The source cube SDP_RDMA reads (none on the fly)."""
+    cfg = decode(regs)
+    if cfg.flying:
+        return []
+    shape = (cfg.rdma["channel"], cfg.rdma["height"], cfg.rdma["width"])
+    return [Surface(MEMORIES[cfg.src.cvsram], cfg.src.base, shape, cfg.in_precision, cfg.src.line_stride,
+                    cfg.src.surface_stride, profile.memory_atomic_size, name="SDP_RDMA source")]
+
+
+UNIT = Unit("sdp", "SDP", ("SDP_RDMA", "SDP"), run, decode,
+            rules=("golden.units.sdp.rules", "golden.units.sdp.lut_rules", "golden.units.dma_rules"),
+            interrupts={"SDP": ("SDP",)}, luts=("SDP",), pipelines=sdp_launch, inputs=inputs,
+            prefixes=("sdp", "random"), hdl=("sdp",))

@@ -6,7 +6,6 @@ import warnings
 
 from golden import rules
 from golden.errors import ConfigurationError, NotModelledError
-from golden.units import dma_rules  # noqa: F401  (registers the SDP DMAs' rules)
 from golden.units.sdp.config import SdpConfig
 from golden.units.sdp.rules import BATCH
 

@@ -208,7 +208,7 @@ def _dma(regs, letter: str, name: str) -> OperandDma:
     )
 
 
-def decode(regs) -> SdpConfig:
+def decode(regs, profile=None) -> SdpConfig:
     """Read every SDP/SDP_RDMA field the model uses (unwritten registers read as reset values)."""
     def sdp(reg, field):
         return regs.field("SDP", reg, field)

@@ -312,6 +312,3 @@ def _operand_packed_rule(attr: str, letter: str, name: str) -> None:
 
 for _attr, _letter, _name in STAGES:
     _operand_packed_rule(_attr, _letter, _name)
-
-
-from golden.units.sdp import lut_rules  # noqa: E402, F401  (the LUT's rules, registered after these)

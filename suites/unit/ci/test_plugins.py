@@ -11,6 +11,7 @@ import pytest
 
 import ci.implementations as registry
 from ci.cli import main
+from suites.unit.plugin_site import install
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
@@ -54,15 +55,10 @@ def readme_example(name: str) -> str:
 @pytest.fixture
 def vendor_plugin(tmp_path, monkeypatch):
     """The README's adapter installed as a distribution with its entry point (a .dist-info on sys.path)."""
-    site = tmp_path / "site"
-    info = site / "vendor_adapter-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-adapter\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[nvdla_verif.implementations]\nvendor = vendor_adapter:VendorModel\n")
-    (site / "vendor_adapter.py").write_text(readme_example("vendor_adapter.py"))
-    (site / "vendor_model.py").write_text(VENDOR_MODEL)
-    monkeypatch.syspath_prepend(str(site))
-    return site
+    return install(tmp_path / "site", "vendor-adapter",
+                   "[nvdla_verif.implementations]\nvendor = vendor_adapter:VendorModel\n",
+                   {"vendor_adapter.py": readme_example("vendor_adapter.py"), "vendor_model.py": VENDOR_MODEL},
+                   monkeypatch)
 
 
 def test_the_readme_adapter_is_about_thirty_lines():

@@ -13,7 +13,7 @@ from register_edits import with_fields
 from golden.config import get_profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.units import conv
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from golden.units.conv.limits import dc_entries_per_slice
 from golden.units.conv.program import DirectLayer, direct_layer
 
@@ -144,14 +144,14 @@ def _winograd_cfg():
     from golden.units.conv.program import WinogradLayer, winograd_layer
     ctx = winograd_layer(get_profile("nv_full"), np.ones((8, 10, 10), dtype=np.int64),
                          np.ones((4, 32, 4, 4), dtype=np.int64), WinogradLayer(out_hw=(8, 8)))
-    return read_config(ctx.regs)
+    return decode(ctx.regs)
 
 
 def _image_cfg():
     from golden.units.conv.program import ImageLayer, image_layer
     ctx = image_layer(get_profile("nv_full"), np.zeros((4, 6, 7), dtype=np.uint8),
                       np.ones((5, 4, 3, 3), dtype=np.int64), ImageLayer(post_extension=2))
-    return read_config(ctx.regs)
+    return decode(ctx.regs)
 
 
 #: rule id -> (legal configuration, ConvConfig attributes that break the rule)

@@ -136,10 +136,10 @@ def test_the_weight_ring_state_follows_the_banks():
     import dataclasses
 
     from golden.units.conv.cbuf import Left, left_by
-    from golden.units.conv.config import read_config
+    from golden.units.conv.config import decode
 
     cube, weights = np.ones((3, 4, 4), dtype=np.int64), np.ones((5, 3, 3, 3), dtype=np.int64)
-    cfg = read_config(direct_layer(NV_FULL, cube, weights, DirectLayer()).regs)
+    cfg = decode(direct_layer(NV_FULL, cube, weights, DirectLayer()).regs)
     exact = dataclasses.replace(cfg, weight_bytes=cfg.byte_per_kernel * cfg.kernels)
     padded = dataclasses.replace(exact, weight_bytes=exact.weight_bytes + 128 - exact.weight_bytes % 128)
     assert exact.weight_bytes % 128  # 3*3*3*5 bytes: WEIGHT_BYTES rounded up to 128 holds padding

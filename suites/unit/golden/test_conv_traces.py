@@ -15,7 +15,7 @@ from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.trace import RegWrite, load_trace
 from golden.units.conv import limits
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 
 DC_TRACES = {
     "nv_small": [
@@ -74,7 +74,7 @@ def _registers(path, profile):
 
 @pytest.mark.parametrize("profile,name", MISSING_INPUTS)
 def test_programming_of_traces_without_inputs_is_legal(nvdla_data, profile, name):
-    cfg = read_config(_registers(nvdla_data / "trace_tests" / profile / name / f"{name}.cfg", profile))
+    cfg = decode(_registers(nvdla_data / "trace_tests" / profile / name / f"{name}.cfg", profile))
     limits.check(get_profile(profile), cfg)
     assert cfg.image == name.startswith("img_")
     if cfg.image:
@@ -83,7 +83,7 @@ def test_programming_of_traces_without_inputs_is_legal(nvdla_data, profile, name
 
 def test_alexnet_programming_is_legal(nvdla_data):
     path = nvdla_data / "traceplayer" / "cc_alexnet_conv5_relu5_int16_dtest_cvsram" / "input.txn"
-    cfg = read_config(_registers(path, "nv_full"))
+    cfg = decode(_registers(path, "nv_full"))
     limits.check(get_profile("nv_full"), cfg)
     assert cfg.precision == "int16" and cfg.data_ram == "sec"
 

@@ -14,7 +14,7 @@ from golden import rules
 from golden.config import get_profile
 from golden.errors import ConfigurationError
 from golden.units import conv, dma_rules
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from golden.units.conv.program import DirectLayer, direct_layer
 
 FULL, SMALL = get_profile("nv_full"), get_profile("nv_small")
@@ -31,7 +31,7 @@ def conv_ctx(profile=FULL, channels=20):
 
 
 def check(rule_id: str, ctx, profile=FULL):
-    return rules.REGISTRY[rule_id].check(read_config(ctx.regs), rules.Facts(ctx.regs, profile))
+    return rules.REGISTRY[rule_id].check(decode(ctx.regs), rules.Facts(ctx.regs, profile))
 
 
 IMAGE = {"CDMA__D_DATAIN_FORMAT__DATAIN_FORMAT": 1, "CSC__D_DATAIN_FORMAT__DATAIN_FORMAT": 1}
@@ -68,13 +68,13 @@ def test_nvdlav1_cannot_hold_an_address_off_its_atom():
     """nvdlav1's CDMA keeps bits 31:5 of DATAIN_ADDR_LOW_0 (golden/regs/hardware_fields.json): what software
     writes below them never reaches the DMA, so on nv_full the rule sees the aligned address."""
     ctx = with_fields(conv_ctx(FULL), CDMA__D_DAIN_ADDR_LOW_0__DATAIN_ADDR_LOW_0=0x80000008)
-    assert read_config(ctx.regs).data_addr % 32 == 0
+    assert decode(ctx.regs).data_addr % 32 == 0
     assert check("CONV-CDMA-FEATURE-ALIGN", ctx, FULL) is None
 
 
 def test_surface_stride_must_clear_the_previous_surface():
     ctx = conv_ctx(channels=40)  # two 32-byte surfaces
-    cfg = read_config(ctx.regs)
+    cfg = decode(ctx.regs)
     needed = cfg.line_stride * (cfg.height - 1) + cfg.width * FULL.memory_atomic_size
     assert check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_fields(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed)) is None
     message = check("CONV-CDMA-FEATURE-SURFACE-STRIDE", with_fields(ctx, CDMA__D_SURF_STRIDE__SURF_STRIDE=needed - 32))
@@ -92,7 +92,8 @@ def test_the_convolution_rejects_through_the_registry():
 def test_every_dma_rule_cites_table_35_or_a_stride_rule():
     for dma in dma_rules.DMAS.values():
         align = rules.REGISTRY[f"{dma.id}-ALIGN"]
-        assert "Table 35" in align.source and align.phase == 1
+        assert "Table 35" in align.source and align.module == "golden.units.dma_rules"
         assert set(align.fields) == set(dma.fields.values())
-    sources = {r.source for r in rules.all_rules() if r.phase == 1 and not r.id.endswith("-ALIGN")}
+    sources = {r.source for r in rules.all_rules()
+               if r.module == "golden.units.dma_rules" and not r.id.endswith("-ALIGN")}
     assert sources == {dma_rules.DATA_FORMAT, dma_rules.FEATURE_FORMAT, dma_rules.BDMA_SOURCE}

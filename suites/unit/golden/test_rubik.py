@@ -371,7 +371,7 @@ def test_huge_addresses_are_reported_not_wrapped():
         run(regs("SPLIT", "int8", in_addr=0x4000_0000_8000_0000, **split_case()), filled_memory())
 
 
-#: Each Rubik rule of the registry (golden/units/rubik_rules.py) and a layer that breaks it alone. Rubik has no
+#: Each Rubik rule of the registry (golden/units/rubik/rules.py) and a layer that breaks it alone. Rubik has no
 #: stimulus family yet, so these hand-built layers are its illegal configurations.
 RULE_CASES = {
     "RUBIK-DAIN-PLANAR-ALIGN": ("MERGE", merge_case(in_addr=IN_BASE + 32)),

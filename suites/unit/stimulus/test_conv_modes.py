@@ -16,7 +16,7 @@ from golden.errors import ProfileFeatureError
 from golden.formats import pixel
 from golden.player import play
 from golden.regs.regmap import RegisterMap
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from stimulus import conv, conv_modes, families
 from stimulus.choose import Seeded
 from stimulus.export import play_layers, write_trace
@@ -30,7 +30,7 @@ def test_every_mode_runs_on_the_golden_model(profile_name, mode, tmp_path):
     profile = get_profile(profile_name)
     for seed in range(3):
         layer = conv.random_layer(Seeded([41, seed]), profile, mode=mode)
-        cfg = read_config(layer.values(RegisterMap.for_profile(profile)))
+        cfg = decode(layer.values(RegisterMap.for_profile(profile)))
         assert (cfg.winograd, cfg.image, cfg.batches > 1) == (mode == "winograd", mode == "image", mode == "batch")
         result = play_layers([layer], tmp_path / f"{mode}{seed}", "t", profile)
         # the checks hold CRC 0 (no golden run wrote them): the layer ran when the memory came back
@@ -113,7 +113,7 @@ def test_distributions_reach_the_corners():
     formats, batches, strides, outs, banks = set(), set(), set(), set(), set()
     for seed in range(400):
         layer = conv.random_layer(Seeded([3, seed]), profile)
-        cfg = read_config(layer.values(regmap))
+        cfg = decode(layer.values(regmap))
         if cfg.image:
             formats.add(cfg.pixel_format)
         batches.add(cfg.batches)
@@ -204,7 +204,7 @@ def test_post_extension_keeps_neighbouring_outputs_in_one_atom(profile_name):
     regmap = RegisterMap.for_profile(profile)
     lines = set()
     for seed in range(150):
-        cfg = read_config(conv.random_layer(Seeded([9, seed]), profile, mode="image").values(regmap))
+        cfg = decode(conv.random_layer(Seeded([9, seed]), profile, mode="image").values(regmap))
         lines.add(cfg.post_y_extension)
         if cfg.post_y_extension > 1:
             group = (cfg.post_y_extension - 1) * cfg.stride_x * cfg.channels + cfg.weight_channel_ext

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from golden.config import get_profile
 from golden.regs.regmap import RegisterMap
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from stimulus import conv
 from stimulus.choose import Seeded
 
@@ -27,7 +27,7 @@ def test_a_layer_after_padded_weights_changes_the_weight_bank():
         chain = conv.Chain()
         choose = Seeded([28, seed])
         layers = [conv.random_layer(choose, profile, slot, mode="direct", chain=chain) for slot in (0, 1)]
-        first, second = (read_config(layer.values(regmap)) for layer in layers)
+        first, second = (decode(layer.values(regmap)) for layer in layers)
         if _padded_release(first) and not second.weight_reuse:
             checked += 1
             assert second.weight_bank != first.weight_bank, seed

@@ -22,16 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from golden import rules
+from golden import rules as registry
 from golden.config import Profile
 from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units import bdma_rules, dma_rules  # noqa: F401  (register the BDMA rules)
-from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.base import LayerContext, Surface, Unit, UnitResult
 
-UNIT = "BDMA"
+GROUP = "BDMA"
 ATOM = 32
 GUIDE = "programming-guide: BDMA programming"
 LIMIT = "programming-guide: Limitation/BDMA"
@@ -105,10 +104,10 @@ class BdmaOperation:
         _check_raw(regmap, raw)
 
         def field(name: str, fld: str) -> int:
-            reg = regmap.get(UNIT, name)
+            reg = regmap.get(GROUP, name)
             return reg.field(fld).decode(raw.get(name, reg.reset))
 
-        cmd = regmap.get(UNIT, "CFG_CMD")
+        cmd = regmap.get(GROUP, "CFG_CMD")
         return cls(
             src_addr=(field("CFG_SRC_ADDR_HIGH", "V8") << 32) | field("CFG_SRC_ADDR_LOW", "V32") << 5,
             dst_addr=(field("CFG_DST_ADDR_HIGH", "V8") << 32) | field("CFG_DST_ADDR_LOW", "V32") << 5,
@@ -143,7 +142,7 @@ class BdmaOperation:
             if cvsram:
                 profile.require("SECONDARY_MEMIF", f"a BDMA copy with {side}_RAM_TYPE=CVSRAM",
                                 fields=(f"BDMA.CFG_CMD.{side}_RAM_TYPE",))
-        rules.enforce("BDMA", BdmaGroup((self,)), rules.Facts(profile=profile))
+        registry.enforce("BDMA", BdmaGroup((self,)), registry.Facts(profile=profile))
         if self.src_cvsram == self.dst_cvsram and rows_overlap(
                 self.source_offsets(), self.destination_offsets(), self.line_bytes, self.line_bytes):
             raise ConfigurationError(
@@ -167,7 +166,7 @@ def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
     for name in ALIGNED_REGISTERS:
         value = raw.get(name, 0)
         if value & (ATOM - 1):
-            field = regmap.get(UNIT, name).fields[0].name
+            field = regmap.get(GROUP, name).fields[0].name
             raise ConfigurationError(
                 f"{name} = {value:#x} is not a multiple of 32; the register keeps bits [31:5] only",
                 fields=(f"BDMA.{name}.{field}",), rule=f"{RDL} ({name}: 32-byte units)")
@@ -185,12 +184,12 @@ def _check_raw(regmap: RegisterMap, raw: dict[str, int]) -> None:
 
 def operation_from(regs: RegisterValues) -> BdmaOperation:
     """The operation whose CFG_* registers `regs` holds."""
-    return BdmaOperation.from_registers(regs.regmap, {name: regs.value(UNIT, name) for name in OPERATION_REGISTERS})
+    return BdmaOperation.from_registers(regs.regmap, {name: regs.value(GROUP, name) for name in OPERATION_REGISTERS})
 
 
 @dataclass(frozen=True)
 class BdmaGroup:
-    """What the BDMA rules (golden/units/bdma_rules.py, golden/units/dma_rules.py) judge: the operations of one
+    """What the BDMA rules (golden/units/bdma/rules.py, golden/units/dma_rules.py) judge: the operations of one
     launched group, or one operation run on its own (`group` None: the group rules do not apply)."""
     operations: tuple[BdmaOperation, ...]
     group: int | None = None
@@ -202,7 +201,7 @@ def validate_group(profile: Profile, operations: list[RegisterValues], group: in
     decoded = [operation_from(regs) for regs in operations]
     for op in decoded:
         op.validate(profile)
-    rules.enforce("BDMA", BdmaGroup(tuple(decoded), group), rules.Facts(profile=profile))
+    registry.enforce("BDMA", BdmaGroup(tuple(decoded), group), registry.Facts(profile=profile))
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
@@ -214,4 +213,13 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     operation = operation_from(ctx.regs)
     operation.validate(ctx.profile)
     surface = operation.execute(ctx.memory)
-    return UnitResult(status={(UNIT, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
+    return UnitResult(status={(GROUP, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
+
+
+def decode(regs: RegisterValues, profile=None) -> BdmaGroup:
+    """One operation on its own, as its rules judge it (a launched group: validate_group)."""
+    return BdmaGroup((operation_from(regs),))
+
+
+UNIT = Unit("bdma", "BDMA", ("BDMA",), run, decode, rules=("golden.units.bdma.rules", "golden.units.dma_rules"),
+            interrupts={"BDMA": ("BDMA",)}, switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",))

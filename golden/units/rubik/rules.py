@@ -3,7 +3,7 @@
 Each predicate takes the decoded RubikLayer (golden/units/rubik.py) and the facts; None means the layer keeps
 the rule. A side (DAIN, DAOUT) is a feature cube (line and surface strides) or a set of planes (line and planar
 strides), by mode. The registers' own 32-byte granularity (bits [31:5]) is checked on the raw values before
-decoding (RubikLayer.from_registers), as for BDMA.
+decoding (RubikLayer.decode), as for BDMA.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ ALIGNED = {
 }
 
 
-def _qualified(key: str) -> str:
+def qualified(key: str) -> str:
     register, field = ALIGNED[key]
     return f"RBK.{register}.{field}"
 
 
-def _surfaces(channels: int, per_atom: int) -> int:
+def surface_count(channels: int, per_atom: int) -> int:
     return -(-channels // per_atom)
 
 
@@ -49,18 +49,18 @@ def side_layout(layer, side: str):
         return "planes", layer.plane_row_bytes, layer.height, layer.in_channels if side == "DAIN" else \
             layer.out_channels
     if layer.mode == "CONTRACT":
-        surfaces = _surfaces(layer.out_channels, per_atom)
+        surfaces = surface_count(layer.out_channels, per_atom)
         if side == "DAIN":
             return "feature", layer.width * ATOM, layer.height, surfaces * sx * sy
         return "feature", layer.width * sx * ATOM, layer.height * sy, surfaces
-    return "feature", layer.width * ATOM, layer.height, _surfaces(layer.in_channels, per_atom)
+    return "feature", layer.width * ATOM, layer.height, surface_count(layer.in_channels, per_atom)
 
 
 def _planar_alignment(side: str) -> None:
     keys = tuple(f"{side}_{name}" for name in ("ADDR", "LINE", "PLANAR"))
 
     @rule(f"RUBIK-{side}-PLANAR-ALIGN", "RUBIK", f"{LIMIT} (split/merge planar address/line_stride)",
-          tuple(_qualified(key) for key in keys), f"{PLANAR_MODE[side].lower()}: the planes' address and strides "
+          tuple(qualified(key) for key in keys), f"{PLANAR_MODE[side].lower()}: the planes' address and strides "
           "are 64-byte aligned")
     def aligned(layer, facts):
         if layer.mode != PLANAR_MODE[side]:
@@ -94,7 +94,7 @@ def _contract_channels(layer, facts):
 
 CONTRACT_STRIDES = {
     "CONTRACT_0": ("Ceil((DATAOUT_CHANNEL+1)*BPE/32) * DAIN_SURF_STRIDE",
-                   lambda layer: _surfaces(layer.out_channels, layer.per_atom) * layer.addressing["DAIN_SURF"]),
+                   lambda layer: surface_count(layer.out_channels, layer.per_atom) * layer.addressing["DAIN_SURF"]),
     "CONTRACT_1": ("(DECONV_Y_STRIDE+1) * DAOUT_LINE_STRIDE",
                    lambda layer: layer.stride_y * layer.addressing["DAOUT_LINE"]),
 }
@@ -104,7 +104,7 @@ def _contract_stride(key: str) -> None:
     register = ALIGNED[key][0]
     formula, expected = CONTRACT_STRIDES[key]
 
-    @rule(f"RUBIK-{key.replace('_', '-STRIDE-')}", "RUBIK", f"{GUIDE}/Contract ({register})", (_qualified(key),),
+    @rule(f"RUBIK-{key.replace('_', '-STRIDE-')}", "RUBIK", f"{GUIDE}/Contract ({register})", (qualified(key),),
           f"contract: {register} is {formula}")
     def stride(layer, facts):
         if layer.mode == "CONTRACT" and layer.addressing[key] != (value := expected(layer)):
@@ -131,14 +131,14 @@ def _stride_rules(side: str) -> None:
     line_key, surf_key, planar_key = f"{side}_LINE", f"{side}_SURF", f"{side}_PLANAR"
 
     @rule(f"RUBIK-{side}-1X1XC-PACKED", "RUBIK", f"{DATA_FORMAT} (1x1xC cube)",
-          (_qualified(line_key), _qualified(surf_key)), f"a 1x1xC {side} cube is line and surface packed")
+          (qualified(line_key), qualified(surf_key)), f"a 1x1xC {side} cube is line and surface packed")
     def packed(layer, facts):
         kind, line_bytes, lines, count = side_layout(layer, side)
         line, surf = layer.addressing[line_key], layer.addressing[surf_key]
         if kind == "feature" and line_bytes == ATOM and lines == 1 and count > 1 and (line, surf) != (ATOM, ATOM):
             return f"a 1x1xC cube must be line- and surface-packed (strides 32), got {line:#x}/{surf:#x}"
 
-    @rule(f"RUBIK-{side}-LINE-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (_qualified(line_key),),
+    @rule(f"RUBIK-{side}-LINE-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (qualified(line_key),),
           f"the {side} line stride holds one line (of the cube or of a plane)")
     def line_stride(layer, facts):
         kind, line_bytes, lines, _ = side_layout(layer, side)
@@ -150,7 +150,7 @@ def _stride_rules(side: str) -> None:
     for key, kind_of, what in ((surf_key, "feature", "surface"), (planar_key, "planes", "plane")):
         name = "SURFACE" if kind_of == "feature" else "PLANAR"
 
-        @rule(f"RUBIK-{side}-{name}-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (_qualified(key),),
+        @rule(f"RUBIK-{side}-{name}-STRIDE", "RUBIK", f"{DATA_FORMAT} (LINE_STRIDE)", (qualified(key),),
               f"the {side} {what} stride holds one {what}")
         def stride(layer, facts, key=key, kind_of=kind_of, what=what):
             kind, line_bytes, lines, count = side_layout(layer, side)

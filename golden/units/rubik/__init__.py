@@ -24,15 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from golden import rules
+from golden import rules as registry
 from golden.errors import ConfigurationError
 from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
-from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.base import LayerContext, Surface, Unit, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
-from golden.units.rubik_rules import ALIGNED, ATOM, GUIDE, LIMIT, _qualified, _surfaces  # registers the rules
+from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, qualified, surface_count
 
-UNIT = "RBK"
+GROUP = "RBK"
 #: Which of them each mode uses (the guide lists the registers split/merge need not program).
 USED = {
     "CONTRACT": ("DAIN_ADDR", "DAIN_LINE", "DAIN_SURF", "DAOUT_ADDR", "DAOUT_LINE", "DAOUT_SURF",
@@ -66,49 +66,48 @@ class RubikLayer:
         return ATOM // self.element_bytes
 
     @classmethod
-    def from_registers(cls, ctx: LayerContext) -> RubikLayer:
-        regs = ctx.regs
-        ctx.profile.require("RUBIK", "a Rubik layer", fields=("RBK.D_OP_ENABLE.OP_EN",))
-        mode = regs.enum(UNIT, "D_MISC_CFG", "RUBIK_MODE")
+    def decode(cls, regs, profile) -> RubikLayer:
+        profile.require("RUBIK", "a Rubik layer", fields=("RBK.D_OP_ENABLE.OP_EN",))
+        mode = regs.enum(GROUP, "D_MISC_CFG", "RUBIK_MODE")
         if mode == "CONTRACT":
-            ctx.profile.require("RUBIK_CONTRACT", "Rubik contract mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+            profile.require("RUBIK_CONTRACT", "Rubik contract mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
         else:
-            ctx.profile.require("RUBIK_RESHAPE", f"Rubik {mode.lower()} mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
-        precision = regs.enum(UNIT, "D_MISC_CFG", "IN_PRECISION").lower()
-        ctx.profile.require_precision(precision, "the Rubik layer", fields=("RBK.D_MISC_CFG.IN_PRECISION",))
-        in_cvsram = regs.enum(UNIT, "D_DAIN_RAM_TYPE", "DATAIN_RAM_TYPE") == "CVIF"
-        out_cvsram = regs.enum(UNIT, "D_DAOUT_RAM_TYPE", "DATAOUT_RAM_TYPE") == "CVIF"
+            profile.require("RUBIK_RESHAPE", f"Rubik {mode.lower()} mode", fields=("RBK.D_MISC_CFG.RUBIK_MODE",))
+        precision = regs.enum(GROUP, "D_MISC_CFG", "IN_PRECISION").lower()
+        profile.require_precision(precision, "the Rubik layer", fields=("RBK.D_MISC_CFG.IN_PRECISION",))
+        in_cvsram = regs.enum(GROUP, "D_DAIN_RAM_TYPE", "DATAIN_RAM_TYPE") == "CVIF"
+        out_cvsram = regs.enum(GROUP, "D_DAOUT_RAM_TYPE", "DATAOUT_RAM_TYPE") == "CVIF"
         for cvsram, register in ((in_cvsram, "D_DAIN_RAM_TYPE.DATAIN"), (out_cvsram, "D_DAOUT_RAM_TYPE.DATAOUT")):
             if cvsram:
-                ctx.profile.require("SECONDARY_MEMIF", "a Rubik layer in CV-SRAM",
+                profile.require("SECONDARY_MEMIF", "a Rubik layer in CV-SRAM",
                                     fields=(f"RBK.{register}_RAM_TYPE",))
         for key in USED[mode]:
             register, _ = ALIGNED[key]
-            if regs.value(UNIT, register) & (ATOM - 1):
+            if regs.value(GROUP, register) & (ATOM - 1):
                 raise ConfigurationError(
-                    f"{register} = {regs.value(UNIT, register):#x} is not 32-byte aligned (the register "
-                    "keeps bits [31:5] only)", fields=(_qualified(key),),
+                    f"{register} = {regs.value(GROUP, register):#x} is not 32-byte aligned (the register "
+                    "keeps bits [31:5] only)", fields=(qualified(key),),
                     rule=f"{LIMIT} (address/line_stride 32-byte aligned)" if mode == "CONTRACT"
                     else "in-memory-data-formats: Alignment of Start Address and Stride")
-        byte_values = {key: regs.field(UNIT, register, field) << 5 for key, (register, field) in ALIGNED.items()}
-        byte_values["DAIN_ADDR"] |= regs.value(UNIT, "D_DAIN_ADDR_HIGH") << 32
-        byte_values["DAOUT_ADDR"] |= regs.value(UNIT, "D_DAOUT_ADDR_HIGH") << 32
+        byte_values = {key: regs.field(GROUP, register, field) << 5 for key, (register, field) in ALIGNED.items()}
+        byte_values["DAIN_ADDR"] |= regs.value(GROUP, "D_DAIN_ADDR_HIGH") << 32
+        byte_values["DAOUT_ADDR"] |= regs.value(GROUP, "D_DAOUT_ADDR_HIGH") << 32
         return cls(
             mode=mode, precision=precision,
-            width=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_WIDTH") + 1,
-            height=regs.field(UNIT, "D_DATAIN_SIZE_0", "DATAIN_HEIGHT") + 1,
-            in_channels=regs.field(UNIT, "D_DATAIN_SIZE_1", "DATAIN_CHANNEL") + 1,
-            out_channels=regs.field(UNIT, "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
+            width=regs.field(GROUP, "D_DATAIN_SIZE_0", "DATAIN_WIDTH") + 1,
+            height=regs.field(GROUP, "D_DATAIN_SIZE_0", "DATAIN_HEIGHT") + 1,
+            in_channels=regs.field(GROUP, "D_DATAIN_SIZE_1", "DATAIN_CHANNEL") + 1,
+            out_channels=regs.field(GROUP, "D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL") + 1,
             in_cvsram=in_cvsram, out_cvsram=out_cvsram,
-            stride_x=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
-            stride_y=regs.field(UNIT, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
+            stride_x=regs.field(GROUP, "D_DECONV_STRIDE", "DECONV_X_STRIDE") + 1,
+            stride_y=regs.field(GROUP, "D_DECONV_STRIDE", "DECONV_Y_STRIDE") + 1,
             addressing=byte_values,
         )
 
     # -- limitations --
     def validate(self) -> None:
-        """The Rubik rules of the registry (golden/units/rubik_rules.py)."""
-        rules.enforce("RUBIK", self, rules.Facts())
+        """The Rubik rules of the registry (golden/units/rubik/rules.py)."""
+        registry.enforce("RUBIK", self, registry.Facts())
 
     @property
     def plane_row_bytes(self) -> int:
@@ -118,7 +117,7 @@ class RubikLayer:
     # -- data movement --
     def contract(self, memory: MemorySystem) -> Surface:
         sx, sy, width, height = self.stride_x, self.stride_y, self.width, self.height
-        surfaces = _surfaces(self.out_channels, self.per_atom)
+        surfaces = surface_count(self.out_channels, self.per_atom)
         b = self.addressing
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["CONTRACT_0"], b["DAIN_SURF"], b["DAIN_LINE"]),
@@ -132,7 +131,7 @@ class RubikLayer:
 
     def split(self, memory: MemorySystem) -> Surface:
         size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
-        surfaces = _surfaces(self.in_channels, per_atom)
+        surfaces = surface_count(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_SURF"], b["DAIN_LINE"]), (surfaces, self.height)),
                          self.width * ATOM)
@@ -151,7 +150,7 @@ class RubikLayer:
 
     def merge(self, memory: MemorySystem) -> Surface:
         size, per_atom, b = self.element_bytes, self.per_atom, self.addressing
-        surfaces = _surfaces(self.in_channels, per_atom)
+        surfaces = surface_count(self.in_channels, per_atom)
         rows = read_rows(memory.select(self.in_cvsram),
                          grid_offsets(b["DAIN_ADDR"], (b["DAIN_PLANAR"], b["DAIN_LINE"]),
                                       (self.in_channels, self.height)), self.width * size)
@@ -171,9 +170,9 @@ class RubikLayer:
             return b["DAIN_ADDR"], ((self.in_channels - 1) * b["DAIN_PLANAR"] + (self.height - 1) * b["DAIN_LINE"]
                                     + self.width * self.element_bytes)
         if self.mode == "CONTRACT":
-            cubes, surfaces = self.stride_x * self.stride_y, _surfaces(self.out_channels, self.per_atom)
+            cubes, surfaces = self.stride_x * self.stride_y, surface_count(self.out_channels, self.per_atom)
         else:
-            cubes, surfaces = 1, _surfaces(self.in_channels, self.per_atom)
+            cubes, surfaces = 1, surface_count(self.in_channels, self.per_atom)
         return b["DAIN_ADDR"], ((cubes - 1) * b["CONTRACT_0"] + (surfaces - 1) * b["DAIN_SURF"]
                                 + (self.height - 1) * b["DAIN_LINE"] + self.width * ATOM)
 
@@ -185,7 +184,7 @@ def _check_disjoint(layer: RubikLayer, surface: Surface) -> None:
     start, size = layer.input_span()
     channels, height, width = surface.shape
     per_atom = surface.atom_bytes // layer.element_bytes
-    end = surface.base + ((_surfaces(channels, per_atom) - 1) * surface.surface_stride
+    end = surface.base + ((surface_count(channels, per_atom) - 1) * surface.surface_stride
                           + (height - 1) * surface.line_stride + max(width * surface.atom_bytes, ATOM))
     if surface.base < start + size and start < end:
         raise ConfigurationError(
@@ -213,10 +212,14 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     if upstream is not None:
         raise ConfigurationError("Rubik reads memory only; it takes no on-the-fly input",
                                  fields=("RBK.D_OP_ENABLE.OP_EN",), rule=GUIDE)
-    layer = RubikLayer.from_registers(ctx)
+    layer = RubikLayer.decode(ctx.regs, ctx.profile)
     layer.validate()
     _check_disjoint(layer, _planned_surface(layer))
     surface = getattr(layer, layer.mode.lower())(ctx.memory)
     # Stall counters are timing quantities; the golden model has no clock and reports 0.
-    return UnitResult(status={(UNIT, "D_PERF_READ_STALL"): 0, (UNIT, "D_PERF_WRITE_STALL"): 0},
+    return UnitResult(status={(GROUP, "D_PERF_READ_STALL"): 0, (GROUP, "D_PERF_WRITE_STALL"): 0},
                       surfaces=[surface])
+
+
+UNIT = Unit("rubik", "RUBIK", ("RBK",), run, RubikLayer.decode, rules=("golden.units.rubik.rules",),
+            interrupts={"RBK": ("RUBIK",)}, output="RBK", switch="RUBIK", prefixes=("rubik",), hdl=("rubik", "rbk"))
