@@ -28,7 +28,7 @@ from golden.errors import ConfigurationError
 from golden.formats import pixel
 from golden.numerics import corners
 from golden.numerics.integer import shift_right_round
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from golden.units.conv.image import convert
 from stimulus import conv, conv_modes
 from stimulus.corner_fill import fill, targets
@@ -72,7 +72,7 @@ def _aim(goal: str, precision: str, rng, fmt, spec, pixels, build):
     offset, scale, truncate = (_round(rng, values) if goal == "round" else
                                _bound(rng, values, int(rng.choice(CVT17 if goal == "cvt17" else NARROW[precision]))))
     spec = dataclasses.replace(spec, cvt_en=True, mean=None, cvt_offset=offset, cvt_scale=scale, cvt_truncate=truncate)
-    cfg = read_config(build(spec, pixels).regs)
+    cfg = decode(build(spec, pixels).regs)
     with corners.observe(masks=True) as seen:
         convert(raw.astype(fmt.dtype).reshape(1, 1, -1), cfg)
     hits = targets(seen, raw.size)

@@ -10,7 +10,7 @@ import pytest
 from ci.regression.plan import _count_for, derived_seed, load_plan
 from golden.config import get_profile
 from golden.regs.regmap import RegisterMap
-from golden.units.conv.config import read_config
+from golden.units.conv.config import decode
 from stimulus.corner_data import aimed_layers
 from stimulus.corner_image import _all_solutions
 from stimulus.corners import CornerCoverage
@@ -58,7 +58,7 @@ def test_aimed_image_layers_meet_the_convertor_bounds_they_aim_at():
         goal = layer.choices.get("cvt_goal")
         if goal is None:
             continue
-        cfg = read_config(layer.values(regmap))
+        cfg = decode(layer.values(regmap))
         assert cfg.image and cfg.cvt_en and not cfg.mean_format
         seen = coverage.sample_layers([layer])
         stage, wanted = {"cvt17": ("saturate", {"at_max", "at_min"}), "narrow": ("narrow", {"at_max", "at_min"}),
