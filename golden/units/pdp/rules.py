@@ -31,6 +31,11 @@ PAD_VALUE_FIELD_BITS = 19
 PAD_VALUES = tuple(f"PDP.D_POOLING_PADDING_VALUE_{n}_CFG.PAD_VALUE_{n}X" for n in range(1, 8))
 
 
+#: RECIP_KERNEL_WIDTH / RECIP_KERNEL_HEIGHT are unsigned 0.16 fixed point in 17-bit fields: 1/1 is 0x10000.
+RECIP_ONE = 1 << 16
+RECIPS = ("PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH", "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT")
+
+
 def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride: int) -> int:
     """programming-guide "PDP programming": pooled_width = ceil((width + pad_left + pad_right - kernel) /
     stride) + 1, minus one when the last window would start in the right padding."""
@@ -246,3 +251,29 @@ def _pad_value_sign(cfg, facts):
         if high not in (0, (1 << (PAD_VALUE_FIELD_BITS - bits + 1)) - 1):
             return (f"PAD_VALUE_{n}X=0x{value:x}: bits [18:{bits - 1}] differ (the cmod reads {bits} signed bits, "
                     "the RTL all 19)")
+
+
+# Integer average pooling multiplies the window sum by RECIP_KERNEL_WIDTH, rounds off 16 bits, multiplies by
+# RECIP_KERNEL_HEIGHT and rounds off 16 bits again. PDP has no convertor (precision-preservation) and converts
+# no precision (Table 32), so the average must stay inside the input's range, and the documents say nothing
+# more. NVIDIA's RTL fixes the bound: vmod/nvdla/pdp/NV_NVDLA_PDP_CORE_cal2d.v (nv_small preprocessed lines
+# 5174-5183 and 5252-5261; master template lines 4768-4778 and 4822-4832) keeps the first rounded product in
+# 8+3 bits (int8) and the second in 8, without saturating: the disabled asserts at lines 5183 and 5261 say that
+# the bits above them only repeat the sign. Positive rounding adds its carry into the bits it keeps, so a
+# result past the top wraps differently from the cmod's static_cast (132 comes out 4, not -124). With
+# recip x kernel <= 2**16 on both axes, a sum of int8 values (padding included: n x one int8 pad value) gives
+# at most 128 x kernel_height in magnitude after the first product (11 bits hold it) and at most the
+# input's range after the second. Just above the bound, only windows near the range's ends overflow
+# (kernel height 8 with 0x2080 instead of 0x2000: 8 x 127 x 0x2080 / 2**16 rounds to 129).
+@rule("PDP-RECIP-KERNEL", "PDP", "precision-preservation: PDP (no convertor in PDP), with NVIDIA RTL "
+      "NV_NVDLA_PDP_CORE_cal2d.v (1/kernel products kept in 8+3 and 8 bits)",
+      RECIPS + (f"{KERNEL}.KERNEL_WIDTH", f"{KERNEL}.KERNEL_HEIGHT", "PDP.D_OPERATION_MODE_CFG.POOLING_METHOD"),
+      "integer average pooling: RECIP_KERNEL_WIDTH x kernel_width <= 2**16 and RECIP_KERNEL_HEIGHT x "
+      "kernel_height <= 2**16 (each reciprocal at most 1/kernel)")
+def _recip_kernel(cfg, facts):
+    if cfg.method != "average" or cfg.precision == "fp16":  # fp16 programs fp17 patterns; max/min ignore them
+        return None
+    for axis, recip, kernel in zip(("WIDTH", "HEIGHT"), cfg.recip, cfg.kernel, strict=True):
+        if recip * kernel > RECIP_ONE:
+            return (f"RECIP_KERNEL_{axis}=0x{recip:x} is more than 1/{kernel} (kernel_{axis.lower()}={kernel}: at "
+                    f"most 0x{RECIP_ONE // kernel:x}): the average can leave the input's range, and the RTL wraps it")
