@@ -28,7 +28,7 @@ from golden.units.conv.config import read_config as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
-from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES, RECIP_ONE, RECIPS
+from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES, RECIP_ONE, RECIPS, max_out_width
 from golden.units.rubik import RubikLayer
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
@@ -151,6 +151,16 @@ def _pad_value_sign(spec, choose, atom):
     return replace(spec, overrides={**spec.overrides, PAD_VALUES[n - 1]: value})
 
 
+def _line_buffer_width(spec, choose, atom):
+    """An unsplit pass 1..8 columns wider than the line buffer holds for its kernel height and stride."""
+    if spec.split:
+        return None
+    (kw, kh), (sw, sh), (pl, _, pr, _) = spec.kernel, spec.stride, spec.pads
+    out = max_out_width(kh, sh) + choose.integer(1, 8)
+    width = (out - 1) * sw + kw - pl - pr
+    return _reshaped(spec, atom, out_hw=(spec.out_hw[0], out), shape=(*spec.shape[:2], width))
+
+
 def _recip_kernel(spec, choose, atom):
     """One reciprocal of an integer average a little above 1/kernel (0.16 fixed point)."""
     if spec.method != "average" or spec.precision == "fp16":
@@ -182,6 +192,7 @@ PDP_BREAKERS = {
     "PDP-RDMA-OFFLINE": _override(PDP_RDMA__D_FLYING_MODE__FLYING_MODE="ON_FLYING"),
     "PDP-PAD-VALUE-SIGN": _pad_value_sign,
     "PDP-RECIP-KERNEL": _recip_kernel,
+    "PDP-LINE-BUFFER-WIDTH": _line_buffer_width,
 }
 
 #: Rules that the breaker of a rule necessarily breaks too (the split widths depend on each other).

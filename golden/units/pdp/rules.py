@@ -36,6 +36,19 @@ RECIP_ONE = 1 << 16
 RECIPS = ("PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH", "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT")
 
 
+#: PDP's line buffer (NV_NVDLA_PDP_CORE_cal2d.v): 8 banks, each holding 16 output columns of one line ("bank
+#: depth follows rule of 16 elements in width in worst case": atom/throughput x 16 entries, on every profile).
+LINE_BUFFER_BANKS, BANK_COLUMNS = 8, 16
+
+
+def max_out_width(kernel_height: int, stride_height: int) -> int:
+    """The widest pass (CUBE_OUT_WIDTH, or a split part's out width) PDP's line buffer holds: it keeps
+    ceil(kernel_height / stride_height) output lines under way, and one line spans the 8 banks divided by that
+    count rounded up to a power of two (cal2d's buffer_lines_num and bank_merge_num)."""
+    lines = -(-kernel_height // stride_height)
+    return BANK_COLUMNS * (LINE_BUFFER_BANKS // (1 << (lines - 1).bit_length()))
+
+
 def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride: int) -> int:
     """programming-guide "PDP programming": pooled_width = ceil((width + pad_left + pad_right - kernel) /
     stride) + 1, minus one when the last window would start in the right padding."""
@@ -115,6 +128,33 @@ def _out_height(cfg, facts):
     if cfg.out_height != expected:
         return (f"CUBE_OUT_HEIGHT={cfg.out_height} but the pooled height = {expected} "
                 f"(CUBE_IN_HEIGHT+PT+PB = (CUBE_OUT_HEIGHT-1)*stride_y + kernel_height)")
+
+
+# The guide (Limitation/PDP) bounds "first/mid/last_out_width" by the maximum flying width "for any mode" and
+# refers to calculate_pdp_max_width (10.1.4), which it does not print. NVIDIA's RTL gives the number:
+# NV_NVDLA_PDP_CORE_cal2d.v (nv_small preprocessed lines 796-834, master template 739-780) keeps
+# ceil(kernel_height / stride_height) lines and merges 8, 4, 2 or 1 banks of 16 columns per line for 1, 2,
+# 3-4, 5-8 lines; its asserts "PDP cube_out_width setting out of range" (nv_small lines 653-656, master 596-599)
+# fire when the pass's out width - 1 exceeds 127, 63, 31, 15. On nv_small a wider pass never raises PDP's done
+# (kernel height 8, stride 1, on the fly: 16 columns finish, 17 hang).
+@rule("PDP-LINE-BUFFER-WIDTH", "PDP", f"{GUIDE} (first/mid/last_out_width below the maximum flying width), with "
+      "NVIDIA RTL NV_NVDLA_PDP_CORE_cal2d.v (8 line-buffer banks of 16 columns)",
+      OUT_FIELDS + (f"{KERNEL}.KERNEL_HEIGHT", f"{KERNEL}.KERNEL_STRIDE_HEIGHT"),
+      "each pass's out width (CUBE_OUT_WIDTH, or first/mid/last_out_width when split) is at most 128, 64, 32 or 16 "
+      "as ceil(kernel_height / stride_y) is 1, 2, 3-4 or 5-8")
+def _line_buffer_width(cfg, facts):
+    limit = max_out_width(cfg.kernel[1], cfg.stride[1])
+    if cfg.split is None:
+        widths = {"CUBE_OUT_WIDTH": cfg.out_width}
+    else:
+        sp = cfg.split
+        widths = {"first_out_width": sp.out_first, "last_out_width": sp.out_last}
+        if sp.count > 2:
+            widths["mid_out_width"] = sp.out_mid
+    for name, width in widths.items():
+        if width > limit:
+            return (f"{name}={width} exceeds the {limit} columns PDP's line buffer holds for kernel_height="
+                    f"{cfg.kernel[1]}, stride_y={cfg.stride[1]} ({-(-cfg.kernel[1] // cfg.stride[1])} lines under way)")
 
 
 @rule("PDP-OUT-CHANNEL", "PDP", TABLE32,
