@@ -304,7 +304,10 @@ def _pad_value_sign(cfg, facts):
 # recip x kernel <= 2**16 on both axes, a sum of int8 values (padding included: n x one int8 pad value) gives
 # at most 128 x kernel_height in magnitude after the first product (11 bits hold it) and at most the
 # input's range after the second. Just above the bound, only windows near the range's ends overflow
-# (kernel height 8 with 0x2080 instead of 0x2000: 8 x 127 x 0x2080 / 2**16 rounds to 129).
+# (kernel height 8 with 0x2080 instead of 0x2000: 8 x 127 x 0x2080 / 2**16 rounds to 129). The bound is not
+# tight: with the other reciprocal exact, the first value that wraps some int8 window is about 0.4% higher
+# (kernel height 8: 0x2020, the all -128 window's -128.5), but that frontier moves with both registers and
+# the data's range; the rule keeps the reciprocal software computes, 0x10000 // kernel, as the largest.
 @rule("PDP-RECIP-KERNEL", "PDP", "precision-preservation: PDP (no convertor in PDP), with NVIDIA RTL "
       "NV_NVDLA_PDP_CORE_cal2d.v (1/kernel products kept in 8+3 and 8 bits)",
       RECIPS + (f"{KERNEL}.KERNEL_WIDTH", f"{KERNEL}.KERNEL_HEIGHT", "PDP.D_OPERATION_MODE_CFG.POOLING_METHOD"),
