@@ -9,8 +9,9 @@ direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor a
 A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileFeatureError. On a profile
 with PDP, a share of the single-batch layers send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
 conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
-(Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0; no split
-width on the fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
+(Limitation/PDP: kernel up to 8, padding below the kernel, (PL + W + PR - kernel) % stride == 0, an output
+width the line buffer holds for the kernel height and stride: PDP-LINE-BUFFER-WIDTH; no split width on the
+fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
 one trace, a direct layer may skip releasing its data and/or weights (SKIP_DATA_RLS / SKIP_WEIGHT_RLS) and
 the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Deconvolution is a
 sequence of layers: stimulus/deconv.py.
@@ -32,6 +33,7 @@ from golden.units.conv import UNIT as CONV
 from golden.units.conv import program
 from golden.units.conv.cbuf import Left
 from golden.units.conv.config import decode as conv_decode
+from golden.units.pdp.rules import max_out_width
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import conv_modes, data, pdp, sdp
 from stimulus.layer import Image, Layer, Region
@@ -403,6 +405,15 @@ def pool(choose, profile: Profile, precision: str, shape: tuple, base: int) -> p
     channels, height, width = shape
     kw, sw, pl, pr, ow = _pool_axis(choose, width)
     kh, sh, pt, pb, oh = _pool_axis(choose, height)
+    for _ in range(8):  # PDP-LINE-BUFFER-WIDTH: the lines a kernel height keeps bound the output width
+        if ow <= max_out_width(kh, sh):
+            break
+        kh, sh, pt, pb, oh = _pool_axis(choose, height)
+    else:
+        kh, sh, pt, pb, oh = 1, 1, 0, 0, height
+    if ow > max_out_width(kh, sh):  # the caller draws the convolution again
+        raise rules.REGISTRY["PDP-LINE-BUFFER-WIDTH"].error(f"{ow} pooled columns are more than PDP's line buffer "
+                                                            f"holds ({max_out_width(1, 1)})")
     atom = profile.memory_atomic_size
     line, surface = data.strides(choose, (channels, oh, ow), atom)
     low, high = data.INT_RANGES.get(precision, (0, 0))

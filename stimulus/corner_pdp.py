@@ -3,11 +3,11 @@ stages (pdp.divide.width / .height: the sum times RECIP_KERNEL_WIDTH, then times
 rounded by 16 bits) and of the output's narrowing.
 
 The windows are made not to overlap (stride = kernel on both axes, the input sized by the guide's pooled-size
-formula), so each window's sum is set by its own elements alone. The RECIP registers (any 17-bit value: no
-rule of the registry ties them to the kernel) are drawn near 1/kernel among those whose products reach the
-most classes; every sum a window can hold (its real elements' range plus its padding registers) is run through
+formula), so each window's sum is set by its own elements alone. The RECIP registers are drawn at most
+1/kernel (rule PDP-RECIP-KERNEL), within RECIP_SPREAD of it, among those whose products reach the most
+classes; every sum a window can hold (its real elements' range plus its padding registers) is run through
 the golden pool_int, and each window takes a sum that lands on a class, classes in turn, spread over its real
-elements.
+elements (the output's saturation classes are out of reach at RECIP <= 1/kernel: stimulus/corners.py).
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from golden.regs.regmap import RegisterMap
 from golden.units.pdp.config import PAD_VALUE_BITS
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.pooling import padding_counts, padding_sum, pool_int
+from golden.units.pdp.rules import RECIP_ONE
 from stimulus import pdp
 from stimulus.corner_fill import fill_within, legal, targets
 from stimulus.data import INT_RANGES
 from stimulus.layer import Layer
 
-#: RECIP candidates: 1/kernel in 0.16 fixed point plus up to this much either way
+#: RECIP candidates: 1/kernel in 0.16 fixed point less up to this much
 RECIP_SPREAD = 600
 TRIES = 160
 #: sums enumerated at most: this many from each end of the range and around zero (int16 sums span 2**22)
@@ -56,9 +57,9 @@ def _reach(values: np.ndarray, recips: np.ndarray, out_bits: int | None, rng) ->
 
 
 def _best(rng, kernel: int, values: np.ndarray, out_bits: int | None) -> int:
-    """A RECIP near 1/kernel whose products with `values` reach the most classes."""
-    tries = np.unique(np.clip(0x10000 // kernel + rng.integers(-RECIP_SPREAD, RECIP_SPREAD + 1, TRIES), 1,
-                              (1 << 17) - 1))
+    """A RECIP at most 1/kernel whose products with `values` reach the most classes."""
+    top = RECIP_ONE // kernel
+    tries = np.unique(np.clip(top - np.abs(rng.integers(-RECIP_SPREAD, RECIP_SPREAD + 1, TRIES)), 1, top))
     return int(tries[int(np.argmax(_reach(values, tries, out_bits, rng)))])
 
 

@@ -28,7 +28,7 @@ from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.config import validate as pdp_validate
-from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES
+from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES, RECIP_ONE, RECIPS, max_out_width
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, illegal_sequence, pdp, sdp
@@ -150,6 +150,26 @@ def _pad_value_sign(spec, choose, atom):
     return replace(spec, overrides={**spec.overrides, PAD_VALUES[n - 1]: value})
 
 
+def _line_buffer_width(spec, choose, atom):
+    """An unsplit pass 1..8 columns wider than the line buffer holds for its kernel height and stride."""
+    if spec.split:
+        return None
+    (kw, kh), (sw, sh), (pl, _, pr, _) = spec.kernel, spec.stride, spec.pads
+    out = max_out_width(kh, sh) + choose.integer(1, 8)
+    width = (out - 1) * sw + kw - pl - pr
+    return _reshaped(spec, atom, out_hw=(spec.out_hw[0], out), shape=(*spec.shape[:2], width))
+
+
+def _recip_kernel(spec, choose, atom):
+    """One reciprocal of an integer average a little above 1/kernel (0.16 fixed point)."""
+    if spec.method != "average" or spec.precision == "fp16":
+        return None
+    axis = choose.integer(0, 1)
+    kernel = spec.kernel[axis]
+    value = RECIP_ONE // kernel + choose.integer(1, 0x800)
+    return replace(spec, overrides={**spec.overrides, RECIPS[axis]: value})
+
+
 PDP_BREAKERS = {
     "PDP-KERNEL-SIZE": _kernel_size,
     "PDP-PAD-LEFT-RIGHT": _pad_left_right,
@@ -170,6 +190,8 @@ PDP_BREAKERS = {
     "PDP-RDMA-MIRROR": _override(PDP_RDMA__D_DATA_CUBE_IN_CHANNEL__CUBE_IN_CHANNEL=lambda s: s.shape[0]),
     "PDP-RDMA-OFFLINE": _override(PDP_RDMA__D_FLYING_MODE__FLYING_MODE="ON_FLYING"),
     "PDP-PAD-VALUE-SIGN": _pad_value_sign,
+    "PDP-RECIP-KERNEL": _recip_kernel,
+    "PDP-LINE-BUFFER-WIDTH": _line_buffer_width,
 }
 
 #: Rules that the breaker of a rule necessarily breaks too (the split widths depend on each other).

@@ -31,6 +31,24 @@ PAD_VALUE_FIELD_BITS = 19
 PAD_VALUES = tuple(f"PDP.D_POOLING_PADDING_VALUE_{n}_CFG.PAD_VALUE_{n}X" for n in range(1, 8))
 
 
+#: RECIP_KERNEL_WIDTH / RECIP_KERNEL_HEIGHT are unsigned 0.16 fixed point in 17-bit fields: 1/1 is 0x10000.
+RECIP_ONE = 1 << 16
+RECIPS = ("PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH", "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT")
+
+
+#: PDP's line buffer (NV_NVDLA_PDP_CORE_cal2d.v): 8 banks, each holding 16 output columns of one line ("bank
+#: depth follows rule of 16 elements in width in worst case": atom/throughput x 16 entries, on every profile).
+LINE_BUFFER_BANKS, BANK_COLUMNS = 8, 16
+
+
+def max_out_width(kernel_height: int, stride_height: int) -> int:
+    """The widest pass (CUBE_OUT_WIDTH, or a split part's out width) PDP's line buffer holds: it keeps
+    ceil(kernel_height / stride_height) output lines under way, and one line spans the 8 banks divided by that
+    count rounded up to a power of two (cal2d's buffer_lines_num and bank_merge_num)."""
+    lines = -(-kernel_height // stride_height)
+    return BANK_COLUMNS * (LINE_BUFFER_BANKS // (1 << (lines - 1).bit_length()))
+
+
 def pooled_size(size: int, pad_before: int, pad_after: int, kernel: int, stride: int) -> int:
     """programming-guide "PDP programming": pooled_width = ceil((width + pad_left + pad_right - kernel) /
     stride) + 1, minus one when the last window would start in the right padding."""
@@ -110,6 +128,33 @@ def _out_height(cfg, facts):
     if cfg.out_height != expected:
         return (f"CUBE_OUT_HEIGHT={cfg.out_height} but the pooled height = {expected} "
                 f"(CUBE_IN_HEIGHT+PT+PB = (CUBE_OUT_HEIGHT-1)*stride_y + kernel_height)")
+
+
+# The guide (Limitation/PDP) bounds "first/mid/last_out_width" by the maximum flying width "for any mode" and
+# refers to calculate_pdp_max_width (10.1.4), which it does not print. NVIDIA's RTL gives the number:
+# NV_NVDLA_PDP_CORE_cal2d.v (nv_small preprocessed lines 796-834, master template 739-780) keeps
+# ceil(kernel_height / stride_height) lines and merges 8, 4, 2 or 1 banks of 16 columns per line for 1, 2,
+# 3-4, 5-8 lines; its asserts "PDP cube_out_width setting out of range" (nv_small lines 653-656, master 596-599)
+# fire when the pass's out width - 1 exceeds 127, 63, 31, 15. On nv_small a wider pass never raises PDP's done
+# (kernel height 8, stride 1, on the fly: 16 columns finish, 17 hang).
+@rule("PDP-LINE-BUFFER-WIDTH", "PDP", f"{GUIDE} (first/mid/last_out_width below the maximum flying width), with "
+      "NVIDIA RTL NV_NVDLA_PDP_CORE_cal2d.v (8 line-buffer banks of 16 columns)",
+      OUT_FIELDS + (f"{KERNEL}.KERNEL_HEIGHT", f"{KERNEL}.KERNEL_STRIDE_HEIGHT"),
+      "each pass's out width (CUBE_OUT_WIDTH, or first/mid/last_out_width when split) is at most 128, 64, 32 or 16 "
+      "as ceil(kernel_height / stride_y) is 1, 2, 3-4 or 5-8")
+def _line_buffer_width(cfg, facts):
+    limit = max_out_width(cfg.kernel[1], cfg.stride[1])
+    if cfg.split is None:
+        widths = {"CUBE_OUT_WIDTH": cfg.out_width}
+    else:
+        sp = cfg.split
+        widths = {"first_out_width": sp.out_first, "last_out_width": sp.out_last}
+        if sp.count > 2:
+            widths["mid_out_width"] = sp.out_mid
+    for name, width in widths.items():
+        if width > limit:
+            return (f"{name}={width} exceeds the {limit} columns PDP's line buffer holds for kernel_height="
+                    f"{cfg.kernel[1]}, stride_y={cfg.stride[1]} ({-(-cfg.kernel[1] // cfg.stride[1])} lines under way)")
 
 
 @rule("PDP-OUT-CHANNEL", "PDP", TABLE32,
@@ -246,3 +291,32 @@ def _pad_value_sign(cfg, facts):
         if high not in (0, (1 << (PAD_VALUE_FIELD_BITS - bits + 1)) - 1):
             return (f"PAD_VALUE_{n}X=0x{value:x}: bits [18:{bits - 1}] differ (the cmod reads {bits} signed bits, "
                     "the RTL all 19)")
+
+
+# Integer average pooling multiplies the window sum by RECIP_KERNEL_WIDTH, rounds off 16 bits, multiplies by
+# RECIP_KERNEL_HEIGHT and rounds off 16 bits again. PDP has no convertor (precision-preservation) and converts
+# no precision (Table 32), so the average must stay inside the input's range, and the documents say nothing
+# more. NVIDIA's RTL fixes the bound: vmod/nvdla/pdp/NV_NVDLA_PDP_CORE_cal2d.v (nv_small preprocessed lines
+# 5174-5183 and 5252-5261; master template lines 4768-4778 and 4822-4832) keeps the first rounded product in
+# 8+3 bits (int8) and the second in 8, without saturating: the disabled asserts at lines 5183 and 5261 say that
+# the bits above them only repeat the sign. Positive rounding adds its carry into the bits it keeps, so a
+# result past the top wraps differently from the cmod's static_cast (132 comes out 4, not -124). With
+# recip x kernel <= 2**16 on both axes, a sum of int8 values (padding included: n x one int8 pad value) gives
+# at most 128 x kernel_height in magnitude after the first product (11 bits hold it) and at most the
+# input's range after the second. Just above the bound, only windows near the range's ends overflow
+# (kernel height 8 with 0x2080 instead of 0x2000: 8 x 127 x 0x2080 / 2**16 rounds to 129). The bound is not
+# tight: with the other reciprocal exact, the first value that wraps some int8 window is about 0.4% higher
+# (kernel height 8: 0x2020, the all -128 window's -128.5), but that frontier moves with both registers and
+# the data's range; the rule keeps the reciprocal software computes, 0x10000 // kernel, as the largest.
+@rule("PDP-RECIP-KERNEL", "PDP", "precision-preservation: PDP (no convertor in PDP), with NVIDIA RTL "
+      "NV_NVDLA_PDP_CORE_cal2d.v (1/kernel products kept in 8+3 and 8 bits)",
+      RECIPS + (f"{KERNEL}.KERNEL_WIDTH", f"{KERNEL}.KERNEL_HEIGHT", "PDP.D_OPERATION_MODE_CFG.POOLING_METHOD"),
+      "integer average pooling: RECIP_KERNEL_WIDTH x kernel_width <= 2**16 and RECIP_KERNEL_HEIGHT x "
+      "kernel_height <= 2**16 (each reciprocal at most 1/kernel)")
+def _recip_kernel(cfg, facts):
+    if cfg.method != "average" or cfg.precision == "fp16":  # fp16 programs fp17 patterns; max/min ignore them
+        return None
+    for axis, recip, kernel in zip(("WIDTH", "HEIGHT"), cfg.recip, cfg.kernel, strict=True):
+        if recip * kernel > RECIP_ONE:
+            return (f"RECIP_KERNEL_{axis}=0x{recip:x} is more than 1/{kernel} (kernel_{axis.lower()}={kernel}: at "
+                    f"most 0x{RECIP_ONE // kernel:x}): the average can leave the input's range, and the RTL wraps it")

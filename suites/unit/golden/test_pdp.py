@@ -163,11 +163,13 @@ def test_average_rounds_each_reciprocal_product_half_away_from_zero():
 
 
 def test_padding_value_counts_every_padded_position():
-    # 1x1 input, 3x3 kernel, pads 1 on every side: 8 padded positions -> PAD_VALUE_2X * 1 row + 3 * PAD_VALUE_1X * 2.
+    # 1x1 input, 3x3 kernel, pads 1 on every side: 8 padded positions -> PAD_VALUE_2X * 1 row + 3 * PAD_VALUE_1X * 2:
+    # 10 + 80 + 240 = 330; x 0x5555 / 2**16 = 109.998 -> 110; x 0x5555 / 2**16 = 36.67 -> 37 (7 padded positions
+    # would give 32, 9 would give 41). RECIP stays at most 1/3 (rule PDP-RECIP-KERNEL).
     cube = np.full((1, 1, 1), 10, np.int8)
-    out, _ = run_model(cube, "int8", "average", (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), pad_value=4,
-                       recip=(0x10000, 0x10000))
-    assert out[0, 0, 0] == 10 + 8 * 4
+    out, _ = run_model(cube, "int8", "average", (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), pad_value=40,
+                       recip=(0x5555, 0x5555))
+    assert out[0, 0, 0] == 37
 
 
 # ---- split width ------------------------------------------------------------------------------------------
