@@ -19,6 +19,7 @@ from golden.errors import NvdlaVerifError
 from golden.implementation import Implementation
 from golden.player import MissingFiles, observe, prepare, result_for
 from golden.player import trace_label as label
+from golden.status import Status
 from golden.trace import Trace
 from golden.verdict import TraceResult, conclude
 from scoreboards.verdict import judge
@@ -31,16 +32,16 @@ def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Imple
     path = str(trace.path if isinstance(trace, Trace) else trace)
     lacking = not_applicable(implementation, profile)
     if lacking:
-        return TraceResult(name, profile.name, "not applicable", lacking, path=path,
+        return TraceResult(name, profile.name, Status.NOT_APPLICABLE, lacking, path=path,
                            implementation=implementation.name)
     try:
         program = prepare(trace, profile)
     except NvdlaVerifError as exc:
         detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
-        return TraceResult(name, profile.name, "error", detail, path=path,
+        return TraceResult(name, profile.name, Status.ERROR, detail, path=path,
                            implementation=implementation.name, seconds=time.perf_counter() - started)
     expected = observe(reference, program, profile) if reference is not None else None
-    if expected is not None and expected.status in ("invalid", "error"):
+    if expected is not None and expected.status in (Status.INVALID, Status.ERROR):
         result = result_for(program, profile, expected)
         result.implementation = implementation.name
         expected.detail = f"on the reference {expected.implementation}: {expected.detail}"

@@ -25,6 +25,7 @@ from golden.hardware import Hardware, HardwareLayer, TraceHang, WrittenSurface
 from golden.implementation import Golden, Implementation, ended_by
 from golden.interpreter import Interpreter
 from golden.outcome import Outcome
+from golden.status import Status
 from golden.steps import Program, compile_trace
 from golden.trace import Trace, load_trace
 from golden.verdict import STATUSES, Check, TraceResult, conclude, trace_checks
@@ -77,7 +78,7 @@ def _run(implementation: Implementation, program: Program, profile: Profile) -> 
     except Exception as exc:  # a bug in an implementation must not stop a regression run
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return Outcome(implementation.name).stopped(
-            "error", f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
+            Status.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
 
 
 def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
@@ -97,7 +98,7 @@ def play(trace: Trace | str | Path, profile: Profile, implementation: Implementa
         program = prepare(trace, profile)
     except NvdlaVerifError as exc:
         detail = str(exc) if not isinstance(exc, MissingFiles) else exc.message
-        return TraceResult(name, profile.name, "error", detail, path=str(getattr(exc, "path", trace)),
+        return TraceResult(name, profile.name, Status.ERROR, detail, path=str(getattr(exc, "path", trace)),
                            implementation=implementation.name, seconds=time.perf_counter() - started)
     outcome = observe(implementation, program, profile)
     result = result_for(program, profile, outcome)

@@ -17,6 +17,7 @@ from collections import Counter
 from golden.config import Profile
 from golden.outcome import Outcome
 from golden.player import result_for
+from golden.status import STOPPED, Status
 from golden.steps import CheckRegion, Program
 from golden.verdict import Check, TraceResult, conclude, never_written_checks, trace_checks
 from scoreboards.region import compare_region
@@ -25,10 +26,10 @@ from scoreboards.writes import write_check
 
 def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile: Profile) -> TraceResult:
     result = result_for(program, profile, outcome)
-    if outcome.status not in ("completed", "timeout"):
+    if outcome.status in STOPPED:
         return conclude(result, outcome)
     checks = trace_checks(program, outcome)
-    if reference is not None and reference.status == "completed":
+    if reference is not None and reference.status == Status.COMPLETED:
         checks = _with_scoreboards(program, outcome, reference, checks, result)
         if checks:
             extra = (write_check(outcome, reference, str(program.path)),
