@@ -4,6 +4,9 @@ Each checking step gives one Check: a region's CRC (check_crc) or golden file (c
 against the bytes the implementation returned, a register read against its expected value under its
 mask. A comparison with a reference implementation adds its own checks (scoreboards/verdict.py).
 
+    judge_alone(program, outcome, profile) -> TraceResult    the verdict without a reference implementation
+                                                            (scoreboards/verdict.py judge() adds one)
+
 The status of a trace is one of golden/status.py's verdicts (passed, failed, unsupported, invalid,
 not applicable, error), where the words are explained.
 """
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from golden.config import Profile
 from golden.outcome import Outcome
 from golden.status import STOPPED, VERDICTS, Status
 from golden.steps import CheckRegion, Program, ReadRegister
@@ -85,6 +89,21 @@ class TraceResult:
                                        for f in reg.fields)
                 out.append(f"{unit}.{name} = {value:#010x}  {fields_text}")
         return "\n".join(out)
+
+
+def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
+    """A TraceResult carrying what the outcome shows of the run (checks and status still to be judged)."""
+    return TraceResult(program.name, profile.name, path=str(program.path), implementation=outcome.implementation,
+                       layers=outcome.layers, unwritten_bytes_read=outcome.unwritten_bytes_read,
+                       seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory,
+                       warnings=list(outcome.notes))
+
+
+def judge_alone(program: Program, outcome: Outcome, profile: Profile) -> TraceResult:
+    """The verdict of an outcome against the trace's own checks (CRCs, golden files, register reads)."""
+    result = result_for(program, profile, outcome)
+    result.checks = trace_checks(program, outcome)
+    return conclude(result, outcome)
 
 
 def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
