@@ -9,8 +9,8 @@ e.g. NVIDIA's nv_small with a few of its own traces:
         python benchmarks/bench_rtl.py dc_8x16x128_3x3x128x32_int8 pdp_8x8x64_2x2_int8
 
 Both are measured in this run, on the same trace, the same verilated model and the same compiled job:
-- bench: rtl.runner.run_trace_on_rtl (cocotb + pyuvm; cycles from reset to the last check over the
-  simulator's time for them, without process start-up), with golden=None;
+- bench: the `rtl` implementation judged by scoreboards.verdict.verify against the trace's own checks (cocotb +
+  pyuvm; cycles from reset to the last check over the simulator's time for them, without process start-up);
 - yardstick: benchmarks/rtl_yardstick.cpp (no VPI, no Python; built once, cached);
 ratio = bench cycles/s / yardstick cycles/s (the issue's goal for NVIDIA's nv_small: >= 0.30).
 Both check the job's CRCs; a mismatch stops the script. The build times print when a build happens
@@ -32,8 +32,9 @@ from rtl_yardstick import run_yardstick, yardstick_binary  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.trace import CheckCrc, load_trace  # noqa: E402
 from rtl.build import BuildOptions, build  # noqa: E402
-from rtl.runner import run_trace_on_rtl  # noqa: E402
+from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
+from scoreboards.verdict import verify  # noqa: E402
 from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
 LAYERS = ("sdp_3x3x33_bs_bn_int8_0", "sdp_8x8x32_bypass_int8_1", "sdp_4x1x8192_pass_through_int8_0",
@@ -59,8 +60,10 @@ def main(argv: list[str]) -> None:
             cases.append(("random_7 (2 layers)", write_random_trace(Path(folder), 7, 2)))
         print(f"{'layer':36} {'cycles':>8} {'bench c/s':>10} {'yardstick c/s':>14} {'ratio':>6} {'bench wall s':>12}")
         for name, path in cases:
-            run = run_trace_on_rtl(path, profile, options, golden=None)
-            assert run.status == "pass", (name, run.status, run.message)
+            rtl = Rtl(build_options=options)
+            result = verify(path, profile, rtl)
+            assert result.status == "passed", (name, result.status, result.detail)
+            run = rtl.last_run
             stick = run_yardstick(path, profile, options)
             expected = {(c.base, c.size): c.crc for c in load_trace(path).commands if isinstance(c, CheckCrc)}
             assert all(stick["crcs"].get(region) == crc for region, crc in expected.items()), (name, stick)

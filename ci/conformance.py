@@ -1,63 +1,21 @@
-"""Run one trace on an implementation and judge it, against its own checks and a reference implementation.
+"""Run one trace on an implementation and judge it: scoreboards/verdict.py's verify, under the name the
+commands and the regression engine know.
 
     run_trace(trace_or_path, profile, implementation, reference=None) -> TraceResult   never raises for a
                                                                                       trace or model problem
-
-A trace made for a profile the implementation's declared one lacks something of is `not applicable`, not run.
-The reference (default: none for the golden model itself, the golden model for anything else) runs
-first: when the trace is `invalid` for the profile there, it is invalid everywhere and the
-implementation does not run; its outcome gives the scoreboards the bytes and tolerances to compare.
+    draw_pictures(result, folder) -> [Path]
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from golden.config import Profile
-from golden.errors import NvdlaVerifError
-from golden.implementation import Implementation
-from golden.player import MissingFiles, observe, prepare, result_for
 from golden.player import trace_label as label
-from golden.trace import Trace
-from golden.verdict import TraceResult, conclude
-from scoreboards.verdict import judge
+from golden.verdict import TraceResult
+from scoreboards.verdict import not_applicable, verify
 
-
-def run_trace(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
-              reference: Implementation | None = None) -> TraceResult:
-    started = time.perf_counter()
-    name = trace.name if isinstance(trace, Trace) else label(Path(trace))
-    path = str(trace.path if isinstance(trace, Trace) else trace)
-    lacking = not_applicable(implementation, profile)
-    if lacking:
-        return TraceResult(name, profile.name, "not applicable", lacking, path=path,
-                           implementation=implementation.name)
-    try:
-        program = prepare(trace, profile)
-    except NvdlaVerifError as exc:
-        detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
-        return TraceResult(name, profile.name, "error", detail, path=path,
-                           implementation=implementation.name, seconds=time.perf_counter() - started)
-    expected = observe(reference, program, profile) if reference is not None else None
-    if expected is not None and expected.status in ("invalid", "error"):
-        result = result_for(program, profile, expected)
-        result.implementation = implementation.name
-        expected.detail = f"on the reference {expected.implementation}: {expected.detail}"
-        return conclude(result, expected)
-    outcome = observe(implementation, program, profile)
-    result = judge(program, outcome, expected, profile)
-    result.seconds = time.perf_counter() - started
-    return result
-
-
-def not_applicable(implementation: Implementation, profile: Profile) -> str:
-    """Why a layer made for `profile` does not apply to the implementation (its declared profile lacks
-    something; golden/implementation.py), or ''."""
-    own = getattr(implementation, "profile", None)
-    lacking = own.lacks(profile) if own is not None else []
-    return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
-        if lacking else ""
+run_trace = verify
+__all__ = ["draw_pictures", "label", "not_applicable", "run_trace"]
 
 
 def draw_pictures(result: TraceResult, folder: str | Path) -> list[Path]:

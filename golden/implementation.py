@@ -32,6 +32,7 @@ from golden.errors import NotModelledError, NvdlaVerifError, ProfileFeatureError
 from golden.hardware import Hardware
 from golden.interpreter import Interpreter
 from golden.outcome import Outcome
+from golden.status import Status
 from golden.steps import Program
 
 
@@ -66,7 +67,7 @@ def ended_by(exc: NvdlaVerifError, outcome: Outcome) -> Outcome:
     """The outcome of a run a project error stopped: a feature not modelled is `unsupported`, one the profile
     lacks `invalid`, anything else (a trace that would hang, a limitation broken) `error`."""
     if isinstance(exc, NotModelledError):
-        return outcome.stopped("unsupported", f"{exc.unit} not modelled: {exc.message}")
+        return outcome.stopped(Status.UNSUPPORTED, f"{exc.unit} not modelled: {exc.message}")
     if isinstance(exc, ProfileFeatureError):
-        return outcome.stopped("invalid", f"{exc.switch}: {exc.message}")
-    return outcome.stopped("error", str(exc))
+        return outcome.stopped(Status.INVALID, f"{exc.switch}: {exc.message}")
+    return outcome.stopped(Status.ERROR, str(exc))

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-OUTCOME_STATUSES = ("completed", "timeout", "error", "unsupported", "invalid")
+from golden.status import ENDINGS, Status
+
+OUTCOME_STATUSES = ENDINGS
 #: One entry of Outcome.interrupts; golden/formats/command_result.schema.json repeats it for external programs.
 FIRED_WATCH = re.compile(r"\S+ -> \S+")
 
@@ -45,7 +47,7 @@ class Outcome:
     seconds: float = 0.0
     cycles: int | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
-    status: str = "completed"
+    status: Status = Status.COMPLETED
     detail: str = ""
     #: Reference extras (the golden model): golden.hardware.WrittenSurface and HardwareLayer lists.
     surfaces: list = field(default_factory=list)
@@ -59,9 +61,16 @@ class Outcome:
     #: Advisories raised while it ran (e.g. golden.units.sdp.checks.LimitationWarning), for the result's warnings.
     notes: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.status = _ending(self.status)
+
     def stopped(self, status: str, detail: str) -> Outcome:
         """Mark the outcome as ended early (keeping what was observed until then)."""
-        if status not in OUTCOME_STATUSES:
-            raise ValueError(f"unknown outcome status {status!r}")
-        self.status, self.detail = status, detail
+        self.status, self.detail = _ending(status), detail
         return self
+
+
+def _ending(status: str) -> Status:
+    if status not in ENDINGS:
+        raise ValueError(f"unknown outcome status {str(status)!r}")
+    return Status(status)

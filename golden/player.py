@@ -8,8 +8,9 @@
 
 The parts: golden/steps.py compiles the trace, golden/hardware.py is the golden NVDLA (registers,
 memories, the scheduling of hardware layers and interrupts), golden/interpreter.py runs the steps
-on it, golden/verdict.py judges the outcome. Comparing with a reference implementation through the
-scoreboards is scoreboards/verdict.py's job.
+on it, golden/verdict.py judges the outcome (judge_alone: the trace's own checks). Running a trace on an
+implementation and a reference and judging both through the scoreboards is scoreboards/verdict.py's
+verify(); play() is its reference-less part, for the golden model's own users (it cannot see scoreboards/).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from golden.hardware import Hardware, HardwareLayer, TraceHang, WrittenSurface
 from golden.implementation import Golden, Implementation, ended_by
 from golden.interpreter import Interpreter
 from golden.outcome import Outcome
+from golden.status import Status
 from golden.steps import Program, compile_trace
 from golden.trace import Trace, load_trace
-from golden.verdict import STATUSES, Check, TraceResult, conclude, trace_checks
+from golden.verdict import STATUSES, Check, TraceResult, judge_alone, result_for
 
 __all__ = ["STATUSES", "Check", "HardwareLayer", "MissingFiles", "Player", "TraceHang", "TraceResult",
-           "WrittenSurface", "observe", "play", "prepare", "trace_label"]
+           "WrittenSurface", "observe", "play", "prepare", "result_for", "trace_label"]
 
 
 class MissingFiles(TraceError):
@@ -77,15 +79,7 @@ def _run(implementation: Implementation, program: Program, profile: Profile) -> 
     except Exception as exc:  # a bug in an implementation must not stop a regression run
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return Outcome(implementation.name).stopped(
-            "error", f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
-
-
-def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
-    """A TraceResult carrying what the outcome shows of the run (checks and status still to be judged)."""
-    return TraceResult(program.name, profile.name, path=str(program.path), implementation=outcome.implementation,
-                       layers=outcome.layers, unwritten_bytes_read=outcome.unwritten_bytes_read,
-                       seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory,
-                       warnings=list(outcome.notes))
+            Status.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
 
 
 def play(trace: Trace | str | Path, profile: Profile, implementation: Implementation | None = None) -> TraceResult:
@@ -97,12 +91,9 @@ def play(trace: Trace | str | Path, profile: Profile, implementation: Implementa
         program = prepare(trace, profile)
     except NvdlaVerifError as exc:
         detail = str(exc) if not isinstance(exc, MissingFiles) else exc.message
-        return TraceResult(name, profile.name, "error", detail, path=str(getattr(exc, "path", trace)),
+        return TraceResult(name, profile.name, Status.ERROR, detail, path=str(getattr(exc, "path", trace)),
                            implementation=implementation.name, seconds=time.perf_counter() - started)
-    outcome = observe(implementation, program, profile)
-    result = result_for(program, profile, outcome)
-    result.checks = trace_checks(program, outcome)
-    return conclude(result, outcome)
+    return judge_alone(program, observe(implementation, program, profile), profile)
 
 
 def trace_label(path: Path) -> str:
@@ -126,7 +117,4 @@ class Player:
         self.regs, self.memory, self.luts = self.hardware.regs, self.hardware.memory, self.hardware.luts
 
     def run(self) -> TraceResult:
-        outcome = Interpreter(self.program, self.hardware).run()
-        result = result_for(self.program, self.profile, outcome)
-        result.checks = trace_checks(self.program, outcome)
-        return conclude(result, outcome)
+        return judge_alone(self.program, Interpreter(self.program, self.hardware).run(), self.profile)

@@ -4,15 +4,11 @@ Each checking step gives one Check: a region's CRC (check_crc) or golden file (c
 against the bytes the implementation returned, a register read against its expected value under its
 mask. A comparison with a reference implementation adds its own checks (scoreboards/verdict.py).
 
-Status of a trace:
-    passed       every check passed (and at least one check ran)
-    failed       a check failed, or the implementation hung (outcome status "timeout")
-    unsupported  the implementation lacks a feature the trace uses (e.g. a unit not modelled)
-    invalid      the trace needs a feature its profile lacks
-    not applicable  the trace was made for a profile the implementation under test is not built as (its
-                 declared profile lacks a feature, a data type, the register layout or the geometry): not run
-    error        the trace or the run is broken: a missing input file, a trace that would hang,
-                 nothing checked, an implementation that crashed or returned no outcome
+    judge_alone(program, outcome, profile) -> TraceResult    the verdict without a reference implementation
+                                                            (scoreboards/verdict.py judge() adds one)
+
+The status of a trace is one of golden/status.py's verdicts (passed, failed, unsupported, invalid,
+not applicable, error), where the words are explained.
 """
 
 from __future__ import annotations
@@ -22,10 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from golden.config import Profile
 from golden.outcome import Outcome
+from golden.status import STOPPED, VERDICTS, Status
 from golden.steps import CheckRegion, Program, ReadRegister
 
-STATUSES = ("passed", "failed", "unsupported", "invalid", "error", "not applicable")
+STATUSES = VERDICTS
 
 
 @dataclass
@@ -40,7 +38,7 @@ class Check:
 class TraceResult:
     name: str
     profile: str
-    status: str = "passed"
+    status: Status = Status.PASSED
     detail: str = ""
     checks: list[Check] = field(default_factory=list)
     layers: list = field(default_factory=list)  # golden.hardware.HardwareLayer
@@ -54,6 +52,11 @@ class TraceResult:
     reports: list = field(default_factory=list, repr=False)
     #: The memories after the run (golden implementation; dropped when results cross processes).
     memory: object | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.status not in VERDICTS:
+            raise ValueError(f"unknown verdict {str(self.status)!r} for {self.name}")
+        self.status = Status(self.status)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail,
@@ -88,13 +91,28 @@ class TraceResult:
         return "\n".join(out)
 
 
+def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
+    """A TraceResult carrying what the outcome shows of the run (checks and status still to be judged)."""
+    return TraceResult(program.name, profile.name, path=str(program.path), implementation=outcome.implementation,
+                       layers=outcome.layers, unwritten_bytes_read=outcome.unwritten_bytes_read,
+                       seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory,
+                       warnings=list(outcome.notes))
+
+
+def judge_alone(program: Program, outcome: Outcome, profile: Profile) -> TraceResult:
+    """The verdict of an outcome against the trace's own checks (CRCs, golden files, register reads)."""
+    result = result_for(program, profile, outcome)
+    result.checks = trace_checks(program, outcome)
+    return conclude(result, outcome)
+
+
 def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
     """One Check per checking step: the outcome against the trace's CRCs, golden files and read values.
 
     When the run ended early (error, unsupported, invalid) only the steps it observed are judged.
     """
     checks = []
-    ended_early = outcome.status not in ("completed", "timeout")
+    ended_early = outcome.status in STOPPED
     for index, step in program.checks:
         if ended_early and index not in outcome.regions and index not in outcome.registers:
             continue
@@ -103,7 +121,7 @@ def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
         elif isinstance(step, CheckRegion):
             checks.append(_region_check(index, step, outcome))
         else:  # check_nothing: its sync fired, or the run would not have completed
-            fired = outcome.status == "completed"
+            fired = outcome.status == Status.COMPLETED
             checks.append(Check("check_nothing", step.where, fired, f"sync {step.sync} "
                                 + ("fired" if fired else "never fired")))
     return checks
@@ -140,22 +158,22 @@ def _region_check(index: int, s: CheckRegion, outcome: Outcome) -> Check:
 def conclude(result: TraceResult, outcome: Outcome) -> TraceResult:
     """Status and detail from the checks and how the run ended."""
     failed = [c for c in result.checks if not c.passed]
-    if outcome.status in ("error", "unsupported", "invalid"):
+    if outcome.status in STOPPED:
         result.status, result.detail = outcome.status, outcome.detail
-    elif outcome.status == "timeout":
-        result.status = "failed"
+    elif outcome.status == Status.TIMEOUT:
+        result.status = Status.FAILED
         result.detail = f"the implementation hung: {outcome.detail}"
         if failed:
             result.detail += f"; {len(failed)} of {len(result.checks)} checks failed"
     elif not result.checks:
-        result.status, result.detail = "error", "nothing checked: the trace has no check_crc, check_file, " \
+        result.status, result.detail = Status.ERROR, "nothing checked: the trace has no check_crc, check_file, " \
                                                 "dump_mem or register read check"
     elif failed:
-        result.status = "failed"
+        result.status = Status.FAILED
         result.detail = (f"{len(failed)} of {len(result.checks)} checks failed; first: {failed[0].where}: "
                          f"{failed[0].command}: {failed[0].message}")
     else:
-        result.status, result.detail = "passed", f"{len(result.checks)} checks passed"
+        result.status, result.detail = Status.PASSED, f"{len(result.checks)} checks passed"
     return result
 
 

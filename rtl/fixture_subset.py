@@ -50,14 +50,3 @@ def unsupported_reason(values: RegisterValues, units_written: set[str]) -> str |
         if not ok:
             return f"fixture does not implement {feature}"
     return None
-
-
-def output_layout(values: RegisterValues, atom_bytes: int = 8) -> dict:
-    """The SDP destination cube, for mismatch reports in W/H/C."""
-    f = values.field
-    return {"name": "SDP destination", "base": values.value("SDP", "D_DST_BASE_ADDR_LOW"),
-            "line_stride": f("SDP", "D_DST_LINE_STRIDE", "DST_LINE_STRIDE"),
-            "surface_stride": f("SDP", "D_DST_SURFACE_STRIDE", "DST_SURFACE_STRIDE"),
-            "width": f("SDP", "D_DATA_CUBE_WIDTH", "WIDTH") + 1, "height": f("SDP", "D_DATA_CUBE_HEIGHT", "HEIGHT") + 1,
-            "channel": f("SDP", "D_DATA_CUBE_CHANNEL", "CHANNEL") + 1, "atom": atom_bytes, "element": 1}
-

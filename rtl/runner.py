@@ -1,25 +1,20 @@
-"""Run traces on RTL through the pyuvm bench and compare with the golden model.
+"""Run a compiled program on RTL through the pyuvm bench and collect its outcome.
 
-    run_trace_on_rtl(trace, profile, build_options=None, *, golden="auto") -> RtlRunResult
-    run_program_on_rtl(program, profile, build_options=None, *, golden=None) -> RtlRunResult
-    (rtl/implementation.py wraps the second as the `rtl` implementation of `--impl rtl`)
+    run_program_on_rtl(program, profile, build_options=None, *, work_dir=None, keep=False) -> RtlRunResult
+    (rtl/implementation.py wraps it as the `rtl` implementation; scoreboards/verdict.py's verify judges it:
+    verify(trace, profile, Rtl(), Golden()) is a trace on RTL against the golden model)
 
-trace: a golden.trace.Trace, a .cfg / input.txn path, or a test folder.
 profile: a golden.config.Profile (register layout, memory atom size).
 build_options: rtl.build.BuildOptions; default `BuildOptions.from_env()`, i.e. the fixture DUT
 unless $NVDLA_RTL_FILELIST / $NVDLA_RTL_TOP / $NVDLA_RTL_DEFINES name the user's RTL.
-golden: "auto" plays the trace on the golden model first and the scoreboard then
-compares every checked region byte for byte as well; a MemorySystem supplies the
-golden memories directly; None compares with the trace's CRCs and files only.
 
 Environment: $NVDLA_RTL_AXI_PAUSE (random AXI back-pressure, probability per cycle and channel),
 $NVDLA_RTL_CLOCK=py (a Python clock coroutine instead of cocotb's C++ clock, for comparisons).
 
-RtlRunResult.status: "pass", "fail", "timeout", "error", "unsupported" (the fixture
-does not implement the layer, nothing was simulated), or "invalid" (run_trace_on_rtl with
-golden="auto": the golden model found the trace invalid for its profile, e.g. an SDP EW layer
-on nv_small; nothing was simulated). Beside the bench's own checks it carries what the
-monitors observed, by program step index: `regions` (bytes), `registers` (values).
+RtlRunResult.status says how the run ended (golden/status.py): completed, timeout, error, or unsupported
+(the fixture does not implement the layer, or the DUT lacks a port it uses: nothing was simulated). It
+carries what the monitors observed, by program step index: `regions` (bytes), `registers` (values), and
+every range the DUT wrote; the bench judges none of it.
 """
 
 from __future__ import annotations
@@ -40,11 +35,11 @@ from golden.errors import NvdlaVerifError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.steps import Program, compile_trace
-from golden.trace import Trace, load_trace
+from golden.status import Status
+from golden.steps import Program
 from rtl.build import BuildOptions, build
 from rtl.cycle_budget import layer_cycle_budget
-from rtl.fixture_subset import ATOM_BYTES, output_layout, unsupported_reason
+from rtl.fixture_subset import ATOM_BYTES, unsupported_reason
 from rtl.job import PORTS, TRACE_MEMORIES, Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,10 +52,9 @@ class RtlError(NvdlaVerifError):
 
 @dataclass
 class RtlRunResult:
-    status: str
+    status: Status
     message: str = ""
     memory: MemorySystem = field(default_factory=MemorySystem)
-    checks: list[dict] = field(default_factory=list)
     regions: dict[int, bytes] = field(default_factory=dict)
     registers: dict[int, int] = field(default_factory=dict)
     interrupts: list[str] = field(default_factory=list)
@@ -69,14 +63,12 @@ class RtlRunResult:
     cycles: int = 0
     wall_s: float = 0.0
     sim_s: float = 0.0
-    golden_s: float = 0.0
     run_dir: Path | None = None
     csb_stall_cycles: int = 0
     run_s: float = 0.0   # inside the simulator, reset to the last check (no process start-up)
 
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
 
     @property
     def cycles_per_s(self) -> float:
@@ -85,35 +77,14 @@ class RtlRunResult:
         return self.cycles / seconds if seconds > 0 else 0.0
 
 
-def _golden_memory(trace: Trace, profile) -> tuple[MemorySystem | None, float, str, str]:
-    """(memory, seconds, note, golden status) of the trace on the golden model."""
-    from golden.player import play as play_golden
-
-    result = play_golden(trace, profile)
-    if result.memory is None or result.status not in ("passed", "failed"):
-        note = result.detail if result.status == "invalid" else f"golden model: {result.status} ({result.detail})"
-        return None, result.seconds, note, result.status
-    return result.memory, result.seconds, f"golden model: {result.status}", result.status
-
-
-def prepare_job(program: Program, profile, run_dir: Path, golden: MemorySystem | None) -> tuple[Job, str | None]:
+def prepare_job(program: Program, profile, run_dir: Path) -> tuple[Job, str | None]:
     """The bench job for a program, and the reason the fixture cannot run it (None when it can)."""
     regmap = RegisterMap.for_profile(profile)
     job = job_from_program(program, run_dir)
-    values = RegisterValues(regmap, job.reg_writes(regmap))
     units = {regmap.at(s.addr).unit for s in job.steps if s.op == "reg_write"}
     atom = profile.memory_atomic_size
     job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
     job.axi_pause = axi_pause_from_env()
-    layout = output_layout(values, atom) if "SDP" in units else None
-    for step in job.steps:
-        if step.op == "check":
-            step.layout = layout
-            if golden is not None:
-                memory = golden.pri if step.mem == "pri" else golden.sec
-                expect = run_dir / f"golden_{step.mem}_{step.addr:x}_{step.size:x}.bin"
-                expect.write_bytes(memory.read(step.addr, step.size, unwritten="allow").tobytes())
-                step.expect_file = expect.name
     # Each register group that launches a layer must be in the subset, not only the last values written (two
     # back-to-back layers: group 1's writes would hide what group 0 programs).
     reason = next((r for group in job.group_writes(regmap)
@@ -174,10 +145,11 @@ def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
             subprocess.run(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
                            env=simulation_env(toplevel, job_path), timeout=SIM_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return {"status": "timeout", "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
+            return {"status": Status.TIMEOUT, "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
     result_file = run_dir / "result.json"
     if not result_file.exists():
-        return {"status": "error", "message": f"the simulation wrote no result (log: {log}):\n{failure_cause(log)}"}
+        return {"status": Status.ERROR,
+                "message": f"the simulation wrote no result (log: {log}):\n{failure_cause(log)}"}
     return json.loads(result_file.read_text())
 
 
@@ -198,37 +170,21 @@ def failure_cause(log: Path) -> str:
     return "".join(lines[-30:] if first is None else lines[first:first + 80])
 
 
-def run_trace_on_rtl(trace, profile, build_options: BuildOptions | None = None, *, golden="auto",
-                     work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
-    started = time.perf_counter()
-    trace = trace if isinstance(trace, Trace) else load_trace(trace)
-    golden_s, note = 0.0, ""
-    if isinstance(golden, str) and golden == "auto":
-        golden, golden_s, note, golden_status = _golden_memory(trace, profile)
-        if golden_status == "invalid":
-            return RtlRunResult("invalid", note, golden_s=golden_s, wall_s=time.perf_counter() - started)
-    result = run_program_on_rtl(compile_trace(trace), profile, build_options, golden=golden, work_dir=work_dir,
-                                keep=keep)
-    result.golden_s = golden_s
-    result.message = "; ".join(m for m in (result.message, note) if m)
-    return result
-
-
 def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | None = None, *,
-                       golden: MemorySystem | None = None, work_dir: Path | None = None,
-                       keep: bool = False) -> RtlRunResult:
+                       work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
+    """The program on the DUT; its folder (job, dumps, sim.log) is removed after a completed run unless `keep`."""
     options = build_options or BuildOptions.from_env()
     started = time.perf_counter()
     run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
-    job, reason = prepare_job(program, profile, run_dir, golden)
+    job, reason = prepare_job(program, profile, run_dir)
     if reason and options.is_fixture:
-        return RtlRunResult("unsupported", reason, run_dir=run_dir)
+        return RtlRunResult(Status.UNSUPPORTED, reason, run_dir=run_dir)
     job_path = run_dir / "job.json"
     job.save(job_path)
     build_dir = build(options)
     missing = missing_port(job, build_dir)
     if missing:
-        return RtlRunResult("unsupported", missing, run_dir=run_dir)
+        return RtlRunResult(Status.UNSUPPORTED, missing, run_dir=run_dir)
     sim_started = time.perf_counter()
     summary = _simulate(build_dir, options.toplevel, job_path)
     regions = {int(index): (run_dir / dump).read_bytes() for index, dump in summary.get("regions", {}).items()}
@@ -238,14 +194,14 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
         if step.op == "check" and step.index in regions:
             (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, regions[step.index])
     result = RtlRunResult(
-        summary["status"], summary.get("message", ""), memory, summary.get("checks", []), regions=regions,
+        summary["status"], summary.get("message", ""), memory, regions=regions,
         registers={int(k): v for k, v in summary.get("registers", {}).items()},
         interrupts=summary.get("interrupts", []), cycles=int(summary.get("sim_ns", 0) // summary.get("clock_ns", 1)),
         wall_s=time.perf_counter() - started, sim_s=time.perf_counter() - sim_started, run_dir=run_dir,
         csb_stall_cycles=int(summary.get("csb_stall_cycles", 0)), run_s=float(summary.get("run_s", 0.0)))
     result.written = {memory: [(address, (run_dir / dump).read_bytes()) for address, _, dump in runs]
                       for memory, runs in summary.get("written", {}).items()}
-    if not keep and result.passed:
+    if not keep and result.status == Status.COMPLETED:
         for path in run_dir.iterdir():
             path.unlink()
         run_dir.rmdir()

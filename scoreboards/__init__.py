@@ -3,6 +3,7 @@
     comparator_for(tolerance) -> Comparator      bit-exact, CC DC / CC Winograd or PDP / CDP threshold
     compare_region(step, got, expected, surfaces) -> RegionComparison   with a SurfaceReport per surface
     judge(program, outcome, reference, profile) -> golden.verdict.TraceResult
+    verify(trace, profile, implementation, reference=None) -> golden.verdict.TraceResult   run, then judge
 
 The comparator of each output surface follows the unit that wrote it, as
 ../shared/spec/nvdla-precision-preservation.md states the FP16 thresholds: SDP and every integer
@@ -14,7 +15,7 @@ from scoreboards.choice import comparator_for
 from scoreboards.comparators import BitExact, Comparator, Judgement
 from scoreboards.region import RegionComparison, compare_region
 from scoreboards.report import SurfaceReport
-from scoreboards.verdict import judge
+from scoreboards.verdict import judge, verify
 
 __all__ = ["BitExact", "Comparator", "Judgement", "RegionComparison", "SurfaceReport", "comparator_for",
-           "compare_region", "judge"]
+           "compare_region", "judge", "verify"]

@@ -1,4 +1,19 @@
-"""The verdict of an implementation's outcome: the trace's own checks, plus the scoreboards against a reference.
+"""The one path from a trace and two implementations to a verdict.
+
+    verify(trace_or_path, profile, implementation, reference=None) -> TraceResult   run both, then judge;
+                                                    never raises for a problem of the trace or a model
+    judge(program, outcome, reference_outcome, profile) -> TraceResult   the verdict of outcomes already taken
+
+play, conform, regress, certify, the mutation run and the RTL suites all come here (ci/conformance.py
+re-exports verify as run_trace). The implementations only observe (golden/outcome.py); the RTL bench
+included, nothing judges inside an implementation.
+
+A trace made for a profile the implementation's declared one lacks something of is `not applicable`, not run.
+The reference (default: none for the golden model itself, the golden model for anything else) runs
+first: when the trace is `invalid` for the profile there, it is invalid everywhere and the
+implementation does not run; its outcome gives the scoreboards the bytes and tolerances to compare.
+
+The verdict: the trace's own checks (golden/verdict.py), plus the scoreboards against a reference.
 
 For every checked region the scoreboards compare the implementation's bytes with the reference's
 (scoreboards/region.py). Where a threshold judged part of the region (an fp16 convolution, PDP or
@@ -12,23 +27,66 @@ the same watches must have fired, in any order (units that finish together may r
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from pathlib import Path
 
 from golden.config import Profile
+from golden.errors import NvdlaVerifError
+from golden.implementation import Implementation
 from golden.outcome import Outcome
-from golden.player import result_for
+from golden.player import MissingFiles, observe, prepare, trace_label
+from golden.status import STOPPED, Status
 from golden.steps import CheckRegion, Program
-from golden.verdict import Check, TraceResult, conclude, never_written_checks, trace_checks
+from golden.trace import Trace
+from golden.verdict import Check, TraceResult, conclude, judge_alone, never_written_checks, result_for
 from scoreboards.region import compare_region
 from scoreboards.writes import write_check
 
 
+def verify(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
+           reference: Implementation | None = None) -> TraceResult:
+    started = time.perf_counter()
+    name = trace.name if isinstance(trace, Trace) else trace_label(Path(trace))
+    path = str(trace.path if isinstance(trace, Trace) else trace)
+    lacking = not_applicable(implementation, profile)
+    if lacking:
+        return TraceResult(name, profile.name, Status.NOT_APPLICABLE, lacking, path=path,
+                           implementation=implementation.name)
+    try:
+        program = prepare(trace, profile)
+    except NvdlaVerifError as exc:
+        detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
+        return TraceResult(name, profile.name, Status.ERROR, detail, path=path,
+                           implementation=implementation.name, seconds=time.perf_counter() - started)
+    expected = observe(reference, program, profile) if reference is not None else None
+    if expected is not None and expected.status in (Status.INVALID, Status.ERROR):
+        result = result_for(program, profile, expected)
+        result.implementation = implementation.name
+        expected.detail = f"on the reference {expected.implementation}: {expected.detail}"
+        return conclude(result, expected)
+    outcome = observe(implementation, program, profile)
+    result = judge(program, outcome, expected, profile)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def not_applicable(implementation: Implementation, profile: Profile) -> str:
+    """Why a layer made for `profile` does not apply to the implementation (its declared profile lacks
+    something; golden/implementation.py), or ''."""
+    own = getattr(implementation, "profile", None)
+    lacking = own.lacks(profile) if own is not None else []
+    return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
+        if lacking else ""
+
+
 def judge(program: Program, outcome: Outcome, reference: Outcome | None, profile: Profile) -> TraceResult:
-    result = result_for(program, profile, outcome)
-    if outcome.status not in ("completed", "timeout"):
-        return conclude(result, outcome)
-    checks = trace_checks(program, outcome)
-    if reference is not None and reference.status == "completed":
+    """The outcome against the trace's checks and, when the reference completed, through the scoreboards."""
+    result = judge_alone(program, outcome, profile)
+    if outcome.status in STOPPED:
+        return result
+    checks = result.checks
+    if reference is not None and reference.status == Status.COMPLETED:
         checks = _with_scoreboards(program, outcome, reference, checks, result)
         if checks:
             extra = (write_check(outcome, reference, str(program.path)),

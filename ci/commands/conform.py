@@ -36,6 +36,7 @@ from ci.options import (
 from ci.ownership import owned
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.status import Status
 from golden.trace import find_traces
 from golden.verdict import STATUSES, TraceResult
 
@@ -69,7 +70,7 @@ def _play_one(task: tuple[str, Profile | None, str, str | None, str | None]) -> 
     try:
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
-        return TraceResult(label(Path(path)), "?", "error", str(exc), path=path, implementation=impl), []
+        return TraceResult(label(Path(path)), "?", Status.ERROR, str(exc), path=path, implementation=impl), []
     result = run_trace(path, profile, _created(impl), _created(ref))
     drawn = draw_pictures(result, pictures) if pictures else []
     result.layers, result.memory, result.reports = [], None, []
@@ -83,9 +84,9 @@ def counts(results: list[TraceResult]) -> dict[str, int]:
 
 
 def exit_code(results: list[TraceResult]) -> int:
-    counted = [r for r in results if r.status not in ("invalid", "not applicable")
+    counted = [r for r in results if r.status not in (Status.INVALID, Status.NOT_APPLICABLE)
                and not r.detail.startswith("missing file")]
-    return 0 if all(r.status == "passed" for r in counted) else 1
+    return 0 if all(r.status == Status.PASSED for r in counted) else 1
 
 
 def run(args) -> int:
@@ -127,7 +128,7 @@ def _conform(args) -> int:
         results[path] = result
         if journal:
             journal.record(path, result.as_dict())
-        detail = result.detail if result.status != "passed" else result.detail[:80]
+        detail = result.detail if result.status != Status.PASSED else result.detail[:80]
         print(f"[{index:3}/{len(tasks)}] {result.status.upper():11} {result.profile:12} "
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
         for warning in result.warnings:

@@ -23,6 +23,7 @@ from golden.config import get_profile
 from golden.errors import NvdlaVerifError
 from golden.examples import DEFAULT_PROFILE, DEFAULT_TRACE
 from golden.formats.feature import unpack_feature
+from golden.status import Status
 from golden.trace import load_trace
 from golden.verdict import TraceResult, surface_span
 
@@ -71,7 +72,7 @@ def _play(args) -> int:
     if result.unwritten_bytes_read:
         print(f"  note: the models read {result.unwritten_bytes_read} never-written bytes (read as 0)")
     print(f"{result.status.upper()}: {result.name}: {result.detail}  ({result.seconds:.2f} s)")
-    return {"passed": 0, "failed": 1}.get(result.status, 2)
+    return {Status.PASSED: 0, Status.FAILED: 1}.get(result.status, 2)
 
 
 def _print_layers(result: TraceResult) -> None:

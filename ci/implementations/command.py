@@ -29,13 +29,14 @@ from ci.implementations.command_files import read_result, write_request
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.outcome import Outcome
+from golden.status import Status
 from golden.steps import Program
 
 DEFAULT_TIMEOUT_S = 600
 OUTPUT_TAIL = 1500
 KEEP_MODES = ("failed", "always", "never")
 #: A result's status -> the outcome's (golden/outcome.py): a hang fails as the RTL bench's timeout does.
-REPORTED = {"hang": "timeout", "unsupported": "unsupported", "error": "error"}
+REPORTED = {"hang": Status.TIMEOUT, "unsupported": Status.UNSUPPORTED, "error": Status.ERROR}
 
 
 def keep_folder(out: str | Path) -> dict[str, str]:
@@ -108,7 +109,7 @@ class Command:
         if status != "completed":
             outcome.stopped(REPORTED[status], self._reported(status, result))
         elif failure:
-            outcome.stopped("error", failure)
+            outcome.stopped(Status.ERROR, failure)
         return self._finish(outcome, folder)
 
     def _reported(self, status: str, result: dict) -> str:
@@ -119,7 +120,7 @@ class Command:
 
     def _finish(self, outcome: Outcome, folder: Path) -> Outcome:
         """Keep the folder (a failed run's, or every one when asked), else remove it."""
-        failed = outcome.status in ("error", "timeout")
+        failed = outcome.status in (Status.ERROR, Status.TIMEOUT)
         if self.keep == "never" or (self.keep == "failed" and not failed):
             shutil.rmtree(folder, ignore_errors=True)
             return outcome

@@ -22,13 +22,13 @@ from ci.regression.code_coverage import lines as code_lines
 from ci.regression.record import Record
 from ci.regression.signature import KEPT_FOLDER, normalise, shortened, text
 from golden.errors import NvdlaVerifError
+from golden.status import FAILING, RECORDED, Status
 
-FAILING = ("failed", "error")
 PYTEST_JUNIT = "pytest-junit.xml"
 #: A test's status in its record: a verdict, or why nothing was judged (skipped: the test cannot run here, e.g.
 #: unsupported by the implementation; not applicable: made for a profile the implementation under test is not).
-STATUSES = ("passed", "failed", "error", "skipped", "not applicable")
-NOT_RUN = ("skipped", "not applicable")
+STATUSES = RECORDED
+NOT_RUN = (Status.SKIPPED, Status.NOT_APPLICABLE)
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
 RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from", "launcher")

@@ -59,10 +59,11 @@ from ci.suite import (
 from ci.suite.summary import write_summary
 from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counts, judge
 from golden.config import Profile, get_profile
+from golden.status import Status
 
 #: TraceResult status -> the package's result (before waivers)
-RESULT = {"passed": "pass", "not applicable": "not supported", "unsupported": "not supported", "failed": "fail",
-          "error": "error", "invalid": "error"}
+RESULT = {Status.PASSED: "pass", Status.NOT_APPLICABLE: "not supported", Status.UNSUPPORTED: "not supported",
+          Status.FAILED: "fail", Status.ERROR: "error", Status.INVALID: "error"}
 
 
 def load_waivers(path: str | Path | None, suite: Suite) -> dict[str, str]:
@@ -113,7 +114,7 @@ def _play(task: tuple[str, str, str, Profile, str, str | None]) -> dict:
     """One test's result entry (without the waiver), never raising for a problem of the test or the model."""
     test, path, folder, profile, impl, ref = task
     result = run_trace(path, profile, _created(impl), _created(ref))
-    mismatch = result.mismatch_summary() if result.status == "failed" else ""
+    mismatch = result.mismatch_summary() if result.status == Status.FAILED else ""
     return {"id": test, "status": result.status, "result": RESULT.get(result.status, "error"),
             "detail": _within(result.detail, folder), "mismatch": _within(mismatch, folder),
             "seconds": round(result.seconds, 3), "cycles": result.cycles,

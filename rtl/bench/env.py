@@ -1,5 +1,6 @@
 """The environment: CSB agent, AXI memories (DBB, CV-SRAM when the DUT has the port), interrupt monitor,
-scoreboard, and the clock and reset of NVDLA's top level."""
+the outcome collector, and the clock and reset of NVDLA's top level. It has no scoreboard: the bench is an
+implementation, and the verdict of what it collected is scoreboards/verdict.py's, outside the simulator."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from rtl.bench.axi_memory import AxiMemoryAgent, has_port
 from rtl.bench.csb_agent import CsbAgent
 from rtl.bench.intr_monitor import IntrMonitor
 from rtl.bench.outcome import OutcomeCollector
-from rtl.bench.scoreboard import LayerScoreboard
 from rtl.job import PORTS
 
 AXI_SIGNALS = {"aw": ("awvalid", "awready", "awid", "awlen", "awaddr"),
@@ -51,7 +51,6 @@ class NvdlaEnv(uvm_env):
                          for kind, port in PORTS.items() if has_port(dut, port)}
         self.intr = IntrMonitor("intr", self)
         self.outcome = OutcomeCollector("outcome", self)
-        self.scoreboard = LayerScoreboard("scoreboard", self)
         #: where the sequence marks its progress (rtl/bench/outcome.py: Checkpoint); it publishes nothing else
         self.checkpoints = uvm_analysis_port("checkpoints", self)
 
@@ -59,7 +58,6 @@ class NvdlaEnv(uvm_env):
         self.csb.monitor.ap.connect(self.outcome.csb.analysis_export)
         self.intr.ap.connect(self.outcome.intr.analysis_export)
         self.checkpoints.connect(self.outcome.checkpoints.analysis_export)
-        self.outcome.ap.connect(self.scoreboard.export)
 
     def memory(self, kind: str) -> AxiMemoryAgent:
         if kind not in self.memories:

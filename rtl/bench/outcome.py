@@ -4,17 +4,16 @@ The CSB monitor publishes every completed read (with the data NVDLA returned), t
 monitor every rising edge of dla_intr, and the AXI memory agents hold what the DUT wrote. The
 sequence only marks where it is: a `Checkpoint` after each read step and at each region check
 (once the check's sync fired). At a checkpoint the collector takes the monitors' view (the last
-value read from that register, the region's bytes in the AXI memory) and publishes it as an
-observation to the scoreboard and into the outcome the simulator process writes for rtl/runner.py.
+value read from that register, the region's bytes in the AXI memory) into the outcome the simulator
+process writes for rtl/runner.py. Nothing is judged here (scoreboards/verdict.py judges the outcome).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_subscriber
+from pyuvm import ConfigDB, uvm_component, uvm_subscriber
 
-from rtl.bench.scoreboard import RegionObservation, RegisterObservation
 from rtl.job import TRACE_MEMORIES, Step
 
 
@@ -40,7 +39,6 @@ class OutcomeCollector(uvm_component):
         self.csb = _Feed("csb", self, self._csb)
         self.intr = _Feed("intr", self, self._interrupt)
         self.checkpoints = _Feed("checkpoints", self, self._checkpoint)
-        self.ap = uvm_analysis_port("ap", self)
         self.last_read: dict[int, int] = {}
         self.registers: dict[int, int] = {}
         self.regions: dict[int, str] = {}
@@ -60,16 +58,10 @@ class OutcomeCollector(uvm_component):
             if value is None:
                 return  # the monitor saw no read of it: the outcome says so (no value)
             self.registers[step.index] = value
-            self.ap.write(RegisterObservation(step.name, step.where, value, step.value, step.mask))
         elif step.op == "check":
-            got = self.env.memory(step.mem).read(step.addr, step.size)
             dump = f"dut_{step.index}.bin"
-            (self.job_dir / dump).write_bytes(got)
+            (self.job_dir / dump).write_bytes(self.env.memory(step.mem).read(step.addr, step.size))
             self.regions[step.index] = dump
-            trace_file = (self.job_dir / step.file).read_bytes() if step.file else None
-            golden = (self.job_dir / step.expect_file).read_bytes() if step.expect_file else None
-            self.ap.write(RegionObservation(step.name, step.where, step.mem, step.addr, step.size, got, step.crc,
-                                            trace_file, golden, step.layout))
 
     @property
     def env(self):

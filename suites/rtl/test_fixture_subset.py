@@ -3,7 +3,7 @@ import pytest
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.trace import load_trace
-from rtl.fixture_subset import output_layout, unsupported_reason
+from rtl.fixture_subset import unsupported_reason
 from rtl.suite import ALL_SUPPORTED, UNSUPPORTED, nvidia_trace
 
 REGMAP = RegisterMap.for_layout("master")
@@ -28,14 +28,6 @@ def test_traces_inside_the_subset(name):
 def test_traces_outside_the_subset_name_the_missing_feature(name):
     reason = unsupported_reason(*_values(name))
     assert reason is not None and UNSUPPORTED[name] in reason
-
-
-def test_layout_of_a_layer():
-    values, _ = _values("sdp_8x8x32_bypass_int8_1")
-    layout = output_layout(values)
-    assert layout["base"] == 0x80080000
-    assert (layout["width"], layout["height"], layout["channel"]) == (8, 8, 32)
-    assert (layout["line_stride"], layout["surface_stride"]) == (0x40, 0x200)
 
 
 def test_memory_operands_are_outside_the_subset():

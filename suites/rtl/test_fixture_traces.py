@@ -1,5 +1,5 @@
-"""NVIDIA nv_small SDP traces on the fixture DUT through the pyuvm bench, against the traces'
-CRCs and the golden model's memory."""
+"""NVIDIA nv_small SDP traces on the fixture DUT through the pyuvm bench, judged by the one verdict path
+(scoreboards/verdict.py verify): the traces' CRCs and, through the scoreboards, the golden model's bytes."""
 
 import os
 
@@ -12,7 +12,6 @@ from golden.config import get_profile  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from golden.player import play  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
-from rtl.runner import run_trace_on_rtl  # noqa: E402
 from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
@@ -27,11 +26,12 @@ def _trace(name):
 
 
 def _assert_passes(name, nv_small):
-    result = run_trace_on_rtl(_trace(name), nv_small)
-    assert result.status == "pass", f"{name}: {result.status} {result.message} {result.checks}"
-    assert result.checks and all(c["ok"] for c in result.checks)
-    assert all(c["crc_got"] == c["crc_expected"] for c in result.checks)
-    assert all(c.get("golden_ok") for c in result.checks), "the golden model's bytes were not compared"
+    result = run_trace(_trace(name), nv_small, Rtl(), Golden())
+    assert result.status == "passed", f"{name}: {result.detail}"
+    commands = [c.command for c in result.checks]
+    assert "check_crc" in commands and all(c.passed for c in result.checks)
+    regions = sum(c.command == "check_crc" for c in result.checks)
+    assert commands.count("scoreboard vs golden") == regions, "the golden model's bytes were not compared"
     assert result.cycles > 0
 
 
@@ -48,8 +48,8 @@ def test_every_supported_trace_passes_on_the_fixture(name, fixture_build, nv_sma
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED))
 def test_traces_outside_the_subset_are_unsupported(name, nv_small):
-    result = run_trace_on_rtl(_trace(name), nv_small, golden=None)
-    assert result.status == "unsupported" and UNSUPPORTED[name] in result.message
+    result = run_trace(_trace(name), nv_small, Rtl())
+    assert result.status == "unsupported" and UNSUPPORTED[name] in result.detail
 
 
 def test_the_rtl_implementation_against_the_golden_reference(fixture_build, nv_small):
@@ -67,37 +67,41 @@ def test_a_trace_invalid_on_the_golden_model_is_invalid_on_rtl_without_simulatin
     # nv_small has no SDP EW stage (nv_small.spec): the golden model calls the trace invalid
     golden = play(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small)
     assert golden.status == "invalid"
-    run = run_trace_on_rtl(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, work_dir=tmp_path)
-    assert (run.status, run.cycles, run.run_dir) == ("invalid", 0, None)
-    assert not list(tmp_path.iterdir()), "nothing is simulated"
-    on_rtl = run_trace(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, Rtl(), Golden())
+    rtl = Rtl(work_dir=tmp_path, keep=True)
+    on_rtl = run_trace(_trace("sdp_3x3x33_ew_int8_reg_0"), nv_small, rtl, Golden())
     assert on_rtl.status == "invalid" and golden.detail in on_rtl.detail
+    assert (on_rtl.cycles, rtl.last_run) == (None, None)
+    assert not list(tmp_path.iterdir()), "nothing is simulated"
 
 
 def test_the_agent_copes_with_csb_ready_toggling_between_requests(fixture_build, nv_small):
     # the fixture's csb2nvdla_ready drops for one to three cycles after requests and at random
-    result = run_trace_on_rtl(_trace("sdp_3x3x33_bs_bn_int8_0"), nv_small)
-    assert result.status == "pass", result.message
-    assert result.csb_stall_cycles > 10, "ready never deasserted while a request waited"
+    rtl = Rtl()
+    result = run_trace(_trace("sdp_3x3x33_bs_bn_int8_0"), nv_small, rtl, Golden())
+    assert result.status == "passed", result.detail
+    assert rtl.last_run.csb_stall_cycles > 10, "ready never deasserted while a request waited"
 
 
 def test_random_axi_back_pressure(fixture_build, nv_small, monkeypatch):
-    plain = run_trace_on_rtl(_trace("sdp_8x8x32_bypass_int8_1"), nv_small)
+    plain = run_trace(_trace("sdp_8x8x32_bypass_int8_1"), nv_small, Rtl(), Golden())
     monkeypatch.setenv("NVDLA_RTL_AXI_PAUSE", "0.5")
-    paused = run_trace_on_rtl(_trace("sdp_8x8x32_bypass_int8_1"), nv_small)
-    assert (plain.status, paused.status) == ("pass", "pass"), paused.message
+    paused = run_trace(_trace("sdp_8x8x32_bypass_int8_1"), nv_small, Rtl(), Golden())
+    assert (plain.status, paused.status) == ("passed", "passed"), paused.detail
     assert paused.cycles > plain.cycles, "the pauses did not slow the AXI traffic"
 
 
 def test_a_corrupted_crc_fails(fixture_build, nv_small, tmp_path):
+    # the verdict itself says so: the DUT's bytes match the golden model's, their CRC is not the trace's
     source = _trace("sdp_8x8x32_bypass_int8_1")
     for path in source.iterdir():
         text = path.read_text().replace("0x9F5EDD58", "0x9F5EDD59") if path.suffix == ".cfg" else path.read_text()
         (tmp_path / path.name).write_text(text)
-    result = run_trace_on_rtl(tmp_path, nv_small)
-    assert result.status == "fail"
-    assert "differs from the trace's 0x9f5edd59" in result.checks[0]["report"]
-    assert result.checks[0]["golden_ok"] is True
+    result = run_trace(tmp_path, nv_small, Rtl(), Golden())
+    assert result.status == "failed"
+    checks = {c.command: c for c in result.checks}
+    assert checks["scoreboard vs golden"].passed and not checks["check_crc"].passed
+    # the trace's own bytes (NVIDIA's CRC of the bypassed layer, 0x9F5EDD58) and the one it now expects
+    assert "CRC 0x9f5edd58, expected 0x9f5edd59" in checks["check_crc"].message
 
 
 def test_a_profile_with_wider_atoms_is_unsupported_on_the_fixture(nvdla_data):

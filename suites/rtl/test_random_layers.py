@@ -4,8 +4,10 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
+from ci.conformance import run_trace  # noqa: E402
+from golden.implementation import Golden  # noqa: E402
 from golden.trace import CheckCrc, RegWrite, load_trace  # noqa: E402
-from rtl.runner import run_trace_on_rtl  # noqa: E402
+from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import RANDOM_LAYERS  # noqa: E402
 from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
@@ -15,10 +17,10 @@ pytestmark = pytest.mark.rtl
 @pytest.mark.parametrize("seed,layers", RANDOM_LAYERS)
 def test_random_layers_match_the_golden_model(seed, layers, tmp_path, fixture_build, nv_small):
     cfg = write_random_trace(tmp_path, seed, layers)
-    result = run_trace_on_rtl(cfg, nv_small)
-    assert result.status == "pass", f"{result.status} {result.message} {[c['report'] for c in result.checks]}"
-    assert len(result.checks) == layers
-    assert all(c["golden_ok"] and c["crc_ok"] if "crc_ok" in c else c["golden_ok"] for c in result.checks)
+    result = run_trace(cfg, nv_small, Rtl(), Golden())
+    assert result.status == "passed", f"{result.status} {result.detail}"
+    assert sum(c.command == "scoreboard vs golden" for c in result.checks) == layers
+    assert sum(c.command == "check_crc" for c in result.checks) == layers
 
 
 def test_two_layer_traces_use_both_register_groups(tmp_path):
