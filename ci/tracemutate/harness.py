@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci.tracemutate.mutations import Case
-
 from golden.status import Status
 
 FINDINGS = ("internal", "crash", "hang", "memory")
