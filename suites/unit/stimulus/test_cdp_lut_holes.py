@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ci.regression.plan import _count_for, derived_seed, load_plan
+from ci.regression.plan import load_plan
+from ci.regression.planning import count_for, derived_seed
 from golden.config import get_profile
 from stimulus.directed import directed
 from stimulus.export import write_trace
@@ -18,7 +19,7 @@ POINTS = [f"cdp.{table}_{flow}_scale" for table in ("le", "lo") for flow in ("uf
 
 def test_the_nightly_cdp_draw_closes_the_slope_extremes_and_the_read_back():
     entry = load_plan().tests["generated_cdp"]
-    found = directed("cdp", SMALL, derived_seed(31, "generated_cdp:directed", 0), _count_for(entry, "nightly"),
+    found = directed("cdp", SMALL, derived_seed(31, "generated_cdp:directed", 0), count_for(entry, "nightly"),
                      entry.get("patience", 200), entry["layers"], touched=True)
     open_ = found.open_bins()
     assert "cdp" in found.groups

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ci.regression.plan import _count_for, derived_seed, load_plan
+from ci.regression.plan import load_plan
+from ci.regression.planning import count_for, derived_seed
 from golden.config import get_profile
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.config import decode
@@ -24,7 +25,7 @@ OWN_STAGES = {"corners_sdp_reg": ("sdp.",), "corners_conv": ("cacc.", "cdma.", "
 @pytest.mark.parametrize("test", sorted(OWN_STAGES))
 def test_the_nightly_draw_closes_its_stages_within_the_budget(test, seed):
     entry = load_plan().tests[test]
-    budget, patience = _count_for(entry, "nightly"), entry["patience"]
+    budget, patience = count_for(entry, "nightly"), entry["patience"]
     found = directed(entry["family"], SMALL, derived_seed(seed, f"{test}:directed", 0), budget, patience,
                      entry.get("layers", 1), corners=True)
     open_ = [(stage, c) for stage, c in found.coverage.holes() if stage.startswith(OWN_STAGES[test])]
