@@ -32,6 +32,7 @@ from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VAL
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import illegal_cdp, illegal_conv, illegal_dma, illegal_rubik, illegal_sdp, illegal_sequence, pdp, sdp
+from stimulus.bdma import bdma_group, bdma_operations
 from stimulus.export import write_unchecked
 from stimulus.layer import Layer
 
@@ -219,7 +220,7 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
     """The ids of the registry's rules of `unit` the layer breaks (advisory ones included)."""
     regmap = RegisterMap.for_profile(profile)
     if unit == "BDMA":  # every operation the layer caches
-        return {r.id for r, _ in rules.violations(unit, illegal_dma.bdma_group(layer, regmap),
+        return {r.id for r, _ in rules.violations(unit, bdma_group(layer, regmap),
                                                    rules.Facts(profile=profile))}
     regs = layer.values(regmap)
     decoded = _decode(unit, regs, profile)
@@ -242,7 +243,7 @@ def _dma_candidate(rule_id: str, choose, profile: Profile) -> Layer | None:
     legal = GENERATORS[illegal_dma.FAMILIES[unit]](choose, profile, 0)
     regmap = RegisterMap.for_profile(profile)
     if unit == "BDMA":
-        writes = illegal_dma.BDMA_BREAKERS[rule_id](list(legal.writes), illegal_dma.bdma_operations(
+        writes = illegal_dma.BDMA_BREAKERS[rule_id](list(legal.writes), bdma_operations(
             legal.writes, regmap), choose, regmap)
         return None if writes is None else replace_layer(legal, writes=writes, choices=dict(legal.choices))
     dma, breaker = illegal_dma.FEATURE_BREAKERS[rule_id]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from golden.regs.regmap import RegisterMap
 from golden.units.bdma import ATOM as BDMA_ATOM
-from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
+from golden.units.bdma import BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
 
 #: The registry unit of a DMA rule -> the stimulus family whose legal layers it breaks.
@@ -71,24 +71,6 @@ for _dma in DMAS.values():
 
 
 # -- BDMA --------------------------------------------------------------------------------------------------------
-def bdma_group(layer, regmap) -> BdmaGroup:
-    """The group a BDMA layer launches, as the BDMA rules judge it."""
-    return BdmaGroup(tuple(bdma_operations(layer.writes, regmap)), layer.choices.get("group", 0))
-
-
-def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
-    """The operations a BDMA layer's writes cache (each CFG_OP write takes the CFG_* values written so far)."""
-    raw, operations = {}, []
-    for unit, name, value in writes:
-        if unit != "BDMA":
-            continue
-        if name == "CFG_OP" and value & 1:  # EN=0 queues nothing
-            operations.append(BdmaOperation.from_registers(regmap, dict(raw)))
-        elif name in OPERATION_REGISTERS:
-            raw[name] = value
-    return operations
-
-
 def _rewrite(writes: list, index: int, register: str, value: int) -> list:
     """The writes with operation `index`'s write of `register` set to `value`."""
     seen, out = -1, []
