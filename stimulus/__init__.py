@@ -6,7 +6,9 @@ choose.py    Seeded (same seed, same bytes) and Drawn (hypothesis) sources of ev
 sdp.py, pdp.py, cdp.py, conv.py, bdma.py, rubik.py, pipeline.py    random legal layers per unit family
 sdp_lut.py   the SDP Y stage's random LUT (shared by a trace's SDP layers)
 families.py  the families, their availability per profile, traces named as NVIDIA names its tests
-illegal.py, illegal_sdp.py    one breaker per rule of golden/rules.py's registry
+breakers.py  Breaker: one per rule of golden/rules.py's registry, one signature; the family draw (Fields)
+illegal_<unit>.py    each unit's breakers (pdp, sdp, cdp, conv, dma, rubik, sequence: the CBUF pairs)
+illegal.py   the breakers gathered by rule id; an illegal layer breaking one rule; run on the golden model
 coverage.py  covergroups (cocotb-coverage) sampled from decoded configurations
 fuzz.py      legal and illegal layers through the golden model, findings reported
 strategies.py    hypothesis strategies

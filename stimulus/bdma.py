@@ -15,6 +15,7 @@ import numpy as np
 
 from golden.config import Profile
 from golden.regs.regmap import RegisterMap
+from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
 from stimulus.layer import Image, Layer, Region
 
 ATOM = 32
@@ -78,3 +79,21 @@ def random_layer(choose, profile: Profile, slot: int = 0) -> Layer:
         **{f"GRP{group}_LAUNCH": 1})))
     choices = {"operations": len(shapes), "dst": dst_mem, "shapes": shapes, "group": group}
     return Layer("bdma", {}, images, checks, "BDMA", (), choices, writes=writes)
+
+
+def bdma_group(layer, regmap) -> BdmaGroup:
+    """The group a BDMA layer launches, as the BDMA rules judge it."""
+    return BdmaGroup(tuple(bdma_operations(layer.writes, regmap)), layer.choices.get("group", 0))
+
+
+def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
+    """The operations a BDMA layer's writes cache (each CFG_OP write takes the CFG_* values written so far)."""
+    raw, operations = {}, []
+    for unit, name, value in writes:
+        if unit != "BDMA":
+            continue
+        if name == "CFG_OP" and value & 1:  # EN=0 queues nothing
+            operations.append(BdmaOperation.from_registers(regmap, dict(raw)))
+        elif name in OPERATION_REGISTERS:
+            raw[name] = value
+    return operations

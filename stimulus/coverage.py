@@ -59,8 +59,8 @@ from golden.units.pdp.config import decode as pdp_decode
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus import sdp as sdp_stimulus
+from stimulus.bdma import bdma_group
 from stimulus.conv_modes import POST_EXTENSIONS, image_formats
-from stimulus.illegal_dma import bdma_group
 
 SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
 

@@ -1,7 +1,8 @@
 """Breakers of the CDP's rules (golden/units/cdp/rules.py): each changes a legal CDP layer's fields.
 
-A breaker takes the legal layer's fields (a copy), the chooser and the profile, and returns the changed fields or
-None when this layer cannot be changed that way (another legal layer is drawn). An index select moved out of its
+A change (stimulus/breakers.py) takes the legal layer's fields (a copy), its decoded CdpConfig, the chooser and the
+profile, and returns the changed fields or None when this layer cannot be changed that way (another legal layer is
+drawn). An index select moved out of its
 range leaves the table's span as it was: the span rule does not judge a table whose select is out of range.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from golden.numerics.integer import as_signed
 from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
+from stimulus.breakers import Fields, declare
 
 INFO = "CDP.S_LUT_INFO"
 
@@ -21,13 +23,13 @@ def _linear(fields: dict) -> bool:
     return fields.get("CDP.S_LUT_CFG.LUT_LE_FUNCTION") == "LINEAR"
 
 
-def _rdma_precision(fields, choose, profile):
+def _rdma_precision(fields, cfg, choose, profile):
     fields["CDP_RDMA.D_DATA_FORMAT.INPUT_DATA"] = "INT16" if _precision(fields) == "int8" else "INT8"
     return fields
 
 
 def _select(table: str):
-    def breaker(fields, choose, profile):
+    def breaker(fields, cfg, choose, profile):
         if table == "LE" and not _linear(fields):
             return None
         low, high = SELECT_LIMITS["CDP", _precision(fields)][0 if table == "LE" else 1]
@@ -36,7 +38,7 @@ def _select(table: str):
     return breaker
 
 
-def _offset(fields, choose, profile):
+def _offset(fields, cfg, choose, profile):
     if _linear(fields):
         return None
     low, high = OFFSET_LIMITS["CDP", _precision(fields)]
@@ -45,7 +47,7 @@ def _offset(fields, choose, profile):
 
 
 def _span(table: str):
-    def breaker(fields, choose, profile):
+    def breaker(fields, cfg, choose, profile):
         if table == "LE" and not _linear(fields):
             return None
         low_key, high_key = (f"CDP.S_LUT_{table}_END_{half}.LUT_{table}_END_{half}" for half in ("LOW", "HIGH"))
@@ -56,7 +58,7 @@ def _span(table: str):
     return breaker
 
 
-BREAKERS = {
+CHANGES = {
     "CDP-RDMA-PRECISION": _rdma_precision,
     "CDP-LUT-LE-SELECT": _select("LE"),
     "CDP-LUT-LO-SELECT": _select("LO"),
@@ -64,3 +66,5 @@ BREAKERS = {
     "CDP-LUT-LE-SPAN": _span("LE"),
     "CDP-LUT-LO-SPAN": _span("LO"),
 }
+
+BREAKERS = declare(CHANGES, Fields("cdp"))

@@ -1,21 +1,24 @@
 """Breakers of the convolution's rules (golden/units/conv/rules.py): each changes a legal convolution layer's fields.
 
-A breaker takes the legal layer's fields (a copy), its decoded ConvConfig, the chooser and the profile, and returns
-the changed fields or None when this layer cannot be changed that way (another legal layer is drawn). A stage copy
+A change (stimulus/breakers.py) takes the legal layer's fields (a copy), its decoded ConvConfig, the chooser and the
+profile, and returns the changed fields or None when this layer cannot be changed that way (another legal layer is
+drawn). A stage copy
 is broken in the copy no other rule reads (CACC's, or CSC's where the rules read CDMA's), and a change that would
 also break an equation moves its partner too (a padding grown on the left shrinks on the right), so that the
 registry's own predicates see exactly the one rule broken (stimulus/illegal.py checks it).
-Image-input rules are broken on the image layers the generator draws; the rules in UNGENERATED still have no
-breaker (their predicates are tested on hand-built layers in suites/unit/golden/test_conv_limits.py).
+Image-input rules are broken on the image layers the generator draws.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from golden.formats import pixel
 from golden.formats.feature import element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, image_entries_per_slice
+from stimulus.breakers import Fields, declare
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
 PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
@@ -333,7 +336,7 @@ def _wmb_bytes(fields, cfg, choose, profile):
     return {**fields, **set_both("D_WMB_BYTES", "WMB_BYTES", cfg.wmb_bytes + 128)}
 
 
-BREAKERS = {
+CHANGES = {
     "CONV-STAGES-CONV-MODE": _other("CACC.D_MISC_CFG.CONV_MODE"),
     "CONV-STAGES-PROC-PRECISION": _other("CACC.D_MISC_CFG.PROC_PRECISION", 3),
     "CONV-STAGES-IN-PRECISION": _other("CSC.D_MISC_CFG.IN_PRECISION", 3),
@@ -405,13 +408,8 @@ BREAKERS = {
 #: of the feature-crossing matrix (one fact, two sources).
 COMPANIONS = {"CONV-WINOGRAD-FEATURE-INPUT": {"CONV-FEATURE-CROSSING"}}
 
-#: Rules with no breaker: none left (their hand-built cases stay in suites/unit/golden/test_conv_limits.py).
-UNGENERATED: set[str] = set()
-
 
 def requires(rule_id: str, profile) -> bool:
-    if rule_id in UNGENERATED:
-        return False
     if rule_id == "SDP-WINOGRAD-MEMORY-OUTPUT":
         return profile.winograd and profile.pdp
     if rule_id == "CONV-WMB-BYTES":
@@ -425,3 +423,13 @@ def requires(rule_id: str, profile) -> bool:
     if rule_id.startswith("CONV-WINOGRAD-"):
         return profile.winograd and (rule_id != "CONV-WINOGRAD-PRA-TRUNCATE" or "fp16" in profile.feature_types)
     return True
+
+
+def _launch_pdp(legal, layer, profile):
+    """A change that pools SDP's output on the fly launches PDP too, and the layer ends on its interrupt."""
+    if layer.fields.get("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST") == "PDP" and "PDP" not in legal.enable:
+        return replace(layer, enable=("PDP", *legal.enable), interrupt="PDP")
+    return layer
+
+
+BREAKERS = declare(CHANGES, Fields("conv", finish=_launch_pdp), requires, COMPANIONS)

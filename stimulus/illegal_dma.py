@@ -1,30 +1,37 @@
 """Breakers of the DMAs' address and stride rules (golden/units/dma_rules.py), one per rule, for every family.
 
-A feature-DMA breaker takes the legal layer's fields (a copy), the DMA's surface as the rule's own predicate sees
-it (DmaSurface, decoded from the legal layer), the chooser and the memory atom, and returns the changed fields or
-None when this layer cannot break the rule (another legal layer is drawn):
+A feature-DMA change (stimulus/breakers.py) takes the legal layer's fields (a copy), the DMA's surface as the rule's
+own predicate sees it (DmaSurface, decoded from the legal layer), the chooser and the profile, and returns the
+changed fields or None when this layer cannot break the rule (another legal layer is drawn):
 
 * -ALIGN: one of the DMA's Table 35 values (chosen at random) moves by half its alignment; a line stride that
   grows takes the surface stride along by a whole number of alignments, so no other rule breaks;
 * -LINE-STRIDE: the line stride becomes one alignment less than a line (a layer of more than one line);
 * -SURFACE-STRIDE: the surface stride becomes one alignment less than the surface (more than one surface).
 
-BDMA breakers change one operation's CFG_<SRC|DST>_LINE / _SURF writes (`Layer.writes`) the same way.
+BDMA changes take the writes (`Layer.writes`) and the operations they cache, and change one operation's
+CFG_<SRC|DST>_LINE / _SURF writes the same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.bdma import ATOM as BDMA_ATOM
-from golden.units.bdma import OPERATION_REGISTERS, BdmaGroup, BdmaOperation
+from golden.units.bdma import BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
+from stimulus import bdma
+from stimulus.breakers import Breaker, Fields, declare
 
 #: The registry unit of a DMA rule -> the stimulus family whose legal layers it breaks.
 FAMILIES = {"PDP": "pdp", "SDP": "sdp", "CDP": "cdp", "CONV": "conv", "BDMA": "bdma"}
 
 
 def _align_breaker(dma: Dma):
-    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+    def breaker(fields: dict, surface: DmaSurface, choose, profile):
+        atom = profile.memory_atomic_size
         columns = [c for c, name in dma.fields.items()
                    if getattr(surface, c) is not None and dma.required(c, atom, surface) and name in fields]
         if not columns:
@@ -40,7 +47,8 @@ def _align_breaker(dma: Dma):
 
 
 def _line_breaker(dma: Dma):
-    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+    def breaker(fields: dict, surface: DmaSurface, choose, profile):
+        atom = profile.memory_atomic_size
         step = dma.required("line_stride", atom) or atom
         if surface.lines < 2 or surface.line_bytes < step or dma.fields["line_stride"] not in fields:
             return None
@@ -50,7 +58,8 @@ def _line_breaker(dma: Dma):
 
 
 def _surface_breaker(dma: Dma):
-    def breaker(fields: dict, surface: DmaSurface, choose, atom: int):
+    def breaker(fields: dict, surface: DmaSurface, choose, profile):
+        atom = profile.memory_atomic_size
         step = dma.required("surface_stride", atom) or atom
         needed = surface.line_stride * (surface.lines - 1) + surface.line_bytes
         if surface.surfaces < 2 or needed < step or dma.fields["surface_stride"] not in fields:
@@ -60,35 +69,23 @@ def _surface_breaker(dma: Dma):
     return breaker
 
 
-#: rule id -> (Dma, breaker(fields, surface, choose, atom))
-FEATURE_BREAKERS: dict = {}
-for _dma in DMAS.values():
-    FEATURE_BREAKERS[f"{_dma.id}-ALIGN"] = (_dma, _align_breaker(_dma))
-    if _dma.strides and _dma.line_rule:
-        FEATURE_BREAKERS[f"{_dma.id}-LINE-STRIDE"] = (_dma, _line_breaker(_dma))
-    if _dma.strides and "surface_stride" in _dma.fields:
-        FEATURE_BREAKERS[f"{_dma.id}-SURFACE-STRIDE"] = (_dma, _surface_breaker(_dma))
+def _surface_of(dma: Dma):
+    """What a feature-DMA change sees: the DMA's surface in the decoded legal layer (None: the layer has none)."""
+    def seen(cfg, regs, profile):
+        return dma.surface(cfg, Facts(regs, profile))
+    return seen
+
+
+def _feature_breakers(dma: Dma) -> tuple[Breaker, ...]:
+    changes = {f"{dma.id}-ALIGN": _align_breaker(dma)}
+    if dma.strides and dma.line_rule:
+        changes[f"{dma.id}-LINE-STRIDE"] = _line_breaker(dma)
+    if dma.strides and "surface_stride" in dma.fields:
+        changes[f"{dma.id}-SURFACE-STRIDE"] = _surface_breaker(dma)
+    return declare(changes, Fields(FAMILIES[dma.unit], seen=_surface_of(dma)), requires)
 
 
 # -- BDMA --------------------------------------------------------------------------------------------------------
-def bdma_group(layer, regmap) -> BdmaGroup:
-    """The group a BDMA layer launches, as the BDMA rules judge it."""
-    return BdmaGroup(tuple(bdma_operations(layer.writes, regmap)), layer.choices.get("group", 0))
-
-
-def bdma_operations(writes: list, regmap) -> list[BdmaOperation]:
-    """The operations a BDMA layer's writes cache (each CFG_OP write takes the CFG_* values written so far)."""
-    raw, operations = {}, []
-    for unit, name, value in writes:
-        if unit != "BDMA":
-            continue
-        if name == "CFG_OP" and value & 1:  # EN=0 queues nothing
-            operations.append(BdmaOperation.from_registers(regmap, dict(raw)))
-        elif name in OPERATION_REGISTERS:
-            raw[name] = value
-    return operations
-
-
 def _rewrite(writes: list, index: int, register: str, value: int) -> list:
     """The writes with operation `index`'s write of `register` set to `value`."""
     seen, out = -1, []
@@ -104,7 +101,7 @@ def _rewrite(writes: list, index: int, register: str, value: int) -> list:
 def _bdma_breaker(side: str, what: str):
     low = side.lower()
 
-    def breaker(writes: list, operations: list[BdmaOperation], choose, regmap):
+    def breaker(writes: list, operations: list[BdmaOperation], choose, profile):
         if what == "LINE":
             candidates = [i for i, op in enumerate(operations) if op.lines > 1]
         else:
@@ -120,36 +117,38 @@ def _bdma_breaker(side: str, what: str):
     return breaker
 
 
-def _empty_group(writes: list, operations: list[BdmaOperation], choose, regmap):
+def _empty_group(writes: list, operations: list[BdmaOperation], choose, profile):
     """The group launched with no operation enabled: every CFG_OP write goes."""
     return [w for w in writes if w[:2] != ("BDMA", "CFG_OP")]
 
 
-def _two_destinations(writes: list, operations: list[BdmaOperation], choose, regmap):
+def _two_destinations(writes: list, operations: list[BdmaOperation], choose, profile):
     """One operation of a group of several writes to the other memory (same address: no buffer overlaps)."""
     if len(operations) < 2:
         return None
     index = choose.choice(range(len(operations)))
     op = operations[index]
     # CFG_CMD: 1 = MC (the primary memory), 0 = CV-SRAM
-    value = regmap.get("BDMA", "CFG_CMD").encode(SRC_RAM_TYPE=int(not op.src_cvsram), DST_RAM_TYPE=int(op.dst_cvsram))
+    value = RegisterMap.for_profile(profile).get("BDMA", "CFG_CMD").encode(SRC_RAM_TYPE=int(not op.src_cvsram),
+                                                                           DST_RAM_TYPE=int(op.dst_cvsram))
     return _rewrite(writes, index, "CFG_CMD", value)
 
 
-#: rule id -> breaker(writes, operations, choose, regmap)
-BDMA_BREAKERS = {f"BDMA-{side}-{what}-STRIDE": _bdma_breaker(side, what if what == "LINE" else "SURF")
-                 for side in ("SRC", "DST") for what in ("LINE", "SURFACE")}
-BDMA_BREAKERS.update({"BDMA-GROUP-NOT-EMPTY": _empty_group, "BDMA-GROUP-DST-RAM": _two_destinations})
+def _bdma_draw(breaker: Breaker, choose, profile):
+    """A legal BDMA layer (stimulus/bdma.py) with its writes changed."""
+    legal = bdma.random_layer(choose, profile, 0)
+    writes = breaker.change(list(legal.writes), bdma.bdma_operations(legal.writes, RegisterMap.for_profile(profile)),
+                            choose, profile)
+    return None if writes is None else replace(legal, writes=writes, choices=dict(legal.choices))
 
-#: Rules whose layers no generator draws: none since the convolution generator draws image input (the hand-built
-#: cases in suites/unit/golden/test_dma_rules.py stay).
-UNGENERATED: set[str] = set()
+
+BDMA_CHANGES = {f"BDMA-{side}-{what}-STRIDE": _bdma_breaker(side, what if what == "LINE" else "SURF")
+                 for side in ("SRC", "DST") for what in ("LINE", "SURFACE")}
+BDMA_CHANGES.update({"BDMA-GROUP-NOT-EMPTY": _empty_group, "BDMA-GROUP-DST-RAM": _two_destinations})
 
 
 def requires(rule_id: str, profile) -> bool:
     """Whether the profile has what breaking the rule needs."""
-    if rule_id in UNGENERATED:
-        return False
     if rule_id.endswith("-ALIGN") and not _can_misalign(DMAS[rule_id.removesuffix("-ALIGN")], profile):
         return False
     if rule_id.startswith(("CONV-CDMA-WMB", "CONV-CDMA-WGS")):
@@ -176,3 +175,6 @@ def _can_misalign(dma: Dma, profile) -> bool:
         if regmap.get(unit, register).field(field).stored_mask >> half & 1:
             return True
     return False
+
+
+BREAKERS = (*(b for dma in DMAS.values() for b in _feature_breakers(dma)), *declare(BDMA_CHANGES, _bdma_draw, requires))

@@ -1,14 +1,15 @@
 """Breakers of Rubik's rules (golden/units/rubik/rules.py): each changes a legal generated Rubik layer's fields.
 
-A breaker takes the legal layer's fields (a copy), its decoded RubikLayer and the chooser, and returns the changed
-fields or None when this layer cannot be changed that way (another legal layer is drawn). Addresses and strides are
-held in 32-byte units (the field keeps bits [31:5]); a stride the contract formulas read moves its contract stride
-with it, so that only the one rule is broken.
+A change (stimulus/breakers.py) takes the legal layer's fields (a copy), its decoded RubikLayer, the chooser and the
+profile, and returns the changed fields or None when this layer cannot be changed that way (another legal layer is
+drawn). Addresses and strides are held in 32-byte units (the field keeps bits [31:5]); a stride the contract
+formulas read moves its contract stride with it, so that only the one rule is broken.
 """
 
 from __future__ import annotations
 
 from golden.units.rubik.rules import ALIGNED, PLANAR_MODE, side_layout
+from stimulus.breakers import Fields, declare
 
 ATOM = 32
 
@@ -34,14 +35,14 @@ def _keep_contract(fields: dict, layer) -> dict:
 
 def _misaligned(side: str):
     """The planar side's address moved by one atom: 32-byte aligned, not 64."""
-    def breaker(fields, layer, choose):
+    def breaker(fields, layer, choose, profile):
         if layer.mode != PLANAR_MODE[side]:
             return None
         return _put(fields, f"{side}_ADDR", layer.addressing[f"{side}_ADDR"] + ATOM)
     return breaker
 
 
-def _contract_width(fields, layer, choose):
+def _contract_width(fields, layer, choose, profile):
     """A contract input wider than 8192 / stride_x atoms, every stride packed for it."""
     if layer.mode != "CONTRACT":
         return None
@@ -58,7 +59,7 @@ def _contract_width(fields, layer, choose):
     return _keep_contract(fields, layer)
 
 
-def _contract_channels(fields, layer, choose):
+def _contract_channels(fields, layer, choose, profile):
     if layer.mode != "CONTRACT":
         return None
     fields["RBK.D_DATAIN_SIZE_1.DATAIN_CHANNEL"] = layer.in_channels  # one more than out * sx * sy
@@ -66,14 +67,14 @@ def _contract_channels(fields, layer, choose):
 
 
 def _contract_stride(key: str):
-    def breaker(fields, layer, choose):
+    def breaker(fields, layer, choose, profile):
         if layer.mode != "CONTRACT":
             return None
         return _put(fields, key, layer.addressing[key] + ATOM)
     return breaker
 
 
-def _split_channels(fields, layer, choose):
+def _split_channels(fields, layer, choose, profile):
     if layer.mode != "SPLIT" or layer.in_channels >= 1 << 13:
         return None
     fields["RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"] = layer.in_channels  # one plane more than the cube has
@@ -83,7 +84,7 @@ def _split_channels(fields, layer, choose):
 def _unpacked(side: str):
     """A 1x1xC feature cube whose strides are not both 32: the surface stride (or, where a contract stride reads
     the surface stride, the line stride) doubled."""
-    def breaker(fields, layer, choose):
+    def breaker(fields, layer, choose, profile):
         kind, line_bytes, lines, count = side_layout(layer, side)
         if kind != "feature" or line_bytes != ATOM or lines != 1 or count < 2:
             return None
@@ -94,7 +95,7 @@ def _unpacked(side: str):
 
 def _short_line(side: str):
     """A line stride one granule short of a line (64 bytes on a planar side, which must stay 64-byte aligned)."""
-    def breaker(fields, layer, choose):
+    def breaker(fields, layer, choose, profile):
         kind, line_bytes, lines, _ = side_layout(layer, side)
         if lines < 2:
             return None
@@ -106,7 +107,7 @@ def _short_line(side: str):
 
 def _short_stride(side: str, kind_of: str):
     """A surface (feature side) or planar (planar side) stride one granule short of what it must hold."""
-    def breaker(fields, layer, choose):
+    def breaker(fields, layer, choose, profile):
         kind, line_bytes, lines, count = side_layout(layer, side)
         if kind != kind_of or count < 2:
             return None
@@ -117,7 +118,7 @@ def _short_stride(side: str, kind_of: str):
     return breaker
 
 
-BREAKERS = {
+CHANGES = {
     "RUBIK-DAIN-PLANAR-ALIGN": _misaligned("DAIN"),
     "RUBIK-DAOUT-PLANAR-ALIGN": _misaligned("DAOUT"),
     "RUBIK-CONTRACT-WIDTH": _contract_width,
@@ -134,3 +135,5 @@ BREAKERS = {
     "RUBIK-DAIN-PLANAR-STRIDE": _short_stride("DAIN", "planes"),
     "RUBIK-DAOUT-PLANAR-STRIDE": _short_stride("DAOUT", "planes"),
 }
+
+BREAKERS = declare(CHANGES, Fields("rubik"))

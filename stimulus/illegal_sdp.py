@@ -1,14 +1,22 @@
 """Breakers of the SDP's rules (golden/units/sdp/rules.py): each changes a legal SDP layer's fields.
 
-A breaker takes the legal layer's fields (a copy), the chooser and the profile, and returns the changed
-fields or None when this layer cannot be changed that way (another legal layer is drawn). EQL layers are
+A change (stimulus/breakers.py) takes the legal layer's fields (a copy), its decoded SdpConfig, the chooser and
+the profile, and returns the changed fields or None when this layer cannot be changed that way (another legal layer
+is drawn); a changed layer needing a feature the profile lacks is dropped too (that is a profile error, not the
+rule). EQL layers are
 not generated legal, so the EQL breakers first turn a legal layer into a legal EQL one (`_eql`).
 """
 
 from __future__ import annotations
 
 from golden.config import Profile
+from golden.errors import NvdlaVerifError
 from golden.formats import auxiliary
+from golden.regs.regmap import RegisterMap
+from golden.units.sdp.checks import check_profile
+from golden.units.sdp.config import decode
+from stimulus import sdp_lut
+from stimulus.breakers import Fields, declare
 
 PRECISION_CODES = {"INT8": 0, "INT16": 1, "FP16": 2}
 STAGE = {"B": "BS", "N": "BN", "E": "EW"}
@@ -41,7 +49,7 @@ def _memory_operand(fields: dict, letter: str) -> bool:
     return not _is(fields, f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DISABLE", 1)
 
 
-def _conversion(fields, choose, profile: Profile):
+def _conversion(fields, cfg, choose, profile: Profile):
     proc = _precision(fields, "proc")
     out = {"int8": "fp16", "fp16": "int8"}.get(proc)
     if proc != _precision(fields, "out") or out not in profile.feature_types:
@@ -50,7 +58,7 @@ def _conversion(fields, choose, profile: Profile):
     return fields
 
 
-def _input_processing(fields, choose, profile: Profile):
+def _input_processing(fields, cfg, choose, profile: Profile):
     """An integer input processed as fp16 or the reverse; the output stays (a valid Table 30 case)."""
     proc = _precision(fields, "proc")
     other = "fp16" if proc != "fp16" else choose.choice(sorted(profile.feature_types - {"fp16"}) or ["int8"])
@@ -60,7 +68,7 @@ def _input_processing(fields, choose, profile: Profile):
     return fields
 
 
-def _int16_to_int8(fields, choose, profile: Profile):
+def _int16_to_int8(fields, cfg, choose, profile: Profile):
     """An offline int16 -> int16 layer with an int8 output instead, still processed as int16."""
     if not _is(fields, "SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE", "OFF") or \
             _precision(fields, "in") != "int16" or _precision(fields, "out") != "int16":
@@ -69,7 +77,7 @@ def _int16_to_int8(fields, choose, profile: Profile):
     return fields
 
 
-def _to_pdp(fields, choose, profile: Profile):
+def _to_pdp(fields, cfg, choose, profile: Profile):
     if _precision(fields, "proc") == _precision(fields, "out"):
         return None
     fields["SDP.D_FEATURE_MODE_CFG.OUTPUT_DST"] = "PDP"
@@ -77,7 +85,7 @@ def _to_pdp(fields, choose, profile: Profile):
 
 
 def _mirror(key: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if key in ("WIDTH", "HEIGHT", "CHANNEL"):
             name = f"SDP_RDMA.D_DATA_CUBE_{key}.{key}"
             fields[name] = fields[name] + 1
@@ -97,7 +105,7 @@ def _stage_uses_memory(fields, letter: str) -> bool:
 
 
 def _unused(letter: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if _memory_operand(fields, letter):
             return None
         fields[f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DISABLE"] = 0
@@ -106,7 +114,7 @@ def _unused(letter: str):
 
 
 def _needed(letter: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if not _stage_uses_memory(fields, letter):
             return None
         fields[f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DISABLE"] = 1
@@ -115,7 +123,7 @@ def _needed(letter: str):
 
 
 def _data_use(letter: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if not _stage_uses_memory(fields, letter):
             return None
         key = f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DATA_USE"
@@ -126,7 +134,7 @@ def _data_use(letter: str):
 
 def _one_byte(letter: str, precision: str):
     """A memory operand of a 16-bit pipeline (`precision`) read as one byte."""
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if not _stage_uses_memory(fields, letter) or _precision(fields, "proc") != precision:
             return None
         fields[f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_DATA_SIZE"] = "ONE_BYTE"
@@ -135,7 +143,7 @@ def _one_byte(letter: str, precision: str):
 
 
 def _x_eql(name: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if not _is(fields, f"SDP.D_DP_{name}_CFG.{name}_BYPASS", 0) or \
                 not _is(fields, f"SDP.D_DP_{name}_CFG.{name}_ALU_BYPASS", 0):
             return None
@@ -145,7 +153,7 @@ def _x_eql(name: str):
 
 
 def _prelu(name: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         prefix = f"SDP.D_DP_{name}_CFG.{name}_"
         if not (_is(fields, prefix + "BYPASS", 0) and _is(fields, prefix + "ALU_BYPASS", 0)
                 and _is(fields, prefix + "MUL_BYPASS", 0)):
@@ -156,7 +164,7 @@ def _prelu(name: str):
 
 
 def _fp16_cvt(which: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if _precision(fields, "proc") != "fp16" or not _stage_uses_memory(fields, "E") \
                 or not _is(fields, f"SDP.D_DP_EW_{which}_CFG.EW_{which}_SRC", "MEM") \
                 or not _is(fields, f"SDP.D_DP_EW_CFG.EW_{which}_BYPASS", 0):
@@ -181,7 +189,7 @@ def _eql(fields, profile: Profile, memory: bool | None = None) -> dict | None:
 
 
 def _eql_breaker(change: dict, memory: bool | None = None, integer: bool = False, needs: str | None = None):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if integer and _precision(fields, "proc") == "fp16" or needs and not profile.has(needs):
             return None
         eql = _eql(fields, profile, memory)
@@ -192,14 +200,14 @@ def _eql_breaker(change: dict, memory: bool | None = None, integer: bool = False
     return breaker
 
 
-def _batch_offline(fields, choose, profile: Profile):
+def _batch_offline(fields, cfg, choose, profile: Profile):
     if not profile.batch:
         return None
     fields["SDP.D_FEATURE_MODE_CFG.BATCH_NUMBER"] = 1
     return fields
 
 
-def _batch_alignment(fields, choose, profile: Profile):
+def _batch_alignment(fields, cfg, choose, profile: Profile):
     if not profile.batch:
         return None
     base = fields["SDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW"]
@@ -210,7 +218,7 @@ def _batch_alignment(fields, choose, profile: Profile):
 
 
 def _line_stride(prefix: str, register: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         height = fields["SDP.D_DATA_CUBE_HEIGHT.HEIGHT"] + 1
         width = fields["SDP.D_DATA_CUBE_WIDTH.WIDTH"] + 1
         if height < 2:
@@ -221,7 +229,7 @@ def _line_stride(prefix: str, register: str):
 
 
 def _one_by_one(prefix: str, register: str):
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         atom = profile.memory_atomic_size
         for unit in ("SDP", "SDP_RDMA"):
             fields[f"{unit}.D_DATA_CUBE_WIDTH.WIDTH"] = 0
@@ -236,7 +244,7 @@ def _one_by_one(prefix: str, register: str):
     return breaker
 
 
-BREAKERS = {
+CHANGES = {
     "SDP-PRECISION-CONVERSION": _conversion,
     "SDP-INPUT-PROCESSING": _input_processing,
     "SDP-INT16-TO-INT8": _int16_to_int8,
@@ -296,11 +304,11 @@ REQUIRES = {
 
 def _operand_one_by_one(letter: str):
     """A legal layer with a per-element operand `letter` made 1x1xC, every other surface packed, that operand not."""
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         cfg = f"SDP_RDMA.D_{letter}RDMA_CFG.{letter}RDMA_"
         if fields.get(cfg + "DISABLE") != 0 or fields.get(cfg + "DATA_MODE") != "PER_ELEMENT":
             return None
-        fields = _one_by_one("SDP.D_DST", "DST")(fields, choose, profile)
+        fields = _one_by_one("SDP.D_DST", "DST")(fields, cfg, choose, profile)
         atom = profile.memory_atomic_size
         fields["SDP.D_DST_LINE_STRIDE.DST_LINE_STRIDE"] = fields["SDP.D_DST_SURFACE_STRIDE.DST_SURFACE_STRIDE"] = atom
         proc = fields["SDP.D_DATA_FORMAT.PROC_PRECISION"].lower()
@@ -317,7 +325,7 @@ def _operand_one_by_one(letter: str):
     return breaker
 
 
-BREAKERS.update({f"SDP-{x}RDMA-1X1XC-PACKED": _operand_one_by_one(x) for x in "BNE"})
+CHANGES.update({f"SDP-{x}RDMA-1X1XC-PACKED": _operand_one_by_one(x) for x in "BNE"})
 REQUIRES["SDP-ERDMA-1X1XC-PACKED"] = _has("SDP_EW")
 
 
@@ -331,7 +339,7 @@ def _lut_breaker(rule_id: str):
     above the range, or below it where the 8-bit field has no room above) or one table's END moved by one."""
     from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
 
-    def breaker(fields, choose, profile: Profile):
+    def breaker(fields, cfg, choose, profile: Profile):
         if not (_is(fields, "SDP.D_DP_EW_CFG.EW_BYPASS", 0) and _is(fields, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS", 0)):
             return None
         linear = _is(fields, LUT_CFG, "LINEAR")
@@ -356,5 +364,23 @@ def _lut_breaker(rule_id: str):
 
 
 LUT_RULES = ("SDP-LUT-LE-SELECT", "SDP-LUT-LO-SELECT", "SDP-LUT-OFFSET", "SDP-LUT-LE-SPAN", "SDP-LUT-LO-SPAN")
-BREAKERS.update({rule_id: _lut_breaker(rule_id) for rule_id in LUT_RULES})
+CHANGES.update({rule_id: _lut_breaker(rule_id) for rule_id in LUT_RULES})
 REQUIRES.update({rule_id: _has("SDP_EW", "SDP_LUT") for rule_id in LUT_RULES})
+
+
+def _lut_if_read(rule_id: str, choose, profile: Profile) -> dict:
+    """The LUT's rules (and EQL's "no LUT") need a layer whose Y stage may read a legal LUT."""
+    return {"lut": sdp_lut.random_lut(choose, profile) if rule_id in (*LUT_RULES, "SDP-EQL-LUT") else None}
+
+
+def _within_profile(legal, layer, profile: Profile):
+    """None for a change that needs a feature the profile lacks (golden/units/sdp/checks.py: check_profile)."""
+    try:
+        check_profile(decode(layer.values(RegisterMap.for_profile(profile))), profile)
+    except NvdlaVerifError:
+        return None
+    return layer
+
+
+BREAKERS = declare(CHANGES, Fields("sdp", shared=_lut_if_read, finish=_within_profile),
+                   lambda rule_id, profile: rule_id not in REQUIRES or REQUIRES[rule_id](profile), COMPANIONS)

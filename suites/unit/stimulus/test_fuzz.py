@@ -74,9 +74,9 @@ def test_release_breaker_skips_an_input_of_4096_lines(tmp_path):
     4096-line input, and one slice more than that does not fit RLS_SLICES' 12 bits."""
     from types import SimpleNamespace
 
-    from stimulus.illegal_conv import BREAKERS
+    from stimulus.illegal import BREAKERS
 
-    breaker, profile = BREAKERS["CONV-RELEASE-SLICES"], get_profile("nv_medium_1024_full")
+    breaker, profile = BREAKERS["CONV-RELEASE-SLICES"].change, get_profile("nv_medium_1024_full")
     assert breaker({}, SimpleNamespace(csc_height_ext=4096), None, profile) is None
     assert breaker({}, SimpleNamespace(csc_height_ext=4095), None, profile) == {"CSC.D_RELEASE.RLS_SLICES": 4095}
     assert fuzz.run_illegal("CONV-RELEASE-SLICES", profile, 2026, 538, tmp_path) is None
