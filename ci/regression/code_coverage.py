@@ -27,6 +27,9 @@ HEADER = "# SystemC::Coverage-3\n"
 #: declarations' hdl names), then the blocks around them.
 NVDLA_UNITS = (*(name for unit in golden.units.declared() for name in unit.hdl), "glb", "cfgrom", "csb", "mcif",
                "cvif", "apb2csb")
+#: The unit of a library cell (FIFO, synchroniser, saturation) whose instances in several partitions Verilator
+#: reports as one hierarchy with a wildcard (u_partition_*...).
+SHARED = "shared cells"
 KINDS = {"v_line": "line", "v_branch": "line", "v_expr": "line", "v_toggle": "toggle"}
 _FIELD = re.compile("\x01?([^\x01\x02]+)\x02([^\x01]*)")
 
@@ -114,6 +117,8 @@ def unit_of(hierarchy: str) -> str:
         for token in re.split(r"[_\[\]*]+", part.lower()):
             if token in NVDLA_UNITS:
                 return token.upper()
+    if below and "*" in below[0]:  # Verilator merged the instances of one library cell across partitions
+        return SHARED
     return below[0] if below else parts[0]
 
 

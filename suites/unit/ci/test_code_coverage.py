@@ -34,6 +34,9 @@ def test_a_unit_is_the_nvdla_unit_the_hierarchy_names_or_the_first_instance():
     assert unit_of("NV_nvdla.u_partition_o.u_NV_NVDLA_sdp.u_rdma") == "SDP"
     assert unit_of("nvdla_fixture.u_engine.g_lane[3].u_cvt") == "u_engine"
     assert unit_of("nvdla_fixture") == "nvdla_fixture"
+    assert unit_of("NV_nvdla.u_partition_*_fifo.u_ram") == "shared cells"  # one cell, instances merged
+    assert unit_of("NV_nvdla.u_partition_*.u_NV_NVDLA_cdp.u_dp") == "CDP"
+    assert unit_of("NV_nvdla.u_partition_o.u_glue") == "u_partition_o"
 
 
 def _at(hierarchy: str, file: str, line: int, page: str, comment: str, count: int) -> tuple[str, int]:
