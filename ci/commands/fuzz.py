@@ -84,14 +84,14 @@ def _rule_check(args) -> int:
 def _campaign(args) -> int:
     import os
 
-    from ci.fuzzing.campaign import Campaign, Options
+    from ci.fuzzing.campaign import Campaign, Options, campaign_families
     from ci.fuzzing.report import write_report
     from ci.implementations.command import absolute_spec
 
     rtl = args.impl.partition(":")[0] == "rtl"
     profile = get_profile(args.profile or (rtl and rtl_profile(args)) or "nv_small")
     fixture = rtl and not args.rtl_filelist
-    families = families_for(profile, args.unit or (["sdp_reg"] if fixture else None))
+    families = campaign_families(profile, args.unit, fixture)
     # a bad --impl/--ref is one error before any run; the RTL is built as the runs use it (with code coverage)
     with environment({"NVDLA_RTL_COVERAGE": str(Path(args.out).resolve() / "work" / "coverage")} if rtl else {}):
         resolve(args.impl, args.ref)

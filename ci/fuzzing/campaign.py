@@ -34,7 +34,7 @@ import numpy as np
 
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, broken, features
-from ci.options import environment
+from ci.options import environment, families_for
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
 from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
 from ci.regression.results import buckets
@@ -80,6 +80,12 @@ class Options:
     @property
     def code_coverage(self) -> bool:
         return self.impl.partition(":")[0] == "rtl"
+
+
+def campaign_families(profile: Profile, requested: list[str] | None, fixture: bool) -> list[str]:
+    """The families a campaign draws: those asked for, else the profile's (the fixture RTL: its SDP register
+    subset, sdp_reg)."""
+    return families_for(profile, requested or (["sdp_reg"] if fixture else None))
 
 
 class Campaign:

@@ -164,20 +164,27 @@ def uncovered_text(campaign: dict) -> str | None:
 
 
 def write_report(out: Path, other: Path | None = None) -> str:
-    campaign = load(out)
-    against = load(other) if other else None
+    return write(load(out), load(other) if other else None)[0]
+
+
+def write(campaign: dict, against: dict | None = None) -> tuple[str, dict | None]:
+    """A loaded campaign's report files in its folder (against another loaded one): (the printed text, the
+    comparison or None)."""
+    out = Path(campaign["out"])
     text = summary(campaign, against)
     missed = uncovered_text(campaign)
     if missed:
-        (Path(out) / "uncovered.txt").write_text(missed)
-        text += f"uncovered RTL lines per unit and file: {Path(out) / 'uncovered.txt'}\n"
-    (Path(out) / "summary.txt").write_text(text)
+        (out / "uncovered.txt").write_text(missed)
+        text += f"uncovered RTL lines per unit and file: {out / 'uncovered.txt'}\n"
+    (out / "summary.txt").write_text(text)
     report = {"state": {k: v for k, v in campaign["state"].items() if k != "seen"}, "runs": campaign["rows"],
               "findings": campaign["findings"],
               "buckets": buckets(campaign["findings"], {f["id"]: f["shrunk"] for f in campaign["findings"]
                                                         if f.get("shrunk")})}
-    if against is not None:
-        report["compare"] = {"other": str(other), **compare(campaign, against)}
-    (Path(out) / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
-    picture = plot([campaign] + ([against] if against else []), Path(out) / "coverage.png")
-    return text + (f"plot: {picture}\n" if picture else "plot: none (matplotlib is not installed: the report extra)\n")
+    compared = compare(campaign, against) if against is not None else None
+    if compared is not None:
+        report["compare"] = {"other": against["out"], **compared}
+    (out / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    picture = plot([campaign] + ([against] if against else []), out / "coverage.png")
+    text += f"plot: {picture}\n" if picture else "plot: none (matplotlib is not installed: the report extra)\n"
+    return text, compared

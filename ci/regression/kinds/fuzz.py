@@ -55,25 +55,23 @@ class Fuzz(TestKind):
         return f"{base} --out fuzz-random && {base} --directed --out fuzz-directed --compare fuzz-random"
 
     def run(self, item: Item, settings: Settings) -> Run:
-        from ci.fuzzing.campaign import Campaign, Options
-        from ci.fuzzing.report import compare, load, write_report
-        from ci.options import families_for
+        from ci.fuzzing.campaign import Campaign, Options, campaign_families
+        from ci.fuzzing.report import load, write
         from golden.config import get_profile
 
         p = item.params
         profile = get_profile(p["profile"])
         fixture = settings.impl.partition(":")[0] == "rtl" and not settings.rtl
-        families = families_for(profile, p["families"] or (["sdp_reg"] if fixture else None))
+        families = campaign_families(profile, p["families"], fixture)
         out = settings.work.parent / "fuzz" / item.id.replace("/", "_")
         for mode in reversed(MODES):  # random first: the directed report compares against it
             options = Options(impl=settings.impl, ref=settings.ref, directed=mode == "directed", seed=p["seed"],
                               profile=profile.name, families=families, runs=int(p["runs"]), rtl=list(settings.rtl),
                               command=settings.command)
             Campaign(out / mode, options, profile, say=_quiet).run()
-        write_report(out / "random")
-        write_report(out / "directed", out / "random")
         campaigns = {mode: load(out / mode) for mode in MODES}
-        c = compare(campaigns["directed"], campaigns["random"])
+        write(campaigns["random"])
+        _, c = write(campaigns["directed"], campaigns["random"])
         findings = [f for mode in MODES for f in campaigns[mode]["findings"]]
         detail = (f"{c.get('measure', 'coverage')}: directed {c.get('a_final')} after {c.get('a_runs')} runs, "
                   f"random {c.get('b_final')} after {c.get('b_runs')}; directed reached random's final after "
