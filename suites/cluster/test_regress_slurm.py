@@ -19,7 +19,7 @@ import pytest
 
 from ci.regression.results import content
 from suites.cluster.slurm_cluster import MAX_MINUTES, SlurmCluster, unavailable
-from suites.unit.ci.regress_helpers import data_root, faulty_impl, regress, write_plan
+from suites.unit.ci.regress_helpers import ctrl_c_reaches_it, data_root, faulty_impl, regress, write_plan
 
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
@@ -159,7 +159,8 @@ def test_ctrl_c_cancels_the_array_and_resume_finishes_the_run(cluster, small_pla
     out = tmp_path / "slurm"
     env = {**os.environ, **cluster.env, **slow}
     process = subprocess.Popen([sys.executable, "-m", "ci.cli", "regress", *small_plan, *SLURM, "--out", str(out)],
-                               cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_reaches_it)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not list(out.glob("shards/*/results/*.json")):
         time.sleep(0.2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -57,11 +58,18 @@ def after_invocation(command: str) -> list[str]:
     return words[start:]
 
 
+def ctrl_c_reaches_it() -> None:
+    """preexec_fn of a process a test interrupts with SIGINT: a job a shell starts in the background (`cmd &`,
+    nohup) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt; restore the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(command: list[str], out: Path, sig: int, *, after: int = 3, timeout_s: float = 600,
                 env: dict | None = None) -> tuple[int, str, str]:
     """Start a regress, send it `sig` once `after` tests have their record in out/results, and return its exit
     status, stdout and stderr (a run that ends before it could be interrupted fails the test)."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=ctrl_c_reaches_it)
     deadline = time.monotonic() + timeout_s
     while process.poll() is None and time.monotonic() < deadline:
         if len(list((out / "results").glob("*.json"))) >= after:

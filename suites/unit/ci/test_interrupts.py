@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
 
-from suites.unit.ci.regress_helpers import interrupted  # noqa: E402
+from suites.unit.ci.regress_helpers import ctrl_c_reaches_it, interrupted  # noqa: E402
 
 PROGRAM = Path(__file__).with_name("golden_program.py")
 
@@ -65,7 +65,8 @@ def test_ctrl_c_during_conform_ends_the_external_program_and_its_folder(nvdla_da
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     command = [sys.executable, "-m", "ci.cli", "conform", str(trace), "--impl",
                f"command:{sys.executable} {PROGRAM} --fault hang"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_reaches_it)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob("nvdla-*")) and time.monotonic() < deadline:
         time.sleep(0.02)
