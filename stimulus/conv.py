@@ -81,7 +81,7 @@ def place(address: int, slot: int) -> int:
     raise ValueError(f"{address:#x} is below the builders' regions")
 
 
-def _fields(ctx) -> dict:
+def written_fields(ctx) -> dict:
     """The written registers of a LayerContext as "UNIT.REGISTER.FIELD" values."""
     fields = {}
     for (unit, name), value in ctx.regs.written().items():
@@ -91,7 +91,7 @@ def _fields(ctx) -> dict:
     return fields
 
 
-def _sdp_fields(choose, drawn: conv_modes.ConvDraw, shape: tuple, dst: tuple) -> dict:
+def sdp_fields(choose, drawn: conv_modes.ConvDraw, shape: tuple, dst: tuple) -> dict:
     channels, height, width = shape
     mode = drawn.precision.upper()
     cvt = choose.choice(("identity", "shift"))
@@ -170,7 +170,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, mode: str | None = Non
                 drawn = conv_modes.reuse(choose, profile, previous, what != "weight", what != "data")
             else:
                 drawn = conv_modes.DRAWS[mode](choose, profile, choose.choice(precisions))
-            layer = complete(_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
+            layer = complete(conv_layer(choose, profile, slot, drawn, to_pdp, operands), profile)
             keep = drawn.arrays is not None and chain is not None and choose.flag(KEEP)
             what = _keep(layer, choose.choice(("data", "weight", "both"))) if keep else None
             follow(layer, Chain() if chain is None else chain, profile)
@@ -260,11 +260,11 @@ def shared(choose, profile: Profile) -> dict:
     return {"chain": Chain(), "operands": has_stages(profile) and choose.flag(STAGES)}
 
 
-def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
-           operands: bool | None) -> Layer:
+def conv_layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_pdp: bool | None,
+               operands: bool | None) -> Layer:
     ctx = drawn.ctx
     offset = slot * SLOT
-    fields = _fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
+    fields = written_fields(ctx) | _reuse_fields(drawn.choices.get("reuse", ()))
     where = _placement(choose, profile, slot)
     for key in ADDRESS_FIELDS:
         if key in fields:
@@ -281,7 +281,7 @@ def _layer(choose, profile: Profile, slot: int, drawn: conv_modes.ConvDraw, to_p
     out_shape = (fields["CACC.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"] + 1, out_h, out_w)
     atom = profile.memory_atomic_size
     dst = _destination(choose, drawn, out_shape, atom, program.DATA_BASE + offset + DST_OFFSET)
-    fields.update(_sdp_fields(choose, drawn, out_shape, dst))
+    fields.update(sdp_fields(choose, drawn, out_shape, dst))
     units = ("SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA")
     if operands is None:
         operands = has_stages(profile) and drawn.batches == 1 and not drawn.winograd and choose.flag(STAGES)

@@ -83,7 +83,7 @@ def _axis(choose, kernel: int, dilation: int, stride: int, max_out: int = 6, min
     return size, before, out
 
 
-def _memory(profile: Profile) -> MemorySystem:
+def memory_system(profile: Profile) -> MemorySystem:
     return MemorySystem.for_profile(profile)
 
 
@@ -112,7 +112,7 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
                                out_hw=(out_h, out_w), line_gap=_gap(c), surface_gap=_gap(c))
     cube, weights = values(rng, precision, shape), values(rng, precision, (kernels, channels, rows, cols))
-    ctx = program.direct_layer(profile, cube, weights, spec, _memory(profile))
+    ctx = program.direct_layer(profile, cube, weights, spec, memory_system(profile))
     choices = {"mode": "batch" if batches > 1 else "direct", "precision": precision, "kernel": (rows, cols),
                "stride": stride, "dilation": dilation, "pad": (top, left), "shape": (channels, height, width),
                "kernels": kernels, "batches": batches, "compressed": compressed}
@@ -149,7 +149,7 @@ def reuse(choose, profile: Profile, kept: ConvDraw, data_reuse: bool, weight_reu
     spec = program.DirectLayer(precision=precision, stride=stride, pad=pad, out_hw=out_hw,
                                pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=first.compressed)
-    ctx = program.direct_layer(profile, cube, weights, spec, _memory(profile))
+    ctx = program.direct_layer(profile, cube, weights, spec, memory_system(profile))
     reused = ("data",) * data_reuse + ("weight",) * weight_reuse
     choices = {"mode": "direct", "precision": precision, "kernel": (rows, cols), "stride": stride, "pad": pad,
                "shape": cube.shape, "kernels": kernels, "compressed": first.compressed, "reuse": reused}
@@ -175,7 +175,7 @@ def full(choose, profile: Profile, precision: str) -> ConvDraw:
     spec = program.DirectLayer(precision=precision, stride=(stride, stride), compressed=compressed,
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0)
     ctx = program.direct_layer(profile, values(rng, precision, (channels, height, width)),
-                               values(rng, precision, (kernels, channels, 1, 1)), spec, _memory(profile))
+                               values(rng, precision, (kernels, channels, 1, 1)), spec, memory_system(profile))
     choices = {"mode": "direct", "precision": precision, "kernel": (1, 1), "stride": (stride, stride),
                "shape": (channels, height, width), "kernels": kernels, "compressed": compressed, "full": True}
     return ConvDraw(ctx, precision, 1, False, choices)
@@ -208,7 +208,7 @@ def winograd(choose, profile: Profile, precision: str) -> ConvDraw:
                                  clip_truncate=c.size(0, 16) if integer else 0, compressed=compressed)
     rng = c.data()
     ctx = program.winograd_layer(profile, values(rng, precision, (channels, height, width)),
-                                 values(rng, precision, (kernels, ext_channels, 4, 4)), spec, _memory(profile))
+                                 values(rng, precision, (kernels, ext_channels, 4, 4)), spec, memory_system(profile))
     choices = {"mode": "winograd", "precision": precision, "kernel": kernel, "stride": stride, "pad": pad,
                "shape": (channels, height, width), "kernels": kernels, "out_hw": out_hw, "compressed": compressed}
     return ConvDraw(ctx, precision, 1, True, choices)
@@ -301,7 +301,7 @@ def image(choose, profile: Profile, precision: str, pixel_format: str | None = N
     weights = values(rng, precision, (kernels, fmt.channels, rows, cols))
 
     def build(spec, pixels):
-        return program.image_layer(profile, pixels, weights, spec, _memory(profile))
+        return program.image_layer(profile, pixels, weights, spec, memory_system(profile))
 
     spec, ctx = aim(rng, fmt, spec, pixels, build) if aim else (spec, build(spec, pixels))
     choices = {"mode": "image", "precision": precision, "pixel_format": name, "kernel": (rows, cols),

@@ -65,10 +65,10 @@ def aim_cacc(layer: Layer, profile: Profile, choose) -> Layer:
     spec = program.DirectLayer(precision=precision, clip_truncate=clip, out_hw=(height, width))
     try:
         ctx = program.direct_layer(profile, cube.astype(np.int8 if precision == "int8" else np.int16), weights, spec,
-                                   conv_modes._memory(profile))
+                                   conv_modes.memory_system(profile))
         drawn = conv_modes.ConvDraw(ctx, precision, 1, False, {"mode": "direct", "precision": precision,
                                                                "kernel": (1, 1), "corners": "aimed"})
-        aimed = conv.complete(conv._layer(choose, profile, 0, drawn, False, False), profile)
+        aimed = conv.complete(conv.conv_layer(choose, profile, 0, drawn, False, False), profile)
         conv.follow(aimed, conv.Chain(), profile)
     except ConfigurationError:
         return layer

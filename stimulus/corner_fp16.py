@@ -132,16 +132,16 @@ def aim_sdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
 def _recip(choose, kernel: int) -> int:
     """1/kernel as an fp17 pattern (1 sign, 6 exponent bits bias 31, 10 mantissa bits), its last mantissa bits
     sometimes moved so that products keep bits below fp16's LSB."""
-    exact = int(pdp._recip("fp16", kernel))
+    exact = int(pdp.programmed_recip("fp16", kernel))
     return exact if choose.flag(0.3) else (exact & ~0x3FF) | choose.integer(0, 1023) | 1
 
 
 def aim_pdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
     if "fp16" not in profile.feature_types or not choose.flag(PDP_FP16):
         return None
-    from stimulus.corner_pdp import _spec
+    from stimulus.corner_pdp import average_spec
 
-    spec = _spec(choose, profile, "fp16")
+    spec = average_spec(choose, profile, "fp16")
     rng = choose.data()
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw
     recip = (_recip(choose, kw), _recip(choose, kh))

@@ -58,7 +58,7 @@ def aim_image(layer: Layer, profile: Profile, choose) -> Layer:
     goal = str(choose.rng.choice(list(GOALS), p=list(GOALS.values())))
     try:
         drawn = conv_modes.image(choose, profile, precision, name, aim=functools.partial(_aim, goal, precision))
-        aimed = conv.complete(conv._layer(choose, profile, 0, drawn, False, False), profile)
+        aimed = conv.complete(conv.conv_layer(choose, profile, 0, drawn, False, False), profile)
         conv.follow(aimed, conv.Chain(), profile)
     except ConfigurationError:
         return layer

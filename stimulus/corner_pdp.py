@@ -63,7 +63,7 @@ def _best(rng, kernel: int, values: np.ndarray, out_bits: int | None) -> int:
     return int(tries[int(np.argmax(_reach(values, tries, out_bits, rng)))])
 
 
-def _spec(choose, profile: Profile, precision: str | None = None) -> pdp.PdpSpec:
+def average_spec(choose, profile: Profile, precision: str | None = None) -> pdp.PdpSpec:
     """An average-pooling spec with windows that do not overlap; an integer precision unless `precision`."""
     spec = pdp.random_spec(choose, profile)
     (kw, kh), (pl, pt, pr, pb), (oh, ow) = spec.kernel, spec.pads, spec.out_hw
@@ -113,7 +113,7 @@ def _pad_values(layer: Layer, profile: Profile) -> tuple[int, ...]:
 
 def aim_pdp(layer: Layer, profile: Profile, choose) -> Layer:
     rng = choose.data()
-    spec = _spec(choose, profile)
+    spec = average_spec(choose, profile)
     out_bits = 8 if spec.precision == "int8" else 16
     lo, hi = INT_RANGES[spec.precision]
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw

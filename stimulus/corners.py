@@ -17,7 +17,7 @@ import tempfile
 
 from golden.config import Profile
 from golden.numerics import corners
-from stimulus.coverage import _library
+from stimulus.coverage import coverage_library
 
 GROUP = "corners"
 _NAMES = itertools.count()
@@ -67,7 +67,7 @@ def bins(profile: Profile, stage: str) -> list[str]:
 
 class CornerCoverage:
     def __init__(self, profile: Profile, prefix: str | None = None):
-        self.lib = _library()
+        self.lib = coverage_library()
         self.profile = profile
         self.prefix = prefix or f"corners_{profile.name}_{os.getpid()}_{next(_NAMES)}"
         self.groups: dict[str, list[str]] = {GROUP: []}

@@ -65,7 +65,7 @@ from stimulus.conv_modes import POST_EXTENSIONS, image_formats
 SIZE_CLASSES = ("1", "2-4", "5-16", "17+")
 
 
-def _library():
+def coverage_library():
     try:
         from cocotb_coverage import coverage
     except ImportError:
@@ -108,7 +108,7 @@ class Coverage:
     def __init__(self, profile: Profile, prefix: str | None = None, outcomes: bool = False):
         """`outcomes`: also the groups sampled from what a run reported (LUT hit/underflow/overflow, EQL result),
         which only `sample` with a layer's status fills (run layers, traces)."""
-        self.lib = _library()
+        self.lib = coverage_library()
         self.profile = profile
         self.prefix = prefix or profile.name
         self.regmap = RegisterMap.for_profile(profile)
@@ -885,7 +885,7 @@ class Coverage:
 
 def merge(files, out) -> None:
     """Merge YAML coverage exports of several processes or machines into one file."""
-    _library().merge_coverage(lambda message: None, str(out), *map(str, files))
+    coverage_library().merge_coverage(lambda message: None, str(out), *map(str, files))
 
 
 def _stack(decorators):

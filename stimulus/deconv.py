@@ -78,11 +78,11 @@ def build(choose, profile: Profile, cube: np.ndarray, weights: np.ndarray, strid
         drawn = conv_modes.ConvDraw(ctx, precision, choices={"mode": "deconv", "precision": precision,
                                                              "stride": stride, "kernel": (rows, cols),
                                                              "phase": index})
-        fields = conv._fields(ctx)
+        fields = conv.written_fields(ctx)
         for key in conv.ADDRESS_FIELDS:
             if key in fields:
                 fields[key] = conv.place(fields[key], slot)
-        fields.update(conv._sdp_fields(c, drawn, (kernels, out_h, out_w),
+        fields.update(conv.sdp_fields(c, drawn, (kernels, out_h, out_w),
                                        (phase_base + index * contract0, in_line, in_surf, 0)))
         images = [Image("pri_mem", conv.place(address, slot), bytes(chunk), f"phase{index}_{n}")
                   for n, (address, chunk) in enumerate(ctx.memory.pri.written_runs())]

@@ -43,7 +43,7 @@ class PdpSpec:
     overrides: dict = field(default_factory=dict)
 
 
-def _recip(precision: str, kernel: int) -> int:
+def programmed_recip(precision: str, kernel: int) -> int:
     """What software programs: 1/kernel in unsigned 0.16 fixed point, or as an fp17 pattern for fp16."""
     if precision == "fp16":
         return int(fp.fp32_to_fp17(np.float32(1.0 / kernel)))
@@ -74,8 +74,8 @@ def fields(spec: PdpSpec) -> dict:
         "PDP.D_POOLING_KERNEL_CFG.KERNEL_STRIDE_HEIGHT": sh - 1,
         "PDP.D_POOLING_PADDING_CFG.PAD_LEFT": pl, "PDP.D_POOLING_PADDING_CFG.PAD_TOP": pt,
         "PDP.D_POOLING_PADDING_CFG.PAD_RIGHT": pr, "PDP.D_POOLING_PADDING_CFG.PAD_BOTTOM": pb,
-        "PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH": _recip(spec.precision, kw),
-        "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT": _recip(spec.precision, kh),
+        "PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH": programmed_recip(spec.precision, kw),
+        "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT": programmed_recip(spec.precision, kh),
         "PDP.D_DATA_FORMAT.INPUT_DATA": fmt,
         "PDP.D_DST_BASE_ADDR_LOW.DST_BASE_ADDR_LOW": spec.dst[0] & 0xFFFFFFFF,
         "PDP.D_DST_BASE_ADDR_HIGH.DST_BASE_ADDR_HIGH": spec.dst[0] >> 32,

@@ -52,7 +52,7 @@ def aligned_size(nbytes: int, align: int = TAIL_ALIGN) -> int:
     return -(-nbytes // align) * align
 
 
-def _shape(shape) -> tuple[int, int, int, int]:
+def kernel_shape(shape) -> tuple[int, int, int, int]:
     shape = tuple(int(v) for v in shape)
     if len(shape) != 4 or min(shape) <= 0:
         raise ConfigurationError(f"weights must be a non-empty (K, C, R, S) array, got {shape}", rule=RULE, fields=())
@@ -141,7 +141,7 @@ def _index(shape) -> np.ndarray:
     return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
 
 
-def _reserve(buf, base_offset: int, nbytes: int, align: int) -> np.ndarray:
+def reserve_buffer(buf, base_offset: int, nbytes: int, align: int) -> np.ndarray:
     """The output buffer with its 128-byte-aligned tail zeroed (data bytes are written by the caller)."""
     end = base_offset + aligned_size(nbytes, align)
     if buf is None:
@@ -157,12 +157,12 @@ def _reserve(buf, base_offset: int, nbytes: int, align: int) -> np.ndarray:
 
 
 def _emit(values: np.ndarray, buf, base_offset: int, align: int) -> np.ndarray:
-    out = _reserve(buf, base_offset, values.nbytes, align)
+    out = reserve_buffer(buf, base_offset, values.nbytes, align)
     out[base_offset:base_offset + values.nbytes] = values.view(np.uint8)
     return out
 
 
-def _take(buf, base_offset: int, count: int, dtype: np.dtype) -> np.ndarray:
+def take_elements(buf, base_offset: int, count: int, dtype: np.dtype) -> np.ndarray:
     raw = as_byte_buffer(buf)
     end = base_offset + count * dtype.itemsize
     if base_offset < 0 or end > raw.size:
@@ -173,15 +173,15 @@ def _take(buf, base_offset: int, count: int, dtype: np.dtype) -> np.ndarray:
 
 def dc_weight_bytes(shape, precision: str) -> int:
     """WEIGHT_BYTES: K * C * R * S * bytes per element (before the 128-byte tail)."""
-    return int(np.prod(_shape(shape))) * element_dtype(precision).itemsize
+    return int(np.prod(kernel_shape(shape))) * element_dtype(precision).itemsize
 
 
 def pack_dc_weights(weights, precision: str, atomic_c: int, atomic_k: int, *, buf=None,
                     base_offset: int = 0) -> np.ndarray:
     """Direct-convolution weight bytes, zero-filled to a multiple of 128 bytes."""
     values = as_elements(weights, precision)
-    _shape(values.shape)
-    out = _reserve(buf, base_offset, values.nbytes, TAIL_ALIGN)
+    kernel_shape(values.shape)
+    out = reserve_buffer(buf, base_offset, values.nbytes, TAIL_ALIGN)
     dest = out[base_offset:base_offset + values.nbytes].view(values.dtype)
     _dc_layout(values, kernels_per_group(precision, atomic_k), small_cube_elements(atomic_c), dest)
     return out
@@ -189,9 +189,9 @@ def pack_dc_weights(weights, precision: str, atomic_c: int, atomic_k: int, *, bu
 
 def unpack_dc_weights(buf, base_offset: int, shape, precision: str, atomic_c: int,
                       atomic_k: int) -> np.ndarray:
-    shape = _shape(shape)
+    shape = kernel_shape(shape)
     dtype = element_dtype(precision)
-    flat = _take(buf, base_offset, int(np.prod(shape)), dtype)
+    flat = take_elements(buf, base_offset, int(np.prod(shape)), dtype)
     return _dc_unlayout(flat, shape, kernels_per_group(precision, atomic_k), small_cube_elements(atomic_c))
 
 
@@ -200,13 +200,13 @@ def unpack_dc_weights(buf, base_offset: int, shape, precision: str, atomic_c: in
 def pre_extend(weights) -> np.ndarray:
     """Channel pre-extension: (K, C, R, S) -> (K, S*C, R, 1), channel s*C + c = tap (c, r, s)."""
     values = np.asarray(weights)
-    kernels, channels, rows, cols = _shape(values.shape)
+    kernels, channels, rows, cols = kernel_shape(values.shape)
     return values.transpose(0, 3, 1, 2).reshape(kernels, cols * channels, rows, 1)
 
 
 def undo_pre_extend(extended, channels: int) -> np.ndarray:
     values = np.asarray(extended)
-    kernels, wide, rows, one = _shape(values.shape)
+    kernels, wide, rows, one = kernel_shape(values.shape)
     if one != 1 or wide % channels:
         raise ConfigurationError(f"{values.shape} is not a pre-extended kernel of {channels} channels",
                                  rule="in-memory-data-formats: Basic Weight for image input",
@@ -255,7 +255,7 @@ def _row_group_order(groups: np.ndarray, factor: int) -> np.ndarray:
 
 
 def image_order(shape, precision: str, atomic_c: int, atomic_k: int, post_extension: int = 1):
-    kernels, channels, rows, cols = _shape(shape)
+    kernels, channels, rows, cols = kernel_shape(shape)
     wide = channels * cols
     check_post_extension(wide, post_extension, atomic_c)
     group = kernels_per_group(precision, atomic_k)
@@ -279,11 +279,11 @@ def pack_image_weights(weights, precision: str, atomic_c: int, atomic_k: int, po
 
 def unpack_image_weights(buf, base_offset: int, shape, precision: str, atomic_c: int, atomic_k: int,
                          post_extension: int = 1) -> np.ndarray:
-    shape = _shape(shape)
+    shape = kernel_shape(shape)
     dtype = element_dtype(precision)
     order = image_order(shape, precision, atomic_c, atomic_k, post_extension)
     out = np.empty(order.size, dtype=dtype)
-    out[order] = _take(buf, base_offset, order.size, dtype)
+    out[order] = take_elements(buf, base_offset, order.size, dtype)
     return out.reshape(shape)
 
 
@@ -296,7 +296,7 @@ def split_deconv_kernels(weights, stride_x: int, stride_y: int) -> list[np.ndarr
     ceil(R / stride_y) x ceil(S / stride_x) where the phase has fewer taps.
     """
     values = np.asarray(weights)
-    kernels, channels, rows, cols = _shape(values.shape)
+    kernels, channels, rows, cols = kernel_shape(values.shape)
     if stride_x < 1 or stride_y < 1:
         raise ConfigurationError("deconvolution strides must be >= 1",
                                  rule="programming-guide: Deconvolution", fields=("CONV_X_STRIDE", "CONV_Y_STRIDE"))
@@ -308,7 +308,7 @@ def split_deconv_kernels(weights, stride_x: int, stride_y: int) -> list[np.ndarr
 
 
 def merge_deconv_kernels(sets, shape, stride_x: int, stride_y: int) -> np.ndarray:
-    kernels, channels, rows, cols = _shape(shape)
+    kernels, channels, rows, cols = kernel_shape(shape)
     out_rows, out_cols = -(-rows // stride_y), -(-cols // stride_x)
     if len(sets) != stride_x * stride_y:
         raise ConfigurationError(f"expected {stride_x * stride_y} kernel sets, got {len(sets)}",

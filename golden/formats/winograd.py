@@ -21,7 +21,7 @@ import numpy as np
 
 from golden.errors import ConfigurationError
 from golden.formats.feature import as_elements, element_dtype
-from golden.formats.weight import TAIL_ALIGN, _reserve, _shape, _take, kernels_per_group
+from golden.formats.weight import TAIL_ALIGN, kernel_shape, kernels_per_group, reserve_buffer, take_elements
 
 RULE = "in-memory-data-formats: Basic Weight for Winograd Convolution"
 
@@ -33,7 +33,7 @@ CUBE_CHANNELS = 4
 def pad_channels(weights, precision: str, atom_bytes: int = 32) -> np.ndarray:
     """Zero-fill C up to whole 1x1x(atom) byte cubes (32 bytes: 32 int8 / 16 int16 channels)."""
     values = np.asarray(weights)
-    kernels, channels, rows, cols = _shape(values.shape)
+    kernels, channels, rows, cols = kernel_shape(values.shape)
     per_atom = atom_bytes // element_dtype(precision).itemsize
     padded = -(-channels // per_atom) * per_atom
     out = np.zeros((kernels, padded, rows, cols), dtype=values.dtype)
@@ -44,7 +44,7 @@ def pad_channels(weights, precision: str, atom_bytes: int = 32) -> np.ndarray:
 def extend_channels(weights, stride_x: int, stride_y: int) -> np.ndarray:
     """Fold the stride into channels: (K, C, R, S) -> (K, C*sx*sy, ceil(R/sy), ceil(S/sx)); must be 3x3."""
     values = np.asarray(weights)
-    kernels, channels, rows, cols = _shape(values.shape)
+    kernels, channels, rows, cols = kernel_shape(values.shape)
     out_rows, out_cols = -(-rows // stride_y), -(-cols // stride_x)
     if (out_rows, out_cols) != (3, 3):
         raise ConfigurationError(
@@ -114,7 +114,7 @@ def _unlayout(flat: np.ndarray, shape, group: int) -> np.ndarray:
 
 
 def _check(shape):
-    kernels, channels, rows, cols = _shape(shape)
+    kernels, channels, rows, cols = kernel_shape(shape)
     if (rows, cols) != (4, 4) or channels % CUBE_CHANNELS:
         raise ConfigurationError(f"Winograd weights are (K, 4m, 4, 4) after phase 1, got {shape}", rule=RULE,
                                  fields=("WEIGHT_CHANNEL_EXT",))
@@ -126,7 +126,7 @@ def pack_winograd_weights(transformed, precision: str, atomic_k: int, *, buf=Non
     """Phase 2 mapping of (K, C', 4, 4) transformed weights (already in the precision's dtype)."""
     values = as_elements(transformed, precision)
     _check(values.shape)
-    out = _reserve(buf, base_offset, values.nbytes, TAIL_ALIGN)
+    out = reserve_buffer(buf, base_offset, values.nbytes, TAIL_ALIGN)
     _layout(values, kernels_per_group(precision, atomic_k),
             out[base_offset:base_offset + values.nbytes].view(values.dtype))
     return out
@@ -134,5 +134,5 @@ def pack_winograd_weights(transformed, precision: str, atomic_k: int, *, buf=Non
 
 def unpack_winograd_weights(buf, base_offset: int, shape, precision: str, atomic_k: int) -> np.ndarray:
     shape = _check(shape)
-    flat = _take(buf, base_offset, int(np.prod(shape)), element_dtype(precision))
+    flat = take_elements(buf, base_offset, int(np.prod(shape)), element_dtype(precision))
     return _unlayout(flat, shape, kernels_per_group(precision, atomic_k))

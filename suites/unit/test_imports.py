@@ -3,7 +3,8 @@ at module level or inside a function, read with ast (nothing is imported).
 
 Asserts that there is no import cycle and that golden/, the reference, imports nothing from rtl/, ci/,
 stimulus/ or scoreboards/ (DESIGN.md: "golden/ is the reference and imports nothing from the other
-packages"). An import names the module it loads: `from golden.units.conv import cdma` is an edge to
+packages"), and that no module reaches a private (underscore) name of another top-level package, by import
+or as a module's attribute. An import names the module it loads: `from golden.units.conv import cdma` is an edge to
 golden.units.conv.cdma, `from golden.units.conv import convolve` one to the package golden.units.conv.
 """
 
@@ -144,3 +145,62 @@ def test_no_package_imports_upward():
 def test_known_exceptions_still_exist():
     """An exception whose edge has gone must be deleted from KNOWN_EXCEPTIONS."""
     assert [edge for edge in sorted(KNOWN_EXCEPTIONS) if edge[1] not in GRAPH.get(edge[0], ())] == []
+
+
+def private_names(name: str, source: str, modules: set[str]) -> list[tuple[str, str]]:
+    """(module, name) for each underscore name of another top-level package that the module `name` imports
+    (`from golden.x import _y`) or reads as an attribute of an imported module (`x._y`, `golden.x._y`).
+    Dunder names (`__version__`) are public."""
+    def private(attr: str) -> bool:
+        return attr.startswith("_") and not attr.startswith("__")
+
+    top = name.split(".")[0]
+    found = []
+    bound: dict[str, str] = {}  # a local name -> the project module it stands for
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in modules:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                if node.module.split(".")[0] in PACKAGES and private(alias.name) \
+                        and node.module.split(".")[0] != top:
+                    found.append((node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname \
+                        else alias.name.split(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            chain, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                chain.insert(0, value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in bound:
+                owner = ".".join([bound[value.id], *chain])
+                if owner.split(".")[0] != top:
+                    found.append((owner, node.attr))
+    return sorted(set(found))
+
+
+def test_private_names_across_packages_are_found():
+    modules = {"golden", "golden.units", "golden.units.pdp", "stimulus.pdp"}
+    source = """
+from golden.units.pdp import _recip, pooling
+from golden import __version__
+from stimulus.pdp import _own
+import golden.units.pdp
+import golden.units as units
+from golden import units as again
+value = golden.units.pdp._table + units._declared + again.pdp._spans + _own._fine
+"""
+    assert private_names("stimulus.pdp_corners", source, modules) == [
+        ("golden.units", "_declared"), ("golden.units.pdp", "_recip"), ("golden.units.pdp", "_spans"),
+        ("golden.units.pdp", "_table")]
+
+
+def test_no_private_name_crosses_a_package():
+    modules = project_modules()
+    wrong = {name: private_names(name, path.read_text(), set(modules)) for name, path in modules.items()}
+    assert {name: names for name, names in wrong.items() if names} == {}
