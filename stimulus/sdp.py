@@ -17,6 +17,10 @@ strides. Stages the profile lacks (SDP_BS/BN/EW/LUT) stay bypassed. Generated el
 
 from __future__ import annotations
 
+from functools import cache
+from types import SimpleNamespace
+
+from golden import rules
 from golden.config import Profile
 from golden.formats import auxiliary as aux
 from golden.formats.feature import feature_span
@@ -29,22 +33,40 @@ BASE = 0x80000000
 SEC_BASE = 0x50000000
 #: Offsets inside a layer's slot: source, destination, and the B/N/E operand surfaces.
 OFFSETS = {"src": 0, "dst": 0x400000, "B": 0x800000, "N": 0xA00000, "E": 0xC00000}
-#: Table 30 cases an offline SDP layer may not use (input precision, output precision).
-INVALID = {("int8", "fp16"), ("fp16", "int8")}
+#: The registry's rules over an offline layer's three precisions (golden/units/sdp/rules.py: Table 30's invalid
+#: cases, an fp16 input processed as fp16, int16 -> int8 processed as int8).
+PRECISION_RULES = ("SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-INT16-TO-INT8")
 STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
 OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
+
+
+@cache
+def _sdp_rules() -> dict[str, rules.Rule]:
+    return {r.id: r for r in rules.rules("SDP")}
+
+
+def keeps(rule_ids, **drawn) -> bool:
+    """Whether the layer drawn so far keeps these SDP rules of the registry: their own predicates, given the
+    decoded configuration's attributes (golden/units/sdp/config.py SdpConfig) that they read and the draw has
+    settled."""
+    return all(_sdp_rules()[rule_id].check(SimpleNamespace(**drawn), None) is None for rule_id in rule_ids)
+
+
+def processing(in_precision: str, out_precision: str) -> str | None:
+    """The pipeline precision of an offline layer: the first of the input's own, int8, int16 and fp16 that keeps
+    the registry's precision rules (int8 for int16 -> int8, which the RTL runs with PROC_PRECISION INT8 only);
+    None for a pair no processing precision makes legal."""
+    for proc in dict.fromkeys((in_precision, "int8", "int16", "fp16")):
+        if keeps(PRECISION_RULES, flying=False, in_precision=in_precision, proc_precision=proc,
+                 out_precision=out_precision):
+            return proc
+    return None
 
 
 def precisions(profile: Profile) -> list[tuple[str, str]]:
     """(input, output) pairs the profile can run offline."""
     types = sorted(profile.feature_types)
-    return [(i, o) for i in types for o in types if (i, o) not in INVALID]
-
-
-def processing(in_precision: str, out_precision: str) -> str:
-    """The pipeline precision of an offline layer: the input's, but int8 for int16 -> int8, which the RTL runs
-    with PROC_PRECISION INT8 only (rule SDP-INT16-TO-INT8)."""
-    return "int8" if (in_precision, out_precision) == ("int16", "int8") else in_precision
+    return [(i, o) for i in types for o in types if processing(i, o) is not None]
 
 
 def _address(choose, slot: int, what: str, atom: int) -> int:
@@ -161,7 +183,12 @@ def _operand_dma(b: _Builder, letter: str, sources: dict, proc: str, shape: tupl
     c = b.choose
     use = "BOTH" if all(sources.values()) else ("ALU" if sources.get("ALU") else "MUL")
     # 16-bit pipelines read two-byte operands only (SDP-xRDMA-FP16-SIZE, SDP-xRDMA-INT16-SIZE)
-    size = "TWO_BYTE" if proc != "int8" else c.choice(("ONE_BYTE", "TWO_BYTE"))
+    stage = SimpleNamespace(alu_active=bool(sources.get("ALU")), alu_src="MEM", mul_active=bool(sources.get("MUL")),
+                            mul_src="MEM")
+    sizes = [size for size in ("ONE_BYTE", "TWO_BYTE")
+             if keeps((f"SDP-{letter}RDMA-FP16-SIZE", f"SDP-{letter}RDMA-INT16-SIZE"), proc_precision=proc,
+                      dmas={letter: SimpleNamespace(disable=False, size=size)}, x1=stage, x2=stage, y=stage)]
+    size = c.choice(sizes) if len(sizes) > 1 else sizes[0]
     mode = c.choice(("PER_KERNEL", "PER_ELEMENT"))
     if same is not None:
         size, mode = "ONE_BYTE" if proc == "int8" else "TWO_BYTE", "PER_ELEMENT"

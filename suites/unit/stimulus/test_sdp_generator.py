@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,6 +37,27 @@ def test_random_layers_pass_strict_validation(profile_name):
         _strictly_valid(layer, profile)
         seen.add(layer.choices["precision"])
     assert seen == {f"{i}->{o}" for i, o in sdp.precisions(profile)}
+
+
+def test_precisions_come_from_the_registry_as_table_30_says():
+    """in-memory-data-formats Table 30: of the offline (input, output) pairs only int8 -> fp16 and fp16 -> int8
+    are invalid; an input is processed in its own precision, int16 -> int8 as int8 (SDP-INT16-TO-INT8)."""
+    types = ("fp16", "int16", "int8")
+    expected = [(i, o) for i in types for o in types if {i, o} != {"int8", "fp16"}]
+    assert sdp.precisions(get_profile("nv_full")) == expected
+    assert [sdp.processing(i, o) for i, o in expected] == ["fp16", "fp16", "int16", "int16", "int8", "int8", "int8"]
+    assert sdp.processing("int8", "fp16") is None and sdp.processing("fp16", "int8") is None
+    assert sdp.keeps(("SDP-BRDMA-INT16-SIZE",), proc_precision="int16", x1=_memory_alu(),
+                     dmas={"B": _dma("ONE_BYTE")}) is False
+    assert sdp.keeps(("SDP-BRDMA-INT16-SIZE",), proc_precision="int16", x1=_memory_alu(), dmas={"B": _dma("TWO_BYTE")})
+
+
+def _memory_alu():
+    return SimpleNamespace(alu_active=True, alu_src="MEM", mul_active=False, mul_src="REG")
+
+
+def _dma(size):
+    return SimpleNamespace(disable=False, size=size)
 
 
 def test_nv_small_layers_keep_to_its_features():
@@ -84,6 +106,7 @@ def test_exported_trace_replays_and_its_crcs_check_the_data(tmp_path):
 DIGEST = """
 import hashlib, sys
 from pathlib import Path
+from types import SimpleNamespace
 from golden.config import get_profile
 from golden.units.sdp import checks as sdp_checks
 from stimulus import sdp
