@@ -1,9 +1,7 @@
-"""Run one trace on an implementation and judge it: scoreboards/verdict.py's verify, under the name the
-commands and the regression engine know.
+"""What the commands show of a verdict (scoreboards/verdict.py's verify judges a trace):
 
-    run_trace(trace_or_path, profile, implementation, reference=None) -> TraceResult   never raises for a
-                                                                                      trace or model problem
-    draw_pictures(result, folder) -> [Path]
+    draw_pictures(result, folder) -> [Path]   each mismatching surface as a picture
+    label(path) -> str                        a trace's name
 """
 
 from __future__ import annotations
@@ -12,10 +10,9 @@ from pathlib import Path
 
 from golden.player import trace_label as label
 from golden.verdict import TraceResult
-from scoreboards.verdict import not_applicable, verify
+from scoreboards.verdict import not_applicable
 
-run_trace = verify
-__all__ = ["draw_pictures", "label", "not_applicable", "run_trace"]
+__all__ = ["draw_pictures", "label", "not_applicable"]
 
 
 def draw_pictures(result: TraceResult, folder: str | Path) -> list[Path]:

@@ -3,7 +3,7 @@
     python -m ci.mutation [--jobs N] [--switch FX_BUG_...]... [--axi-pause P]
 
 Each layer runs through the `rtl` implementation and is judged against the golden model by the
-scoreboards (ci.conformance.run_trace: the trace's checks, the surfaces, the whole-memory write
+scoreboards (scoreboards.verdict.verify: the trace's checks, the surfaces, the whole-memory write
 check). Prints which layers catch each mutant (a layer catches it when its status is not
 "passed") and exits 1 when the unmutated fixture fails a layer or a mutant survives.
 The layers run with random AXI back-pressure (every channel stalls with probability
@@ -20,13 +20,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from ci.conformance import run_trace
 from golden.config import get_profile
 from golden.implementation import Golden
 from golden.status import Status
 from rtl.build import BUG_SWITCHES, BuildOptions, build
 from rtl.implementation import Rtl
 from rtl.suite import default_layers
+from scoreboards.verdict import verify
 
 NIGHTLY_AXI_PAUSE = 0.3
 
@@ -41,7 +41,7 @@ def run_mutant(task: tuple[str, list[tuple[str, str]], float]) -> tuple[str, dic
     statuses = {}
     implementation, reference = Rtl(build_options=options), Golden()
     for name, path in layers:
-        statuses[name] = run_trace(path, profile, implementation, reference).status
+        statuses[name] = verify(path, profile, implementation, reference).status
     return switch, statuses, time.perf_counter() - started
 
 

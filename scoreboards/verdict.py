@@ -4,9 +4,8 @@
                                                     never raises for a problem of the trace or a model
     judge(program, outcome, reference_outcome, profile) -> TraceResult   the verdict of outcomes already taken
 
-play, conform, regress, certify, the mutation run and the RTL suites all come here (ci/conformance.py
-re-exports verify as run_trace). The implementations only observe (golden/outcome.py); the RTL bench
-included, nothing judges inside an implementation.
+play, conform, regress, certify, the mutation run and the RTL suites all call verify. The implementations
+only observe (golden/outcome.py); the RTL bench included, nothing judges inside an implementation.
 
 A trace made for a profile the implementation's declared one lacks something of is `not applicable`, not run.
 The reference (default: none for the golden model itself, the golden model for anything else) runs

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import ci.implementations as registry
-from ci.conformance import draw_pictures, label, run_trace
+from ci.conformance import draw_pictures, label
 from ci.implementations.command import keep_folder
 from ci.journal import Journal
 from ci.options import (
@@ -39,6 +39,7 @@ from golden.errors import NvdlaVerifError
 from golden.status import Status
 from golden.trace import find_traces
 from golden.verdict import STATUSES, TraceResult
+from scoreboards.verdict import verify
 
 NAME = "conform"
 HELP = "play NVIDIA traces (.cfg / input.txn) on an implementation and report pass/fail per trace"
@@ -71,7 +72,7 @@ def _play_one(task: tuple[str, Profile | None, str, str | None, str | None]) -> 
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
         return TraceResult(label(Path(path)), "?", Status.ERROR, str(exc), path=path, implementation=impl), []
-    result = run_trace(path, profile, _created(impl), _created(ref))
+    result = verify(path, profile, _created(impl), _created(ref))
     drawn = draw_pictures(result, pictures) if pictures else []
     result.layers, result.memory, result.reports = [], None, []
     return result, drawn

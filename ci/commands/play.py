@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ci.conformance import draw_pictures, run_trace
+from ci.conformance import draw_pictures
 from ci.options import (
     add_implementation_options,
     add_profile_options,
@@ -26,6 +26,7 @@ from golden.formats.feature import unpack_feature
 from golden.status import Status
 from golden.trace import load_trace
 from golden.verdict import TraceResult, surface_span
+from scoreboards.verdict import verify
 
 NAME = "play"
 HELP = "play a trace (.cfg or input.txn) on the golden model; without TRACE, the shipped example layer"
@@ -52,7 +53,7 @@ def _play(args) -> int:
     compared = f", compared with {reference.name}" if reference is not None else ""
     print(f"playing {trace.path} ({len(trace.commands)} commands) on {implementation.name}{compared}, "
           f"profile {profile.name}")
-    result = run_trace(trace, profile, implementation, reference)
+    result = verify(trace, profile, implementation, reference)
     _print_layers(result)
     if args.registers:
         print(result.decoded_registers())

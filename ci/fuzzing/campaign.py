@@ -4,7 +4,7 @@ Each step draws a candidate (ci/fuzzing/candidates.py), writes it as a trace wit
 (stimulus/export.py; a layer the rule registry or the golden model rejects is dropped) and asks the golden-side
 feedback (ci/fuzzing/feedback.py) what it adds. With `directed`, only a candidate that adds something runs on the
 implementation; otherwise every generated layer does (the baseline). A run is judged as conform and regress judge
-(ci.regression.engine.play_layer: ci.conformance.run_trace under the layer's time budget); a failed or errored
+(ci.regression.engine.play_layer: scoreboards.verdict.verify under the layer's time budget); a failed or errored
 run is a finding, bucketed by its triage signature, and the first of each bucket is shrunk (ci/regression/
 shrink.py). On the RTL the runs use the line+toggle coverage build; a run that reaches coverage points no
 earlier run reached puts its candidate in the corpus (elsewhere: a run with golden-side novelty).

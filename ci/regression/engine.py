@@ -5,7 +5,7 @@
     Run(record, results, trace_paths)     a test's record (ci/regression/record.py) and its TraceResults, for
                                           attachments
 
-Every layer runs through the implementation interface and the scoreboards (ci.conformance.run_trace).
+Every layer runs through the implementation interface and the scoreboards (scoreboards.verdict.verify).
 A layer that runs past its time budget is stopped (SIGALRM) and recorded as failed with verdict "timeout";
 the budget grows with the layer's size (the bytes of its trace and data files), per implementation kind.
 """
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import ci.implementations as registry
-from ci.conformance import run_trace
 from ci.options import environment, reference_spec
 from ci.regression.coverage import layer_hits
 from ci.regression.item import Item
@@ -30,6 +29,7 @@ from ci.regression.record import Record
 from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
 from golden.verdict import TraceResult
+from scoreboards.verdict import verify
 
 #: (floor seconds, bytes per second) of a layer's time budget, by implementation name; others use "command".
 BUDGETS = {"golden": (60.0, 2e6), "dlhdl": (60.0, 1e6), "command": (120.0, 5e5), "rtl": (300.0, 2e4)}
@@ -126,7 +126,7 @@ class _Recording:
 
 def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale: float,
                implementation=None, ran: list | None = None) -> TraceResult:
-    """One trace through run_trace under its time budget; a timeout is a failed result, never a hang.
+    """One trace through verify under its time budget; a timeout is a failed result, never a hang.
     `ran` receives the hardware layers the reference (else the golden implementation itself) completed."""
     size = layer_bytes(path)
     limit = budget_s(impl_spec, size, scale)
@@ -139,7 +139,7 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
     started = time.perf_counter()
     try:
         with watchdog(limit):
-            result = run_trace(path, profile, implementation, reference)
+            result = verify(path, profile, implementation, reference)
         if ran is not None:
             ran.extend(_completed_layers(result, reference))
         return result

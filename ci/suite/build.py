@@ -62,11 +62,11 @@ def _family(test: str) -> str:
 
 def _golden_run(task: tuple[str, Profile]) -> tuple[str, str, list[str]]:
     """(status, detail, units) of a trace on the golden model alone."""
-    from ci.conformance import run_trace
     from golden.implementation import Golden
+    from scoreboards.verdict import verify
 
     path, profile = task
-    result = run_trace(path, profile, Golden())
+    result = verify(path, profile, Golden())
     units = sorted({unit for layer in result.layers for unit in layer.groups})
     return result.status, result.detail, units
 

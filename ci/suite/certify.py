@@ -43,7 +43,6 @@ from pathlib import Path
 
 import ci.implementations as registry
 import golden
-from ci.conformance import run_trace
 from ci.journal import Journal
 from ci.options import reference_spec, resolve
 from ci.suite import (
@@ -60,6 +59,7 @@ from ci.suite.summary import write_summary
 from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counts, judge
 from golden.config import Profile, get_profile
 from golden.status import Status
+from scoreboards.verdict import verify
 
 #: TraceResult status -> the package's result (before waivers)
 RESULT = {Status.PASSED: "pass", Status.NOT_APPLICABLE: "not supported", Status.UNSUPPORTED: "not supported",
@@ -113,7 +113,7 @@ def _created(spec: str | None):
 def _play(task: tuple[str, str, str, Profile, str, str | None]) -> dict:
     """One test's result entry (without the waiver), never raising for a problem of the test or the model."""
     test, path, folder, profile, impl, ref = task
-    result = run_trace(path, profile, _created(impl), _created(ref))
+    result = verify(path, profile, _created(impl), _created(ref))
     mismatch = result.mismatch_summary() if result.status == Status.FAILED else ""
     return {"id": test, "status": result.status, "result": RESULT.get(result.status, "error"),
             "detail": _within(result.detail, folder), "mismatch": _within(mismatch, folder),

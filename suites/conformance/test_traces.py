@@ -2,7 +2,7 @@
 
     pytest suites/conformance [-n auto] [--nvdla-data DIR] [--impl NAME[:ARG]] [--ref NAME[:ARG]] [--alluredir OUT]
 
-Each trace runs through ci.conformance.run_trace: the implementation (--impl, default golden) judged
+Each trace runs through scoreboards.verdict.verify: the implementation (--impl, default golden) judged
 against the trace's checks and, through the scoreboards, against the reference (--ref; default golden,
 none when --impl is golden), as `nvdla-verif conform` does.
 
@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from ci.conformance import run_trace
 from ci.options import resolve
 from golden.config import get_profile, infer_profile_name, load_spec
 from golden.player import play
 from golden.trace import find_traces
+from scoreboards.verdict import verify
 
 try:
     import allure
@@ -81,7 +81,7 @@ def test_trace(trace_path, implementations):
     if allure is not None:
         allure.dynamic.suite(profile.name)
     _attach("trace", trace_path.read_text())
-    result = run_trace(trace_path, profile, *implementations)
+    result = verify(trace_path, profile, *implementations)
     if not result.layers and result.status == "failed":  # another implementation: the golden model decodes them
         result.layers = play(trace_path, profile).layers
     _attach("decoded registers", result.decoded_registers() or "(no layer ran)")

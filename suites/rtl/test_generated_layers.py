@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
-from ci.conformance import run_trace  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
+from scoreboards.verdict import verify  # noqa: E402
 from stimulus.families import write_generated  # noqa: E402
 
 pytestmark = pytest.mark.rtl
@@ -16,6 +16,6 @@ pytestmark = pytest.mark.rtl
 @pytest.mark.parametrize("index,count", [(0, 1), (1, 1), (2, 2)])
 def test_generated_sdp_layers_match_the_golden_model(index, count, tmp_path, fixture_build, nv_small):
     cfg = write_generated("sdp_reg", nv_small, 14, index, tmp_path, count)
-    result = run_trace(cfg, nv_small, Rtl(), Golden())
+    result = verify(cfg, nv_small, Rtl(), Golden())
     assert result.status == "passed", f"{result.status} {result.detail}"
     assert sum(c.command == "scoreboard vs golden" for c in result.checks) == count

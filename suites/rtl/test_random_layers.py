@@ -4,11 +4,11 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
-from ci.conformance import run_trace  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from golden.trace import CheckCrc, RegWrite, load_trace  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import RANDOM_LAYERS  # noqa: E402
+from scoreboards.verdict import verify  # noqa: E402
 from stimulus.fixture_sdp import write_random_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.rtl
 @pytest.mark.parametrize("seed,layers", RANDOM_LAYERS)
 def test_random_layers_match_the_golden_model(seed, layers, tmp_path, fixture_build, nv_small):
     cfg = write_random_trace(tmp_path, seed, layers)
-    result = run_trace(cfg, nv_small, Rtl(), Golden())
+    result = verify(cfg, nv_small, Rtl(), Golden())
     assert result.status == "passed", f"{result.status} {result.detail}"
     assert sum(c.command == "scoreboard vs golden" for c in result.checks) == layers
     assert sum(c.command == "check_crc" for c in result.checks) == layers

@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("cocotb")
 
-from ci.conformance import run_trace  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from rtl.build import BuildOptions, build  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
+from scoreboards.verdict import verify  # noqa: E402
 from stimulus.corner_data import write_aimed  # noqa: E402
 from stimulus.families import write_generated  # noqa: E402
 from suites.unit.ci.regress_helpers import regress  # noqa: E402
@@ -28,7 +28,7 @@ SEED, BUDGET = 0, 3  # traces of two sdp_reg layers each, plain and aimed
 
 
 def _statuses(write, implementation, nv_small, folder) -> list[str]:
-    return [run_trace(write("sdp_reg", nv_small, SEED, index, folder, 2), nv_small, implementation, Golden()).status
+    return [verify(write("sdp_reg", nv_small, SEED, index, folder, 2), nv_small, implementation, Golden()).status
             for index in range(BUDGET)]
 
 

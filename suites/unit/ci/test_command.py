@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ci.cli import main
-from ci.conformance import run_trace
 from ci.implementations.command import Command
 from golden.config import get_profile
 from golden.implementation import Golden
+from scoreboards.verdict import verify
 
 PROGRAM = f"{sys.executable} {Path(__file__).with_name('golden_program.py')}"
 TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
@@ -20,7 +20,7 @@ TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
 
 def _run(nvdla_data, fault: str | None, timeout_s: float = 60):
     command = Command(PROGRAM + (f" --fault {fault}" if fault else ""), timeout_s=timeout_s)
-    return run_trace(nvdla_data / TRACE, get_profile("nv_small"), command, Golden())
+    return verify(nvdla_data / TRACE, get_profile("nv_small"), command, Golden())
 
 
 def test_golden_in_another_process_passes_with_the_scoreboards(nvdla_data):

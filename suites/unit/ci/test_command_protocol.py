@@ -21,12 +21,12 @@ import pytest
 
 import golden.examples
 from ci.cli import main
-from ci.conformance import run_trace
 from ci.implementations.command import Command
 from ci.implementations.command_files import REQUEST_SCHEMA, write_request
 from golden.config import get_profile
 from golden.implementation import Golden
 from golden.player import prepare
+from scoreboards.verdict import verify
 
 README_PROGRAM = f"{sys.executable} {Path(__file__).with_name('readme_program.py')}"
 TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
@@ -47,7 +47,7 @@ def _program(tmp_path: Path, result: dict | None, code: int = 0, name: str = "pr
 def _run(nvdla_data: Path, program: str, trace: str = TRACE):
     path = nvdla_data / trace
     profile = get_profile("nv_full" if trace.startswith("traceplayer") else "nv_small")
-    return run_trace(path, profile, Command(program, timeout_s=120), Golden())
+    return verify(path, profile, Command(program, timeout_s=120), Golden())
 
 
 @pytest.mark.parametrize("trace", HANDFUL)
@@ -73,7 +73,7 @@ def test_a_watch_takes_one_raise_of_its_bit(tmp_path):
                  for line in lines if line.startswith("reg_write")]
         text += [f"intr_notify(SDP_{group}, s{k});", f"check_crc(s{k}, pri_mem, {dst:#x}, 0x400, 0xd97c87b3);"]
     (tmp_path / "three.cfg").write_text("\n".join(text) + "\n")
-    result = run_trace(tmp_path / "three.cfg", get_profile("nv_small"), Command(README_PROGRAM), Golden())
+    result = verify(tmp_path / "three.cfg", get_profile("nv_small"), Command(README_PROGRAM), Golden())
     assert result.status == "passed", result.detail
     assert result.checks[-1].message == "fired ['SDP_0 -> s0', 'SDP_1 -> s1', 'SDP_0 -> s2']"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ci.conformance import run_trace
 from ci.implementations.dlhdl import DlhdlAdapter
 from golden.config import get_profile
 from golden.formats import dlhdl
 from golden.implementation import Golden
+from scoreboards.verdict import verify
 from suites.unit.ci.dlhdl_golden import GoldenInDlhdl
 
 NV_SMALL = get_profile("nv_small")
@@ -27,7 +27,7 @@ def _adapter(bug=None) -> DlhdlAdapter:
 
 @pytest.mark.parametrize("name", TRACES)
 def test_a_dlhdl_layout_implementation_passes_through_the_adapter(nvdla_data, name):
-    result = run_trace(nvdla_data / "trace_tests/nv_small" / name, NV_SMALL, _adapter(), Golden())
+    result = verify(nvdla_data / "trace_tests/nv_small" / name, NV_SMALL, _adapter(), Golden())
     assert result.status == "passed", result.detail
     assert result.implementation == "dlhdl:golden-in-dlhdl"
 
@@ -36,12 +36,12 @@ def test_the_adapter_really_converts(nvdla_data):
     """Without the adapter the DL HDL-layout implementation's bytes do not match NVIDIA's CRC."""
     program_path = nvdla_data / "trace_tests/nv_small" / TRACES[0]
     threads, parallel = dlhdl.geometry(9)
-    result = run_trace(program_path, NV_SMALL, GoldenInDlhdl(threads, parallel), Golden())
+    result = verify(program_path, NV_SMALL, GoldenInDlhdl(threads, parallel), Golden())
     assert result.status == "failed"
 
 
 def test_a_layout_bug_fails_naming_the_first_wrong_elements(nvdla_data):
-    result = run_trace(nvdla_data / "trace_tests/nv_small/pdp_8x8x64_2x2_int8", NV_SMALL, _adapter("rows-swapped"),
+    result = verify(nvdla_data / "trace_tests/nv_small/pdp_8x8x64_2x2_int8", NV_SMALL, _adapter("rows-swapped"),
                        Golden())
     assert result.status == "failed"
     report = next(r for r in result.reports if not r.ok)
