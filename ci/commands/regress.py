@@ -29,7 +29,7 @@ from ci.cli import invocation
 from ci.implementations.command import absolute_spec, keep_folder
 from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
 from ci.ownership import owned
-from ci.regression import html
+from ci.regression import html, kinds
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.launchers import LAUNCHERS
@@ -273,10 +273,11 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
         raise
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
-    if args.shrink > 0 and any(r["kind"] == "generated" and r["status"] in ("failed", "error") for r in records):
+    shrinkable = kinds.having("shrinkable")
+    if args.shrink > 0 and any(r["kind"] in shrinkable and r["status"] in ("failed", "error") for r in records):
         from ci.regression.shrink import shrink_buckets
 
-        shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink)
+        shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink, shrinkable)
     report = finish(out, manifest, records, {"shard": manifest["shard"], "wall_s": round(wall, 1), "jobs": args.j})
     failing = _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})")
     return 1 if failing or code not in (0, 1, 5) else 0

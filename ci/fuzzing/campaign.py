@@ -48,6 +48,10 @@ from golden.regs.regmap import RegisterMap
 from stimulus.corner_data import AIMERS
 from stimulus.export import write_trace
 
+#: The test kind a finding's record has: a generated layer's, so that regress's triage buckets it and its
+#: shrinking replays it as one (ci/regression/kinds/generated.py, shrinkable).
+FINDING_KIND = "generated"
+
 STATE_VERSION = 1
 #: Candidates tried in a row without golden-side novelty before a directed step runs a plain generated layer.
 MAX_TRIES = 60
@@ -296,7 +300,7 @@ class Campaign:
         the first of a new bucket is shrunk."""
         signature = result_signature(result)
         trace = f"findings/{candidate.id}/{path.name}"
-        record = {"id": candidate.id, "kind": "generated", "status": result.status, "verdict": result.status,
+        record = {"id": candidate.id, "kind": FINDING_KIND, "status": result.status, "verdict": result.status,
                   "detail": result.detail[:500], "signature": signature, "size_bytes": layer_bytes(path),
                   "run": run, "candidate": candidate.as_dict(), "path": trace,
                   "reproduce": _environment_words(candidate) + f"{self.options.command} conform {trace} --profile "

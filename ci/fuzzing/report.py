@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ci.fuzzing.campaign import FINDING_KIND
 from ci.regression.code_coverage import line_ranges, read_dat, read_points, uncovered
 from ci.regression.code_coverage import lines as unit_table
 from ci.regression.results import buckets
@@ -78,7 +79,7 @@ def summary(campaign: dict, other: dict | None = None) -> str:
             lines += unit_table({"tests": len(rows), "merged_by": "the campaign's runs, summed point by point",
                                  "units": rows[-1]["rtl_units"], "total": rows[-1]["rtl_total"]})
     shrunk = {f["id"]: f["shrunk"] for f in campaign["findings"] if f.get("shrunk")}
-    found = buckets(campaign["findings"], shrunk)
+    found = buckets(campaign["findings"], shrunk, {FINDING_KIND})
     if found:
         lines.append("finding buckets (count, signature; first run; reproduce):")
         for bucket in found:
@@ -180,7 +181,7 @@ def write(campaign: dict, against: dict | None = None) -> tuple[str, dict | None
     report = {"state": {k: v for k, v in campaign["state"].items() if k != "seen"}, "runs": campaign["rows"],
               "findings": campaign["findings"],
               "buckets": buckets(campaign["findings"], {f["id"]: f["shrunk"] for f in campaign["findings"]
-                                                        if f.get("shrunk")})}
+                                                        if f.get("shrunk")}, {FINDING_KIND})}
     compared = compare(campaign, against) if against is not None else None
     if compared is not None:
         report["compare"] = {"other": against["out"], **compared}

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from ci.regression import code_coverage
+from ci.regression import code_coverage, kinds
 from ci.regression.coverage import coverage_text
 from ci.regression.results import (
     build_report,
@@ -27,7 +27,7 @@ from ci.regression.results import (
 
 def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | None = None) -> dict:
     report = build_report(manifest, records, manifest["testpoints"], manifest["unavailable"], previous_runs(out),
-                          shrunk_cases(out))
+                          shrunk_cases(out), kinds.having("shrinkable"), kinds.having("mutant_runs"))
     report["meta"].update(extra_meta or {})
     report["coverage"]["code"] = code_coverage.merge_run(out / "rtl-coverage", out / "rtl-coverage.dat")
     (out / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from pathlib import Path
 
 from ci.regression import coverage as functional
@@ -137,7 +138,10 @@ def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
 
 
 def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict], unavailable: list[str],
-                 previous: list[dict] | None = None, shrunk: dict | None = None) -> dict:
+                 previous: list[dict] | None = None, shrunk: dict | None = None,
+                 shrinkable: Collection[str] = (), mutant_runs: Collection[str] = ()) -> dict:
+    """The run's report; `shrinkable` and `mutant_runs` name the test kinds that declare those flags
+    (ci/regression/kinds/base.py TestKind: the caller asks the kind registry, which this module cannot import)."""
     records = sorted(records, key=lambda r: r["id"])
     counts = {s: sum(r["status"] == s for r in records) for s in STATUSES}
     counts["total"] = len(records)
@@ -150,17 +154,18 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
         measured = functional.functional_report(hits)
     except NvdlaVerifError as exc:  # no cocotb-coverage here: the counts are kept, nothing is judged
         rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
-    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk),
-              "mutants": mutant_table(records), "signoff": rows, "unavailable": unavailable,
+    report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk, shrinkable),
+              "mutants": mutant_table(records, mutant_runs), "signoff": rows, "unavailable": unavailable,
               "coverage": {"functional": measured, "hits": hits, "code": None, "note": note,
                            "directed": functional.directed_report(manifest.get("directed"), measured)}}
     report["history"] = history(records, previous or [])
     return report
 
 
-def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
+def buckets(records: list[dict], shrunk: dict | None = None, shrinkable: Collection[str] = ()) -> list[dict]:
     """Failures grouped by signature, the largest bucket first; each with its smallest failing case and, when
-    the bucket holds generated layers, its smallest generated one shrunk (`shrunk`: ci/regression/shrink.py)."""
+    the bucket holds records of a shrinkable kind (`shrinkable`: their kinds' names), the smallest of them
+    shrunk (`shrunk`: ci/regression/shrink.py)."""
     groups: dict[str, list[dict]] = {}
     for r in records:
         if r["status"] in FAILING and r.get("signature"):
@@ -171,7 +176,7 @@ def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
         entry = {"signature": signature, "parts": members[0]["signature"], "count": len(members),
                  "tests": sorted(r["id"] for r in members), "smallest": smallest["id"],
                  "reproduce": smallest.get("reproduce", "")}
-        generated = sorted((r for r in members if r["kind"] == "generated"),
+        generated = sorted((r for r in members if r["kind"] in shrinkable),
                            key=lambda r: (r.get("size_bytes") or 0, r["id"]))
         if generated and shrunk and generated[0]["id"] in shrunk:
             entry["shrunk"] = shrunk[generated[0]["id"]]
@@ -179,10 +184,11 @@ def buckets(records: list[dict], shrunk: dict | None = None) -> list[dict]:
     return sorted(out, key=lambda b: (-b["count"], b["signature"]))
 
 
-def mutant_table(records: list[dict]) -> list[dict]:
+def mutant_table(records: list[dict], mutant_runs: Collection[str]) -> list[dict]:
+    """A row per fixture mutant run (records of the kinds named in `mutant_runs`)."""
     rows = []
     for r in records:
-        if r["kind"] != "mutants" or r["status"] in NOT_RUN:
+        if r["kind"] not in mutant_runs or r["status"] in NOT_RUN:
             continue
         caught = r.get("caught_by", [])
         signatures = sorted({text(c["signature"]) for c in caught})

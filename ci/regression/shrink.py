@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -189,13 +190,14 @@ def _describe(family: str, profile, values: list[int], count: int) -> str:
 
 
 def shrink_buckets(out: Path, manifest: dict, records: list[dict], settings: Settings, budget: int,
-                   say=print) -> None:
+                   shrinkable: Collection[str], say=print) -> None:
     """Shrink the smallest generated failure of each bucket (the one the report shows), once per folder; not a
-    corner-aimed one (the shrinker redraws the family's plain layers, whose data would not aim)."""
+    corner-aimed one (the shrinker redraws the family's plain layers, whose data would not aim). `shrinkable`:
+    the test kinds that declare themselves so (ci/regression/kinds/base.py TestKind.shrinkable)."""
     params = {item["id"]: item["params"] for item in manifest["items"]}
     for bucket in buckets(records):
         member = generated_smallest([r for r in records if r["id"] in bucket["tests"]
-                                     and not params.get(r["id"], {}).get("corners")])
+                                     and not params.get(r["id"], {}).get("corners")], shrinkable)
         if member is None or shrunk_file(out, member["id"]).is_file() or member["id"] not in params:
             continue
         if params[member["id"]].get("corners"):  # aimed data is rebuilt from the layer: replaying choices is not it
@@ -211,6 +213,6 @@ def shrink_buckets(out: Path, manifest: dict, records: list[dict], settings: Set
         shrunk_file(out, member["id"]).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
-def generated_smallest(members: list[dict]) -> dict | None:
-    generated = [r for r in members if r["kind"] == "generated"]
+def generated_smallest(members: list[dict], shrinkable: Collection[str]) -> dict | None:
+    generated = [r for r in members if r["kind"] in shrinkable]
     return min(generated, key=lambda r: (r.get("size_bytes") or 0, r["id"])) if generated else None

@@ -3,6 +3,7 @@ what a kind declares).
 
     names() -> [str]        every kind: the project's, in this order, then the plugins', sorted
     get(name) -> TestKind   the kind a testplan test names (PlanError for none)
+    having(attribute) -> {str}   the kinds that declare a TestKind flag (shrinkable, mutant_runs) true
 
 A plugin package adds kinds through the entry-point group `nvdla_verif.test_kinds`, as implementations are added:
 
@@ -75,3 +76,9 @@ def get(name: str) -> TestKind:
     if name not in registered:
         raise PlanError(f"unknown test kind {name!r}; kinds: {', '.join(registered)}")
     return registered[name]()
+
+
+def having(attribute: str) -> set[str]:
+    """The names of the registered kinds whose class declares `attribute` (a TestKind flag) true; a record of a
+    kind not registered in this process (its plugin gone) has TestKind's defaults."""
+    return {name for name, kind in _registered().items() if getattr(kind, attribute)}

@@ -10,7 +10,8 @@ entry-point group `nvdla_verif.test_kinds`, ci/regression/kinds/__init__.py) tha
 and implements expand(test, expansion) -> [Item] and run(item, settings) -> Run. validate() checks a test's
 entry and raises one PlanError naming the plan file, the test and the field; a kind adds its own checks in
 check(). The rest has defaults a kind may replace: its layers' time budget, when it is not applicable to the
-implementation under test, its reproduce command, whether the RTL's code coverage is collected for it.
+implementation under test, its reproduce command, whether the RTL's code coverage is collected for it, and
+what the report and record code ask of a kind (shrinkable, mutant_runs) instead of testing its name.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ class TestKind:
     seeded: ClassVar[bool] = False
     #: Whether --rtl-coverage collects the RTL's code coverage of its simulations.
     rtl_coverage: ClassVar[bool] = True
+    #: Whether `regress --shrink` shrinks its failing items (ci/regression/shrink.py replays their params: a
+    #: family's generated draw) and the report shows a bucket's smallest one shrunk.
+    shrinkable: ClassVar[bool] = False
+    #: Whether its records are runs of the fixture's mutants (caught or not), the report's mutant table.
+    mutant_runs: ClassVar[bool] = False
 
     # --- the testplan ---
 

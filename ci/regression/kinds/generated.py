@@ -70,6 +70,7 @@ class Generated(TestKind):
     required = ("family", "seeds")
     optional = ("profile", "layers", "fixed_seeds", "count", "directed", "corners", "patience")
     seeded = True
+    shrinkable = True
 
     def check(self, path: Path, name: str, entry: dict) -> None:
         check_drawn(path, name, entry)

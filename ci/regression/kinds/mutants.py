@@ -40,6 +40,7 @@ class Mutants(TestKind):
     name = "mutants"
     required = ("switches",)
     rtl_coverage = False  # the mutants verify the bench, not the DUT
+    mutant_runs = True
 
     def expand(self, test: dict, expansion: Expansion) -> list[Item]:
         switches = [s for s in fixture_bug_switches() if fnmatch.fnmatchcase(s, test["switches"])]
