@@ -53,6 +53,10 @@ class TraceHang(TraceError):
     """The trace waits for something the hardware would never do."""
 
 
+class SharedRegisterRace(TraceError):
+    """The trace changes a register both groups share while a layer that reads it may be running."""
+
+
 @dataclass
 class WrittenSurface:
     """A surface a hardware layer wrote, with what a scoreboard needs to judge it."""
@@ -121,6 +125,8 @@ class Hardware:
             group = self.regs.producer(reg.unit)
             if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
                 self.run_armed()  # the armed group runs before software may reprogram it
+        if reg.unit in self.luts and reg.name.startswith("S_LUT_") and not reg.name.startswith("S_LUT_ACCESS"):
+            self._check_unchanged_while_armed(reg, value, where)
         if reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
             if reg.unit in self.regs.armed():
                 self.run_armed()  # an armed layer uses the LUT as programmed so far
@@ -128,6 +134,22 @@ class Hardware:
             if reg.name == "S_LUT_ACCESS_CFG":
                 self._lut_accesses[reg.unit].append((reg.unit, reg.name, value))
         self.regs.write(reg, value)
+
+    def _check_unchanged_while_armed(self, reg: Register, value: int, where: str) -> None:
+        """The S_LUT_* parameters are single registers, read live by the datapath (NVIDIA RTL
+        NV_NVDLA_CDP_REG_single.v / NV_NVDLA_SDP_REG_single.v: no copy per group): a new value written while a
+        layer of the unit is armed reaches the layer part-way on the hardware, a race no model can answer."""
+        group = self.regs.armed().get(reg.unit)
+        if group is None:
+            return
+        old = self.regs.raw(reg.unit, reg.name) & reg.writable_mask
+        if (value & reg.writable_mask) != old:
+            path, _, line = where.rpartition(":")
+            raise SharedRegisterRace(
+                f"{reg.qualified} changes from {old:#x} to {value & reg.writable_mask:#x} while "
+                f"{reg.unit}[{group}] is enabled; the S_LUT_* registers are shared by both register groups, so "
+                f"the running layer would see the new value part-way: wait for its done interrupt first",
+                path=path, line=int(line) if line.isdigit() else None)
 
     def read(self, reg: Register) -> int:
         if reg.unit == "CDP" and reg.name == "S_LUT_ACCESS_DATA":

@@ -9,6 +9,7 @@ range leaves the table's span as it was: the span rule does not judge a table wh
 from __future__ import annotations
 
 from golden.numerics.integer import as_signed
+from golden.units.cdp.rules import INT8_START_BITS as START_BITS
 from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
 from stimulus.breakers import Fields, declare
 
@@ -46,16 +47,40 @@ def _offset(fields, cfg, choose, profile):
     return fields
 
 
+def _bound_keys(table: str, end: str) -> tuple[str, str]:
+    return tuple(f"CDP.S_LUT_{table}_{end}_{half}.LUT_{table}_{end}_{half}" for half in ("LOW", "HIGH"))
+
+
+def _get38(fields: dict, keys: tuple[str, str]) -> int:
+    return as_signed(fields[keys[1]] << 32 | fields[keys[0]], 38)
+
+
+def _set38(fields: dict, keys: tuple[str, str], value: int) -> None:
+    raw = value & ((1 << 38) - 1)
+    fields[keys[0]], fields[keys[1]] = raw & 0xFFFFFFFF, raw >> 32
+
+
 def _span(table: str):
     def breaker(fields, cfg, choose, profile):
         if table == "LE" and not _linear(fields):
             return None
-        low_key, high_key = (f"CDP.S_LUT_{table}_END_{half}.LUT_{table}_END_{half}" for half in ("LOW", "HIGH"))
-        end = as_signed(fields[high_key] << 32 | fields[low_key], 38) + choose.choice((-1, 1))
-        raw = end & ((1 << 38) - 1)
-        fields[low_key], fields[high_key] = raw & 0xFFFFFFFF, raw >> 32
+        keys = _bound_keys(table, "END")
+        _set38(fields, keys, _get38(fields, keys) + choose.choice((-1, 1)))
         return fields
     return breaker
+
+
+def _start_int8(fields, cfg, choose, profile):
+    """START just outside 22 bits, END moved with it so that a linear table keeps its span."""
+    if _precision(fields) != "int8":
+        return None
+    table = choose.choice(("LE", "LO"))
+    start_keys, end_keys = _bound_keys(table, "START"), _bound_keys(table, "END")
+    start = choose.choice((-(1 << (START_BITS - 1)) - 1, 1 << (START_BITS - 1)))
+    delta = start - _get38(fields, start_keys)
+    _set38(fields, start_keys, start)
+    _set38(fields, end_keys, _get38(fields, end_keys) + delta)
+    return fields
 
 
 CHANGES = {
@@ -65,6 +90,7 @@ CHANGES = {
     "CDP-LUT-LE-OFFSET": _offset,
     "CDP-LUT-LE-SPAN": _span("LE"),
     "CDP-LUT-LO-SPAN": _span("LO"),
+    "CDP-LUT-START-INT8": _start_int8,
 }
 
 BREAKERS = declare(CHANGES, Fields("cdp"))

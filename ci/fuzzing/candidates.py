@@ -192,6 +192,18 @@ def derived(number: int, parent: Candidate, profile: Profile, mutator: Mutator, 
         edit = mutator.edit(layers[index], index, rng)
         if edit is None:
             return None
-        child.edits.append(edit)
-        apply_edits(layers, [edit])
+        edits = shared_edits(edit, layers, mutator.regmap)
+        child.edits += edits
+        apply_edits(layers, edits)
     return child
+
+
+def shared_edits(edit: list, layers: list, regmap: RegisterMap) -> list[list]:
+    """The edit, in every layer that programs the field when its register is a single (S_) register: both
+    groups share it, and a trace giving consecutive layers different values races with the running layer
+    (golden.hardware.SharedRegisterRace)."""
+    index, key, value = edit
+    unit, register, _ = key.split(".")
+    if regmap.lookup(f"{unit}.{register}").is_double_buffered:
+        return [edit]
+    return [[i, key, value] for i, layer in enumerate(layers) if key in layer.fields]

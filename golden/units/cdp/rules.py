@@ -78,3 +78,27 @@ def _span_rule(table: str, extra: int) -> None:
 
 _span_rule("LE", 6)
 _span_rule("LO", 8)
+
+
+INT8_START_BITS = 22
+
+
+def _start_fields() -> tuple[str, ...]:
+    return tuple(f"CDP.S_LUT_{t}_START_{half}.LUT_{t}_START_{half}" for t in ("LE", "LO") for half in ("LOW", "HIGH"))
+
+
+# NVIDIA's RTL runs int8 LRN two elements a cycle: the second lane compares the square sum with START[21:0] and
+# subtracts in 22 bits, and the first lane's 38-bit difference carries the assert "CDP_LUT_ctrl: no overflow
+# is allowed" on its bits 36:22. A START outside 22 bits is read as its low 22 bits by one lane only (on
+# nv_small an exponent LE_START of -12884901909 indexed entry 45 where the 38-bit value overflows the table).
+@rule("CDP-LUT-START-INT8", "CDP", f"{LUT}, with NVIDIA RTL NV_NVDLA_CDP_DP_LUT_CTRL_unit.v (int8 lanes: "
+      "dec_offset_msb[21:0], assert on dec_offset_lsb[36:22])", _start_fields(),
+      "int8: LE_START and LO_START are 22-bit signed values")
+def _start_int8(cfg, facts):
+    if cfg.precision != "int8":
+        return None
+    low, high = -(1 << (INT8_START_BITS - 1)), (1 << (INT8_START_BITS - 1)) - 1
+    for table, start in (("LE", cfg.lut.le_start), ("LO", cfg.lut.lo_start)):
+        if not low <= start <= high:
+            return (f"int8 {table}_START {start} outside the 22-bit range [{low}, {high}] the int8 LUT lanes "
+                    f"compare and subtract in")

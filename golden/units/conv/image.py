@@ -10,8 +10,13 @@
 * Weights: channel pre-extension (channel s * C + c holds tap (c, r, s), so CSC sees 1 x R x C*S) and the
   optional 2/4-line post-extension (CSC.D_POST_Y_EXTENSION) only reorder the weights in memory
   (golden.formats.weight.unpack_image_weights); the sums are those of the R x S convolution.
-* Padding: CSC applies its PAD_VALUE directly (programming guide: <CDMA|CSC>.ZERO_PADDING_VALUE); the model
-  uses it for all four sides.
+* Padding is split between two units, each with its own PAD_VALUE. CDMA writes the left and right padding
+  columns into the buffer: its pixel packer marks them (NV_NVDLA_CDMA_IMG_pack.v, lp/rp masks) and the
+  convertor puts CDMA's PAD_VALUE in place of its own output there (NV_NVDLA_CDMA_cvt.v,
+  cvt_data_cell_8b_masked: the low byte for an int8 output, all 16 bits otherwise). CSC pads only the top and
+  bottom lines in image mode (NV_NVDLA_CSC_dl.v dat_img_req_dummy tests the height alone) with its PAD_VALUE.
+  The programming guide (<CDMA|CSC>.ZERO_PADDING_VALUE) says CDMA's value passes the convertor; the RTL
+  replaces the converted value, and the RTL is followed.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 from golden.formats import pixel, weight
 from golden.numerics import corners, fp
 from golden.numerics.integer import pixel_to_int, shift_right_round
-from golden.units.conv import cdma
+from golden.units.conv import cdma, csc
 from golden.units.conv.config import ConvConfig
 from golden.units.conv.direct import convolve
 from golden.units.conv.geometry import Geometry
@@ -78,12 +83,19 @@ def image_weights(ctx, cfg: ConvConfig) -> np.ndarray:
 
 
 def geometry(cfg: ConvConfig) -> Geometry:
+    """CSC's view: the columns CDMA padded are part of the cube, so CSC pads no column."""
     return Geometry(taps=(cfg.weight_height_ext, cfg.weight_channel_ext // cfg.channels),
                     out_hw=(cfg.csc_out_height, cfg.csc_out_width), stride=(cfg.stride_y, cfg.stride_x),
-                    dilation=(1, 1), pad_left=cfg.csc_pad_left, pad_top=cfg.csc_pad_top)
+                    dilation=(1, 1), pad_left=0, pad_top=cfg.csc_pad_top)
+
+
+def pad_columns(cube: np.ndarray, cfg: ConvConfig) -> np.ndarray:
+    """The converted (C, H, W) cube with CDMA's padding columns, PAD_LEFT on the left and PAD_RIGHT on the right."""
+    side = csc.pad_element(cfg.pad_value, cfg.proc_precision)
+    return np.pad(cube, ((0, 0), (0, 0), (cfg.pad_left, cfg.pad_right)), constant_values=side)
 
 
 def run_layer(ctx, cfg: ConvConfig):
-    cube = convert(read_pixels(ctx, cfg), cfg)[None]
+    cube = pad_columns(convert(read_pixels(ctx, cfg), cfg), cfg)[None]
     return convolve(cube, image_weights(ctx, cfg), geometry(cfg), cfg.precision, cfg.csc_pad_value,
                     cfg.clip_truncate, nan_to_zero=cfg.nan_to_zero)

@@ -199,3 +199,17 @@ def test_the_directed_loop_reaches_corners_random_layers_of_the_same_budget_miss
     missed = set(state(random)["seen"]["corners"])  # every random run's golden corners (all of them ran)
     assert "sdp.cvt_out.round=tie+" in reached - missed
     assert len(reached - missed) >= 3
+
+
+def test_an_edit_of_a_single_register_reaches_every_layer_that_programs_it():
+    """Both register groups share a S_ register: a mutation gives it one value in the whole trace, or the golden
+    model ends the trace as a race (the campaign's c000197 edited S_LUT_INFO in its second layer only)."""
+    from types import SimpleNamespace
+
+    from ci.fuzzing.candidates import shared_edits
+    regmap = RegisterMap.for_profile(get_profile("nv_small"))
+    key, double = "CDP.S_LUT_INFO.LUT_LE_INDEX_SELECT", "CDP.D_DATOUT_SCALE.DATOUT_SCALE"
+    layers = [SimpleNamespace(fields={key: 0, double: 1}), SimpleNamespace(fields={double: 1}),
+              SimpleNamespace(fields={key: 0, double: 1})]
+    assert shared_edits([2, key, 255], layers, regmap) == [[0, key, 255], [2, key, 255]]
+    assert shared_edits([1, double, 7], layers, regmap) == [[1, double, 7]]

@@ -239,6 +239,28 @@ def test_index_select_range_for_cdp_int8():
     assert "LO_INDEX_SELECT" in str(error)
 
 
+@pytest.mark.parametrize("start,legal", [(-(1 << 21), True), ((1 << 21) - 1 - 64, True), (-(1 << 21) - 1, False),
+                                         (1 << 21, False), (-12884901909, False)])
+def test_int8_exponent_start_is_22_bits(start, legal):
+    """NVIDIA's RTL (NV_NVDLA_CDP_DP_LUT_CTRL_unit.v) keeps an int8 lane's START and difference in 22 bits; the
+    last START is the one the fuzzing campaign found, on which nv_small's RTL indexed entry 45 where the 38-bit
+    value leaves the table."""
+    cube = np.zeros((8, 2, 2), np.int8)
+    fields = {**layer_fields(cube.shape, "int8", 3), **lut_fields(start, 0, 0, 256, 0, 0, linear=False)}
+    if legal:
+        run_model(cube, "int8", fields, np.zeros(65), np.zeros(257))
+        return
+    with pytest.raises(ConfigurationError) as info:
+        run_model(cube, "int8", fields, np.zeros(65), np.zeros(257))
+    assert info.value.rule.startswith("CDP-LUT-START-INT8") and "22-bit" in str(info.value)
+
+
+def test_int16_start_keeps_38_bits():
+    cube = np.zeros((8, 2, 2), np.int16)
+    fields = {**layer_fields(cube.shape, "int16", 3), **lut_fields(-(1 << 36), 0, 0, 256, 0, 0, linear=False)}
+    run_model(cube, "int16", fields, np.zeros(65), np.zeros(257))
+
+
 def test_lrn_has_no_precision_conversion():
     error = _error(**{"CDP_RDMA.D_DATA_FORMAT.INPUT_DATA": 1})
     assert "Table 31" in error.rule

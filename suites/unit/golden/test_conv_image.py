@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from register_edits import with_fields
 
 from golden.config import get_profile
 from golden.errors import ConfigurationError
@@ -135,3 +136,26 @@ def test_compressed_image_weights_equal_uncompressed(name, post):
     plain = conv.run(image_layer(NV_FULL, raw, weights, layer)).output
     packed = conv.run(image_layer(NV_FULL, raw, weights, ImageLayer(**{**layer.__dict__, "compressed": True})))
     np.testing.assert_array_equal(packed.output, plain)
+
+
+@pytest.mark.parametrize("precision,cdma_pad,csc_pad", [("int8", 7, 117), ("int8", 0xFF85, 3), ("int16", 0x8001, 250)])
+def test_cdma_pads_columns_and_csc_pads_lines(precision, cdma_pad, csc_pad):
+    """Image mode splits the padding: CDMA's PAD_VALUE fills the left and right columns, replacing the
+    convertor's output (NV_NVDLA_CDMA_IMG_pack.v lp/rp masks, NV_NVDLA_CDMA_cvt.v cvt_data_cell_8b_masked);
+    CSC's fills the top and bottom lines whole, corners included (NV_NVDLA_CSC_dl.v dat_img_req_dummy).
+    Found by the RTL fuzzing campaign: NVIDIA's nv_small RTL gave 63 where a model padding every side with
+    CSC's value gave 43. The expected sums are taken over a plane built by hand from that rule."""
+    raw = np.array([[[3, 9, 27, 40, 5], [33, 20, 25, 12, 6], [1, 2, 4, 8, 16]]], dtype=np.uint8)  # T_R8 1x3x5
+    weights = np.arange(1, 10, dtype=np.int64).reshape(1, 1, 3, 3) - 5
+    # stride 2 with top/left padding 1 leaves one line of bottom and one column of right padding
+    layer = ImageLayer(pixel_format="T_R8", precision=precision, stride=(2, 2), pad=(1, 1), pad_value=cdma_pad,
+                       cvt_scale=3, cvt_offset=1)
+    ctx = with_fields(image_layer(NV_FULL, raw, weights, layer), CSC__D_ZERO_PADDING_VALUE__PAD_VALUE=csc_pad)
+
+    bits = 8 if precision == "int8" else 16
+    as_signed = lambda v: ((v & ((1 << bits) - 1)) ^ (1 << (bits - 1))) - (1 << (bits - 1))  # noqa: E731
+    plane = np.full((5, 7), as_signed(csc_pad), dtype=np.int64)
+    plane[1:4, :] = as_signed(cdma_pad)
+    plane[1:4, 1:6] = (raw[0].astype(np.int64) - 1) * 3  # the convertor: (x - offset) * scale, no saturation here
+    expected = np.array([[(plane[y:y + 3, x:x + 3] * weights[0, 0]).sum() for x in (0, 2, 4)] for y in (0, 2)])
+    np.testing.assert_array_equal(conv.run(ctx).output[0], expected)
