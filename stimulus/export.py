@@ -124,13 +124,21 @@ class _Writer:
         tables: set[tuple] = set()
         launches: dict[str, int] = {}  # unit -> layers that used it so far: its next register group is this % 2
         unawaited: dict[str, int] = {}  # unit -> its layers launched since the last wait
+        shared: dict[tuple[str, str], int] = {}  # the single S_LUT_* parameters as the trace last wrote them
         for index, layer in enumerate(self.layers):
             # A register group is written again only once the layer that last used it is done: nvdlav1's
             # register files drop writes to a group whose OP_EN is set (vmod NV_NVDLA_RUBIK_regfile.v:
             # d0_reg_wr_en = reg_wr_en & select_d0 & ~reg2dp_d0_op_en, asserting "Write group 0 registers
             # when OP_EN is set"; every unit's *_regfile.v alike), however fast the golden model ran it.
             reuses = any(unawaited.get(unit, 0) >= 2 for unit in layer.units())
-            if layer.waits or reuses:
+            programming = layer.register_writes(self.regmap)
+            # The S_LUT_* parameters are single registers the datapath reads live (golden.hardware
+            # SharedRegisterRace): new values wait until the unit's earlier layers are done.
+            changes_shared = any(unawaited.get(unit) and shared.get((unit, register), value) != value
+                                 for unit, register, value in programming if _shared_parameter(register))
+            shared.update({(unit, register): value for unit, register, value in programming
+                           if _shared_parameter(register)})
+            if layer.waits or reuses or changes_shared:
                 unawaited.clear()
                 self.commands += [CheckNothing(**self.where, sync=sync) for sync in syncs]
                 syncs.clear()
@@ -146,7 +154,7 @@ class _Writer:
             tables.add(writes)
             for unit, register, value in writes:
                 self.write(unit, register, value)
-            for unit, register, value in layer.register_writes(self.regmap):
+            for unit, register, value in programming:
                 self.write(unit, register, value)
             for unit in layer.enable_order():
                 self.write(unit, "D_OP_ENABLE", 1)
@@ -183,6 +191,10 @@ class _Writer:
                                  base=region.base, size=region.size, crc=0) for region in layer.checks]
         self._await(pending)
         return self.commands + regions + later
+
+
+def _shared_parameter(register: str) -> bool:
+    return register.startswith("S_LUT_") and not register.startswith("S_LUT_ACCESS")
 
 
 def apart(layers: list[Layer]) -> None:
