@@ -84,7 +84,7 @@ INT8_START_BITS = 22
 
 
 def _start_fields() -> tuple[str, ...]:
-    return tuple(f"CDP.S_LUT_{t}_START_{half}.LUT_{t}_START_{half}" for t in ("LE", "LO") for half in ("LOW", "HIGH"))
+    return tuple(key for table in ("LE", "LO") for key in _bound_fields(table) if "_START_" in key)
 
 
 # NVIDIA's RTL runs int8 LRN two elements a cycle: the second lane compares the square sum with START[21:0] and
