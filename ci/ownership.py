@@ -18,13 +18,15 @@ from pathlib import Path
 
 from golden.errors import NvdlaVerifError
 
+FOLDER_LOCK = ".nvdla-verif.lock"
+
 
 class OutputInUse(NvdlaVerifError):
     """Another run is writing the same results folder or file."""
 
 
 def lock_file(target: Path, kind: str) -> Path:
-    return target / ".nvdla-verif.lock" if kind == "folder" else target.with_name(f".{target.name}.lock")
+    return target / FOLDER_LOCK if kind == "folder" else target.with_name(f".{target.name}.lock")
 
 
 @contextmanager

@@ -84,9 +84,10 @@ def _rule_check(args) -> int:
 def _campaign(args) -> int:
     import os
 
-    from ci.fuzzing.campaign import Campaign, Options, campaign_families
+    from ci.fuzzing.campaign import Campaign, FuzzError, Options, campaign_families
     from ci.fuzzing.report import write_report
     from ci.implementations.command import absolute_spec
+    from ci.ownership import owned
 
     rtl = args.impl.partition(":")[0] == "rtl"
     profile = get_profile(args.profile or (rtl and rtl_profile(args)) or "nv_small")
@@ -100,7 +101,11 @@ def _campaign(args) -> int:
                       runs=args.runs, minutes=args.time, patience=args.patience, shrink=args.shrink,
                       rtl=rtl_arguments(args), axi_pause=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or 0),
                       command=invocation())
-    campaign = Campaign(Path(args.out).resolve(), options, profile)
-    campaign.run()
+    out = Path(args.out).resolve()
+    if out.exists() and not out.is_dir():
+        raise FuzzError(f"{out}: not a folder")
+    with owned(out):  # two processes continuing one campaign would replay the same runs and clear each other's work
+        campaign = Campaign(out, options, profile)
+        campaign.run()
     print(write_report(Path(args.out), Path(args.compare) if args.compare else None), end="")
     return 1 if campaign.findings else 0

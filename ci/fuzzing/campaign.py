@@ -16,12 +16,11 @@ OUT holds:
     runs.jsonl           one line per implementation run (coverage after it, per unit)
     rtl-coverage.N.dat.gz  the merged Verilator counts after run N (the one state.json names)
     findings/ID.json     a finding's record (as regress records tests), findings/ID/ its trace; shrunk/ as regress
-    .lock                locked by the process running the campaign (its pid inside): one process per campaign
+    .nvdla-verif.lock    held by the `fuzz` process running the campaign (ci/ownership.py): one process per campaign
 """
 
 from __future__ import annotations
 
-import fcntl
 import gzip
 import json
 import os
@@ -37,6 +36,7 @@ import numpy as np
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, broken, features
 from ci.options import environment, families_for
+from ci.ownership import FOLDER_LOCK
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
 from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
 from ci.regression.results import buckets
@@ -55,8 +55,6 @@ from stimulus.export import write_trace
 FINDING_KIND = "generated"
 
 STATE_VERSION = 1
-#: Held (flock) by the process running the campaign, with its pid inside; a second one on the folder stops.
-LOCK = ".lock"
 #: Candidates tried in a row without golden-side novelty before a directed step runs a plain generated layer.
 MAX_TRIES = 60
 #: Of the fresh candidates of a directed step, the share aimed at arithmetic corners (families with an aimer).
@@ -96,33 +94,10 @@ def campaign_families(profile: Profile, requested: list[str] | None, fixture: bo
     return families_for(profile, requested or (["sdp_reg"] if fixture else None))
 
 
-def _hold(out: Path):
-    """The campaign folder's lock, held as long as the returned file stays open: two processes continuing one
-    campaign would each replay the runs since the state both read, and one clears the other's work folder."""
-    if out.exists() and not out.is_dir():
-        raise FuzzError(f"{out}: not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    handle = open(out / LOCK, "a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "unknown"
-        handle.close()
-        raise FuzzError(f"{out}: another fuzz process (pid {holder}) is running this campaign; wait for it to end, "
-                        "or stop it (Ctrl-C or SIGTERM keeps its runs) and run the same command again") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    return handle
-
-
 class Campaign:
     def __init__(self, out: Path, options: Options, profile: Profile, say=print):
         self.out, self.options, self.profile, self.say = out, options, profile, say
         self.regmap = RegisterMap.for_profile(profile)
-        self.lock = _hold(out)
         self.settings = Settings(impl=options.impl, ref=options.ref, profile=profile.name, work=out / "work",
                                  rtl=list(options.rtl), command=options.command)
         self.state = self._load()
@@ -138,7 +113,7 @@ class Campaign:
         path = self.out / "state.json"
         wanted = {k: getattr(self.options, k) for k in KEPT}
         if not path.is_file():
-            if any(p.name != LOCK for p in self.out.iterdir()):
+            if self.out.exists() and any(p.name != FOLDER_LOCK for p in self.out.iterdir()):
                 raise FuzzError(f"{self.out}: not empty and holds no fuzzing campaign (no state.json)")
             self.out.mkdir(parents=True, exist_ok=True)
             return {"version": STATE_VERSION, "options": wanted, "step": 0, "runs": 0, "elapsed_s": 0.0,

@@ -219,15 +219,17 @@ def test_a_second_process_on_a_running_campaign_stops_with_one_clear_error(tmp_p
     """Two processes continuing one campaign replayed the same runs into runs.jsonl, and one deleted the other's
     work folder mid-run (seen on the nv_small acceptance campaign); the folder's lock stops the second one."""
     import fcntl
+
+    from ci.ownership import lock_file
     out = tmp_path / "camp"
     out.mkdir()
-    with open(out / campaign_module.LOCK, "w") as holder:
-        holder.write("4242\n")
+    with open(lock_file(out.resolve(), "folder"), "w") as holder:
+        holder.write("pid 4242\n")
         holder.flush()
         fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the running process holds it
         assert fuzz(out, "--runs", "1") == 2
         err = capsys.readouterr().err
-        assert "another fuzz process (pid 4242) is running this campaign" in err and "Traceback" not in err
+        assert "is being written by another run (pid 4242)" in err and "Traceback" not in err
         assert not (out / "state.json").exists()
     assert fuzz(out, "--runs", "1") == 0  # the lock released: the campaign starts
     assert state(out)["runs"] == 1
