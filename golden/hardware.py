@@ -37,7 +37,7 @@ from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext, Surface, Tolerance
 from golden.units.conv.cbuf import ConvBuffer
-from golden.units.lut import LutRam
+from golden.units.lut import LutRam, is_parameter
 
 #: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS), from the unit declarations.
 INTERRUPTS = golden.units.interrupts()
@@ -125,9 +125,9 @@ class Hardware:
             group = self.regs.producer(reg.unit)
             if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
                 self.run_armed()  # the armed group runs before software may reprogram it
-        if reg.unit in self.luts and reg.name.startswith("S_LUT_") and not reg.name.startswith("S_LUT_ACCESS"):
+        if reg.unit in self.luts and is_parameter(reg.name):
             self._check_unchanged_while_armed(reg, value, where)
-        if reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
+        elif reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
             if reg.unit in self.regs.armed():
                 self.run_armed()  # an armed layer uses the LUT as programmed so far
             self.luts[reg.unit].write(reg.name, value)
@@ -136,9 +136,8 @@ class Hardware:
         self.regs.write(reg, value)
 
     def _check_unchanged_while_armed(self, reg: Register, value: int, where: str) -> None:
-        """The S_LUT_* parameters are single registers, read live by the datapath (NVIDIA RTL
-        NV_NVDLA_CDP_REG_single.v / NV_NVDLA_SDP_REG_single.v: no copy per group): a new value written while a
-        layer of the unit is armed reaches the layer part-way on the hardware, a race no model can answer."""
+        """A new value of a LUT parameter (golden.units.lut.is_parameter) written while a layer of the unit is
+        armed reaches the layer part-way on the hardware, a race no model can answer."""
         group = self.regs.armed().get(reg.unit)
         if group is None:
             return

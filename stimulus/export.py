@@ -48,6 +48,7 @@ from golden.trace import (
     Wait,
     write_cfg,
 )
+from golden.units.lut import is_parameter
 from stimulus.layer import Layer
 
 TXN = "input.txn"
@@ -135,9 +136,9 @@ class _Writer:
             # The S_LUT_* parameters are single registers the datapath reads live (golden.hardware
             # SharedRegisterRace): new values wait until the unit's earlier layers are done.
             changes_shared = any(unawaited.get(unit) and shared.get((unit, register), value) != value
-                                 for unit, register, value in programming if _shared_parameter(register))
+                                 for unit, register, value in programming if is_parameter(register))
             shared.update({(unit, register): value for unit, register, value in programming
-                           if _shared_parameter(register)})
+                           if is_parameter(register)})
             if layer.waits or reuses or changes_shared:
                 unawaited.clear()
                 self.commands += [CheckNothing(**self.where, sync=sync) for sync in syncs]
@@ -191,10 +192,6 @@ class _Writer:
                                  base=region.base, size=region.size, crc=0) for region in layer.checks]
         self._await(pending)
         return self.commands + regions + later
-
-
-def _shared_parameter(register: str) -> bool:
-    return register.startswith("S_LUT_") and not register.startswith("S_LUT_ACCESS")
 
 
 def apart(layers: list[Layer]) -> None:

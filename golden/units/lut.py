@@ -51,6 +51,12 @@ INDEX_MAX = 511  # the 9-bit index saturates
 RULE = "programming-guide: Limitation/LUT"
 
 
+def is_parameter(register: str) -> bool:
+    """A S_LUT_* register the datapath reads live (start, end, slopes, index, priorities): single, shared by both
+    register groups (NVIDIA RTL NV_NVDLA_CDP_REG_single.v, NV_NVDLA_SDP_REG_single.v); not the table's port."""
+    return register.startswith("S_LUT_") and not register.startswith("S_LUT_ACCESS")
+
+
 @dataclass(frozen=True)
 class LutParams:
     """S_LUT_* register fields of one unit; starts/ends are raw bits (int32 or fp32 patterns)."""
