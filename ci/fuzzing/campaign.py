@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
-from ci.fuzzing.feedback import GoldenRun, Seen, broken, features
+from ci.fuzzing.feedback import GoldenRun, Seen, broken, features, worth
 from ci.options import environment, families_for
 from ci.ownership import FOLDER_LOCK
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
@@ -57,6 +57,8 @@ FINDING_KIND = "generated"
 STATE_VERSION = 1
 #: Candidates tried in a row without golden-side novelty before a directed step runs a plain generated layer.
 MAX_TRIES = 60
+#: Candidates with golden-side novelty a directed step weighs against each other before it runs the best.
+CHOICES = 4
 #: Of the fresh candidates of a directed step, the share aimed at arithmetic corners (families with an aimer).
 CORNER_SHARE = 0.3
 #: Options a resumed campaign must keep.
@@ -197,20 +199,31 @@ class Campaign:
         return reason
 
     def step(self) -> None:
-        """Find a candidate worth running (directed: with golden-side novelty), run it, commit."""
+        """Find a candidate worth running, run it, commit. Random: the first the golden model runs. Directed: of
+        the first CHOICES candidates with golden-side novelty, the one whose novelty is worth most
+        (feedback.worth; the earliest of equals); after MAX_TRIES without any, a plain generated layer."""
+        best, choices = None, 0
         for tries in range(MAX_TRIES + 1):
             self.state["step"] += 1
-            candidate = self._candidate(fallback=tries == MAX_TRIES)
+            candidate = self._candidate(fallback=tries == MAX_TRIES and best is None)
             evaluated = self._golden(candidate)
             if evaluated is None:
                 continue
             path, found = evaluated
             new = self.seen.new(found)
-            if self.options.directed and not new and tries < MAX_TRIES:
+            if not self.options.directed:
+                best = (candidate, path, found, new)
+                break
+            if not new and (tries < MAX_TRIES or best is not None):
                 self.state["skipped"] += 1
                 continue
-            self._run(candidate, path, found, new)
-            return
+            if best is None or worth(new) > worth(best[3]):
+                best = (candidate, path, found, new)
+            choices += 1
+            if choices == CHOICES or tries == MAX_TRIES:
+                break
+        if best is not None:
+            self._run(*best)
 
     def _rng(self) -> np.random.Generator:
         return np.random.default_rng([self.options.seed, self.state["step"]])

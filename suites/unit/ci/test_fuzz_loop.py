@@ -14,7 +14,7 @@ pytest.importorskip("cocotb_coverage")
 import ci.fuzzing.campaign as campaign_module  # noqa: E402
 from ci.cli import main as cli  # noqa: E402
 from ci.fuzzing.campaign import FuzzError  # noqa: E402
-from ci.fuzzing.feedback import FieldTransitions, GoldenRun, Seen, rule_distances, value_class  # noqa: E402
+from ci.fuzzing.feedback import CbufBanks, FieldTransitions, GoldenRun, Seen, rule_distances, value_class, worth  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.regs.regmap import RegisterMap  # noqa: E402
 from golden.regs.values import RegisterValues  # noqa: E402
@@ -233,3 +233,48 @@ def test_a_second_process_on_a_running_campaign_stops_with_one_clear_error(tmp_p
         assert not (out / "state.json").exists()
     assert fuzz(out, "--runs", "1") == 0  # the lock released: the campaign starts
     assert state(out)["runs"] == 1
+
+
+def _conv(entries: int, lines: int, batches: int, data_bank: int, weight_bank: int, weight_bytes: int):
+    class Layer:
+        stages = ("CONV", "SDP")
+        regs = RegisterValues.encode(RegisterMap.for_profile(get_profile("nv_small")), {
+            "CDMA.D_ENTRY_PER_SLICE.ENTRIES": entries - 1, "CSC.D_DATAIN_SIZE_EXT_0.DATAIN_HEIGHT_EXT": lines - 1,
+            "CDMA.D_BATCH_NUMBER.BATCHES": batches - 1, "CDMA.D_BANK.DATA_BANK": data_bank - 1,
+            "CDMA.D_BANK.WEIGHT_BANK": weight_bank - 1, "CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES": weight_bytes})
+    return Layer()
+
+
+def test_cbuf_banks_a_convolution_fills():
+    # nv_small's CBUF: 32 banks of 512 entries of 8 bytes (hw_spec nv_small: CBUF_BANK_DEPTH, CBUF_BANK_WIDTH).
+    # 100 entries x 21 lines = 2,100 entries: banks 0-4 (the fifth holds 52); 9,000 weight bytes need three
+    # banks of 4,096, from the first bank after the six data banks: 6, 7, 8
+    run = GoldenRun(get_profile("nv_small"), [_conv(100, 21, 1, 6, 4, 9000)])
+    assert CbufBanks().features(run) == {f"data/bank={b}" for b in range(5)} | {"weight/bank=6", "weight/bank=7",
+                                                                               "weight/bank=8"}
+    full = GoldenRun(get_profile("nv_small"), [_conv(125, 123, 1, 31, 1, 128)])  # the campaign's 40,000 toggles
+    assert len(CbufBanks().features(full)) == 31 + 1
+
+
+def test_a_new_bin_outweighs_new_field_classes():
+    assert worth({"bins": {"a"}}) > worth({"fields": {"x=1", "y=1", "z=1"}})
+    assert worth({"cbuf": {"data/bank=9"}}) > worth({"transitions": {"x:1->2", "y:1->2"}}) > 0
+    assert worth({}) == 0
+
+
+def test_a_directed_step_runs_the_candidate_worth_most_of_the_first_four(tmp_path):
+    """Each candidate's novelty is made up here; the step weighs the first CHOICES with novelty (none for a
+    candidate without) and runs the best; random runs the first."""
+    offered = [{}, {"fields": {"f=1", "g=1"}}, {"bins": {"b"}}, {"fields": {"h=1"}}, {"corners": {"c"}},
+               {"bins": {"never weighed"}, "cbuf": {"x"}}]
+    for directed, expected in ((True, 2), (False, 0)):
+        camp = campaign_module.Campaign.__new__(campaign_module.Campaign)
+        camp.options = campaign_module.Options("golden", None, directed, 1, "nv_small", ["sdp"], 1)
+        camp.state, camp.seen = {"step": 0, "skipped": 0}, Seen()
+        chosen = []
+        camp._candidate = lambda fallback, c=camp: c.state["step"] - 1  # a candidate is its number here
+        camp._golden = lambda number: (tmp_path, offered[number])
+        camp._run = lambda candidate, path, found, new, into=chosen: into.append(candidate)
+        camp.step()
+        assert chosen == [expected]
+        assert camp.state["step"] == (5 if directed else 1) and camp.state["skipped"] == (1 if directed else 0)
