@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
-from golden.errors import RegisterError
+from golden.errors import DeclarationError, RegisterError
 
 TABLE = Path(__file__).with_name("nvdla_regs.json")
 HARDWARE = Path(__file__).with_name("hardware_fields.json")
@@ -139,17 +139,21 @@ class Register:
 class RegisterMap:
     """All registers of one address layout, looked up by name or address."""
 
-    def __init__(self, layout: str = "master", table: Path = TABLE, hardware: Path | None = HARDWARE):
+    def __init__(self, layout: str = "master", table: Path = TABLE, hardware: Path | None = HARDWARE,
+                 extra: tuple[str, ...] = ()):
+        """`extra`: register tables of units the NVIDIA map lacks (golden.units.declaration.Unit.registers)."""
         if layout not in ("master", "nvdlav1"):
             raise RegisterError(f"unknown register layout {layout!r}")
         data = json.loads(Path(table).read_text())
+        units, entries = dict(data["units"]), list(data["registers"])
+        for path in extra:
+            _add_table(json.loads(Path(path).read_text()), units, entries, str(path))
         self.layout = layout
-        self.bases = {unit: bases[layout] for unit, bases in data["units"].items()
-                      if bases[layout] is not None}
+        self.bases = {unit: bases[layout] for unit, bases in units.items() if bases[layout] is not None}
         self._by_name: dict[tuple[str, str], Register] = {}
         self._by_address: dict[int, Register] = {}
         changes = hardware_fields(layout, hardware) if hardware else {}
-        for entry in data["registers"]:
+        for entry in entries:
             fields = (Field(**{**f, **changes.get((entry["unit"], entry["name"], f["name"]), {})})
                       for f in entry["fields"])
             reg = Register(entry["unit"], entry["name"], entry["offset"], tuple(fields))
@@ -158,9 +162,16 @@ class RegisterMap:
                 self._by_address[self.bases[reg.unit] + reg.offset] = reg
 
     @classmethod
-    @cache
     def for_layout(cls, layout: str) -> RegisterMap:
-        return cls(layout)
+        """The layout's map, with the register tables the declared units bring."""
+        import golden.units
+
+        return cls._built(layout, golden.units.register_tables())
+
+    @classmethod
+    @cache
+    def _built(cls, layout: str, extra: tuple[str, ...]) -> RegisterMap:
+        return cls(layout, extra=extra)
 
     @classmethod
     def for_profile(cls, profile) -> RegisterMap:
@@ -205,6 +216,43 @@ class RegisterMap:
             raise RegisterError(f"unit {reg.unit} has no base address in the {self.layout} layout",
                                 register=reg.qualified)
         return self.bases[reg.unit] + reg.offset
+
+
+#: A unit's address range in either layout: CSB addresses of one unit lie within 4 KiB of its base.
+UNIT_SPAN = 0x1000
+#: GLB's interrupt registers and the word of each a done source's field takes: MASK, SET, STATUS.
+INTERRUPT_REGISTERS = {"S_INTR_MASK": ("MASK", "rw"), "S_INTR_SET": ("SET", "w"), "S_INTR_STATUS": ("STATUS", "rw")}
+
+
+def _add_table(table: dict, units: dict, entries: list, where: str) -> None:
+    """Merge a unit's register table (nvdla_regs.json's form plus "interrupts": done source -> group-0 bit) into
+    the map's units and registers: new groups at free 4 KiB ranges, done bits at free bits of GLB's interrupt
+    registers (group 1's one above group 0's), or a DeclarationError naming the table."""
+    for unit, bases in table.get("units", {}).items():
+        if unit in units:
+            raise DeclarationError(f"register group {unit} is already in the register map", where=where)
+        for layout in ("master", "nvdlav1"):
+            base = bases.get(layout)
+            taken = [u for u, other in units.items() if base is not None and other[layout] is not None
+                     and abs(other[layout] - base) < UNIT_SPAN]
+            if taken:
+                raise DeclarationError(f"{unit} at {base:#x} overlaps {taken[0]} in the {layout} layout", where=where)
+        units[unit] = {"master": bases.get("master"), "nvdlav1": bases.get("nvdlav1")}
+    for entry in table.get("registers", []):
+        if entry["unit"] not in table.get("units", {}):
+            raise DeclarationError(f"register {entry['unit']}.{entry['name']} is not of the table's groups",
+                                   where=where)
+        entries.append(entry)
+    glb = {entry["name"]: i for i, entry in enumerate(entries) if entry["unit"] == "GLB"}
+    for source, lsb in table.get("interrupts", {}).items():
+        for name, (word, sw) in INTERRUPT_REGISTERS.items():
+            entry = entries[glb[name]]
+            used = {bit for f in entry["fields"] for bit in range(f["lsb"], f["msb"] + 1)}
+            if not 0 <= lsb < 31 or {lsb, lsb + 1} & used:
+                raise DeclarationError(f"done interrupt {source} at bit {lsb} is not free in GLB.{name}", where=where)
+            added = [{"name": f"{source}_DONE_{word}{group}", "lsb": lsb + group, "msb": lsb + group, "reset": 0,
+                      "sw": sw, "hw": "rw", "enum": None} for group in (0, 1)]
+            entries[glb[name]] = {**entry, "fields": [*entry["fields"], *added]}
 
 
 def hardware_fields(layout: str, path: Path = HARDWARE) -> dict[tuple[str, str, str], dict]:

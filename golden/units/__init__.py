@@ -1,4 +1,4 @@
-"""The unit models: one package each, declaring itself once (golden/units/base.py: Unit), listed here.
+"""The unit models: one package each, declaring itself once (golden/units/declaration.py: Unit), listed here.
 
 PACKAGES is the registry, in hardware order (the order the hardware looks for pipelines and the rule registry
 lists units); a plugin adds a unit through the entry-point group "nvdla_verif.units" (name = a module or
@@ -26,7 +26,7 @@ MODELS: dict[str, str] = {}
 @cache
 def _declared() -> tuple[tuple[object, str], ...]:
     """(Unit, module name) of every unit: the project's packages, then the plugins' (by entry-point name)."""
-    from golden.units.base import Unit
+    from golden.units.declaration import Unit
 
     names = list(PACKAGES) + [ep.value for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name)]
     found, stages = [], {}
@@ -34,7 +34,7 @@ def _declared() -> tuple[tuple[object, str], ...]:
         module = importlib.import_module(name)
         unit = getattr(module, "UNIT", None)
         if not isinstance(unit, Unit):
-            raise DeclarationError("declares no UNIT (golden.units.base.Unit)", where=name)
+            raise DeclarationError("declares no UNIT (golden.units.declaration.Unit)", where=name)
         if unit.stage in stages:
             raise DeclarationError(f"stage {unit.stage} is declared twice ({stages[unit.stage]})", where=name)
         stages[unit.stage] = name
@@ -43,7 +43,7 @@ def _declared() -> tuple[tuple[object, str], ...]:
 
 
 def declared() -> tuple:
-    """Every unit's declaration (golden.units.base.Unit), in registry order."""
+    """Every unit's declaration (golden.units.declaration.Unit), in registry order."""
     return tuple(unit for unit, _ in _declared())
 
 
@@ -89,3 +89,8 @@ def lut_groups() -> tuple[str, ...]:
 def output_groups() -> dict[str, str]:
     """stage -> the group its output surfaces are named after."""
     return {u.stage: u.output for u in declared()}
+
+
+def register_tables() -> tuple[str, ...]:
+    """The register tables units bring for groups the NVIDIA register map lacks (golden/regs/regmap.py)."""
+    return tuple(str(u.registers) for u in declared() if u.registers is not None)

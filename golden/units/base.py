@@ -16,15 +16,11 @@ returns a UnitResult.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import numpy as np
 
 from golden.config import Profile
-from golden.errors import DeclarationError
 from golden.formats.feature import element_bytes, feature_span
 from golden.memory import MemorySystem
 from golden.regs.values import RegisterValues
@@ -128,82 +124,3 @@ class UnitResult:
     surfaces: list[Surface] = field(default_factory=list)
     #: The FP16 threshold that applies to the output (CC DC, CC Winograd, PDP, CDP); None: bit-exact.
     tolerance: Tolerance | None = None
-
-
-def armed_together(device, unit: Unit, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
-    """The default pipeline: every group of the unit, running the unit's stage alone (CDP_RDMA + CDP, RBK)."""
-    if any(group in armed for group in unit.groups):
-        return [(list(unit.groups), [unit.stage])]
-    return []
-
-
-_NAME = re.compile(r"[a-z][a-z0-9_]*")
-_UPPER = re.compile(r"[A-Z][A-Z0-9_]*")
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A unit declares itself once, in its package golden/units/<name>/ (or a plugin's), as `UNIT = Unit(...)`;
-    golden/units/__init__.py lists the packages. The hardware's scheduling tables, the rule registry's order, the
-    input surfaces, stimulus and reports read these fields instead of tables of their own.
-    """
-
-    #: The package word, lower case ("conv", "sdp", "rubik").
-    name: str
-    #: The pipeline stage the hardware runs (golden/hardware.py), rules and reports name: "CONV", "RUBIK".
-    stage: str
-    #: The CSB register groups a layer of the unit programs, in pipeline order (CDMA ... CACC; SDP_RDMA, SDP).
-    groups: tuple[str, ...]
-    #: run(ctx: LayerContext, upstream) -> UnitResult (module docstring above).
-    run: Callable
-    #: decode(regs, profile) -> the configuration the unit's rules judge.
-    decode: Callable
-    #: Modules whose rules (golden/rules.py) the unit's validation checks, in checking order.
-    rules: tuple[str, ...] = ()
-    #: group -> the GLB.S_INTR_STATUS sources raised when that group completes, in the order they rise.
-    interrupts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: The group its output surfaces are named after in reports and scoreboards ("" : the stage).
-    output: str = ""
-    #: The profile's .spec switch a profile needs to have the unit at all; None: every profile has it.
-    switch: str | None = None
-    #: Groups with a LUT RAM written through S_LUT_ACCESS_CFG/DATA.
-    luts: tuple[str, ...] = ()
-    #: pipelines(device, unit, armed, found) -> [(groups, stages)] the armed groups launch (golden/hardware.py);
-    #: `found`: the pipelines of the units listed before. None: not launched by D_OP_ENABLE (BDMA's CFG_LAUNCH).
-    pipelines: Callable | None = armed_together
-    #: inputs(regs, profile) -> [Surface] the layer reads through its read DMA; None: not described.
-    inputs: Callable | None = None
-    #: Trace-name prefixes of NVIDIA's tests of the unit (failure signatures: which unit a trace tests).
-    prefixes: tuple[str, ...] = ()
-    #: Module names in NVIDIA's RTL hierarchy (code coverage: which unit a covered instance belongs to).
-    hdl: tuple[str, ...] = ()
-
-    def __post_init__(self):
-        object.__setattr__(self, "groups", tuple(self.groups))
-        object.__setattr__(self, "rules", tuple(self.rules))
-        object.__setattr__(self, "luts", tuple(self.luts))
-        object.__setattr__(self, "interrupts", MappingProxyType({g: tuple(s) for g, s in self.interrupts.items()}))
-        object.__setattr__(self, "output", self.output or self.stage)
-        where = f"unit {self.name!r}"
-        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
-            raise DeclarationError("a unit's name is a lower-case word", where=where)
-        if not isinstance(self.stage, str) or not _UPPER.fullmatch(self.stage):
-            raise DeclarationError(f"stage {self.stage!r} is not an upper-case word", where=where)
-        if not self.groups or not all(isinstance(g, str) and _UPPER.fullmatch(g) for g in self.groups):
-            raise DeclarationError(f"groups {self.groups!r} are not register group names", where=where)
-        for what, names in (("interrupts", tuple(self.interrupts)), ("luts", self.luts)):
-            strays = [g for g in names if g not in self.groups]
-            if strays:
-                raise DeclarationError(f"{what} name groups the unit does not have: {', '.join(strays)}", where=where)
-        if self.output not in (*self.groups, self.stage):
-            raise DeclarationError(f"output {self.output!r} is neither a group nor the stage", where=where)
-        for what in ("run", "decode", "pipelines", "inputs"):
-            hook = getattr(self, what)
-            if not callable(hook) and not (hook is None and what in ("pipelines", "inputs")):
-                raise DeclarationError(f"{what} is not callable", where=where)
-        if not all(isinstance(m, str) for m in self.rules):
-            raise DeclarationError("rules are module names", where=where)
-
-    def launched(self, device, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
-        """The pipelines this unit's armed groups form (none when something else launches it)."""
-        return [] if self.pipelines is None else self.pipelines(device, self, armed, found)

@@ -28,7 +28,8 @@ from golden.errors import ConfigurationError, MemoryAccessError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units.base import LayerContext, Surface, Unit, UnitResult
+from golden.units.base import LayerContext, Surface, UnitResult
+from golden.units.declaration import Unit
 
 GROUP = "BDMA"
 ATOM = 32

@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp
-from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, Unit, UnitResult
+from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
 from golden.units.cdp.config import decode, validate
 from golden.units.cdp.lrn import lrn_fp16, lrn_int
+from golden.units.declaration import Unit
 from golden.units.lut import ctx_tables
 from golden.units.pdp.surface_io import read_cube, write_cube
 

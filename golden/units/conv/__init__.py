@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import NotModelledError
-from golden.units.base import LayerContext, Unit, UnitResult
+from golden.units.base import LayerContext, UnitResult
 from golden.units.conv import cbuf, cdma, image, limits, winograd
 from golden.units.conv.config import ConvConfig, decode
 from golden.units.conv.direct import ConvResult, convolve
 from golden.units.conv.geometry import direct_geometry
+from golden.units.declaration import Unit
 from golden.units.sdp.launch import conv_launch
 
 

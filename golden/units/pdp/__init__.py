@@ -18,7 +18,8 @@ from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.numerics import fp
 from golden.numerics.integer import as_signed
-from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, Unit, UnitResult
+from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
+from golden.units.declaration import Unit
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
 from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube

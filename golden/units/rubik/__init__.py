@@ -28,8 +28,9 @@ from golden import rules as registry
 from golden.errors import ConfigurationError
 from golden.formats.feature import element_bytes
 from golden.memory import MemorySystem
-from golden.units.base import LayerContext, Surface, Unit, UnitResult
+from golden.units.base import LayerContext, Surface, UnitResult
 from golden.units.bdma import grid_offsets, read_rows, write_rows
+from golden.units.declaration import Unit
 from golden.units.rubik.rules import ALIGNED, ATOM, GUIDE, LIMIT, qualified, surface_count
 
 GROUP = "RBK"

@@ -21,7 +21,8 @@ import numpy as np
 from golden.formats import feature
 from golden.numerics import fp
 from golden.units import lut
-from golden.units.base import MEMORIES, Surface, Tolerance, Unit, UnitResult
+from golden.units.base import MEMORIES, Surface, Tolerance, UnitResult
+from golden.units.declaration import Unit
 from golden.units.dma import write_feature
 from golden.units.sdp import datapath, rdma
 from golden.units.sdp.checks import validate

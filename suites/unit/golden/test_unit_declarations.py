@@ -1,4 +1,4 @@
-"""Units declare themselves once (golden/units/base.py: Unit, listed in golden/units/__init__.py); the hardware's
+"""Units declare themselves once (golden/units/declaration.py: Unit, listed in golden/units/__init__.py); the hardware's
 tables and the rule registry's order derive from the declarations, and a plugin adds a unit from its own package."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ci.cli import main
 from golden import rules
 from golden.errors import ConfigurationError, DeclarationError
 from golden.regs.regmap import RegisterMap
-from golden.units.base import Unit
+from golden.units.declaration import Unit
 from suites.unit.plugin_site import install
 
 
@@ -73,7 +73,7 @@ def test_the_checking_order_does_not_depend_on_which_module_is_imported_first():
 
 
 TOY_UNIT = '''
-from golden.units.base import Unit
+from golden.units.declaration import Unit
 
 
 def run(ctx, upstream=None):
