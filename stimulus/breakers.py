@@ -14,7 +14,8 @@ spec); None when this legal layer cannot be changed that way (stimulus/illegal.p
 
 A draw is `draw(breaker, choose, profile) -> Layer | None`. `Fields` draws any family whose layers are register
 fields; PDP, BDMA and the CBUF sequences have their own beside their breakers. Each stimulus/illegal_<unit>.py
-lists its breakers as BREAKERS; stimulus/illegal.py gathers them into one registry keyed by rule id.
+lists its breakers as BREAKERS and its family declares the module (stimulus/families.py: Family.breakers);
+stimulus/illegal.py gathers them into one registry keyed by rule id.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from golden.config import Profile
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.cbuf import left_by
 from stimulus.bdma import bdma_group
-from stimulus.families import FAMILIES
+from stimulus.families import family as declared_family
 from stimulus.layer import Layer
 
 
@@ -77,7 +78,7 @@ class Fields:
     finish: Callable | None = None
 
     def __call__(self, breaker: Breaker, choose, profile: Profile) -> Layer | None:
-        family = next(f for f in FAMILIES if f.name == self.family)
+        family = declared_family(self.family)
         keywords = self.shared(breaker.rule, choose, profile) if self.shared else {}
         legal = family.generator(choose, profile, 0, **keywords)
         regs = legal.values(RegisterMap.for_profile(profile))

@@ -58,6 +58,7 @@ from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.rubik import RubikLayer
 from golden.units.sdp.config import decode as sdp_decode
+from stimulus import families
 from stimulus import sdp as sdp_stimulus
 from stimulus.bdma import bdma_group
 from stimulus.conv_modes import POST_EXTENSIONS, image_formats
@@ -128,14 +129,20 @@ class Coverage:
         lut = profile.has("SDP_LUT") and profile.has("SDP_EW")
         self._sample_sdp_run = self._sdp_run_group() if outcomes and lut else None
         self._sample_cdp_run = self._lut_outcomes("cdp_run", "CDP", ()) if outcomes and profile.cdp else None
+        #: The samplers of the covergroups families declare (stimulus/families.py: Family.covergroup, a plugin's
+        #: included), for the families the profile has.
+        self._declared = [f.covergroup(self, f.covers) for f in families.declared()
+                          if f.covergroup is not None and f.name in families.available(profile)]
 
     # -- building ---------------------------------------------------------------------------------
-    def _point(self, group: str, item: str, xf, bins) -> object:
+    def point(self, group: str, item: str, xf, bins) -> object:
+        """A cover point `item` of `group`: `xf(sample)` gives the bin, one of `bins` (None: not sampled)."""
         name = f"{self.prefix}.{group}.{item}"
         self.groups.setdefault(group, []).append(name)
         return self.lib.CoverPoint(name, xf=xf, bins=list(bins))
 
-    def _cross(self, group: str, item: str, items: list[str], ignore=()) -> object:
+    def cross(self, group: str, item: str, items: list[str], ignore=()) -> object:
+        """A cross of the group's points `items`, without the `ignore` bins."""
         name = f"{self.prefix}.{group}.{item}"
         self.groups.setdefault(group, []).append(name)
         return self.lib.CoverCross(name, items=[f"{self.prefix}.{group}.{i}" for i in items], ign_bins=list(ignore))
@@ -144,43 +151,43 @@ class Coverage:
         g, p = "sdp", self.profile
         per_atom = p.memory_atomic_size
         decorators = [
-            self._point(g, "precision", lambda c: f"{c.in_precision}->{c.out_precision}",
+            self.point(g, "precision", lambda c: f"{c.in_precision}->{c.out_precision}",
                         [f"{i}->{o}" for i, o in sdp_stimulus.precisions(p)]),
-            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
-            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
-            self._point(g, "channels", lambda c: channel_class(c.channel, per_atom), CHANNEL_CLASSES),
-            self._point(g, "cvt", lambda c: "identity" if (c.cvt.offset, c.cvt.scale, c.cvt.shift) == (0, 1, 0)
+            self.point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self.point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self.point(g, "channels", lambda c: channel_class(c.channel, per_atom), CHANNEL_CLASSES),
+            self.point(g, "cvt", lambda c: "identity" if (c.cvt.offset, c.cvt.scale, c.cvt.shift) == (0, 1, 0)
                         else "other", ("identity", "other")),
-            self._point(g, "output", lambda c: "PDP" if c.output_pdp else "MEM", ("MEM", "PDP") if p.pdp else ("MEM",)),
+            self.point(g, "output", lambda c: "PDP" if c.output_pdp else "MEM", ("MEM", "PDP") if p.pdp else ("MEM",)),
         ]
         stages = [("BS", "x1", "SDP_BS"), ("BN", "x2", "SDP_BN"), ("EW", "y", "SDP_EW")]
         present = [(n, a) for n, a, switch in stages if p.has(switch)]
         for name, attr in present:
             algos = ("bypass", "MAX", "MIN", "SUM") + (("EQL",) if name == "EW" else ())
             decorators += [
-                self._point(g, f"{name}.alu", lambda c, a=attr: _alu(getattr(c, a)), algos),
-                self._point(g, f"{name}.mul", lambda c, a=attr: _mul(getattr(c, a)), ("bypass", "mul", "prelu")),
-                self._point(g, f"{name}.alu_src", lambda c, a=attr: _src(getattr(c, a), "alu"), ("REG", "MEM")),
-                self._point(g, f"{name}.mul_src", lambda c, a=attr: _src(getattr(c, a), "mul"), ("REG", "MEM")),
+                self.point(g, f"{name}.alu", lambda c, a=attr: _alu(getattr(c, a)), algos),
+                self.point(g, f"{name}.mul", lambda c, a=attr: _mul(getattr(c, a)), ("bypass", "mul", "prelu")),
+                self.point(g, f"{name}.alu_src", lambda c, a=attr: _src(getattr(c, a), "alu"), ("REG", "MEM")),
+                self.point(g, f"{name}.mul_src", lambda c, a=attr: _src(getattr(c, a), "mul"), ("REG", "MEM")),
             ]
             if name != "EW":
-                decorators.append(self._point(g, f"{name}.relu", lambda c, a=attr: _relu(getattr(c, a)),
+                decorators.append(self.point(g, f"{name}.relu", lambda c, a=attr: _relu(getattr(c, a)),
                                               ("on", "off")))
             if name == "EW" and p.has("SDP_LUT"):
-                decorators.append(self._point(g, "EW.lut", lambda c: c.lut.le_function if c.y.lut_active else "bypass",
+                decorators.append(self.point(g, "EW.lut", lambda c: c.lut.le_function if c.y.lut_active else "bypass",
                                               ("bypass", "LINEAR", "EXPONENT")))
-                decorators.append(self._cross(g, "precision_x_EW.lut", ["precision", "EW.lut"]))
-                decorators.append(self._point(g, "EW.lut_priorities", _lut_priorities,
+                decorators.append(self.cross(g, "precision_x_EW.lut", ["precision", "EW.lut"]))
+                decorators.append(self.point(g, "EW.lut_priorities", _lut_priorities,
                                               list(itertools.product(("LE", "LO"), repeat=3))))
             letter = {"BS": "B", "BN": "N", "EW": "E"}[name]
-            decorators.append(self._point(g, f"{letter}RDMA.mode", lambda c, x=letter: _dma_mode(c.dmas[x]),
+            decorators.append(self.point(g, f"{letter}RDMA.mode", lambda c, x=letter: _dma_mode(c.dmas[x]),
                                           ("off", "PER_KERNEL", "PER_ELEMENT")))
             # EQL with a precision conversion is an invalid cell (Limitation/SDP/DC): an illegal bin
             eql_conversions = [(f"{i}->{o}", "EQL") for i, o in sdp_stimulus.precisions(p) if i != o]
-            decorators.append(self._cross(g, f"precision_x_{name}.alu", ["precision", f"{name}.alu"],
+            decorators.append(self.cross(g, f"precision_x_{name}.alu", ["precision", f"{name}.alu"],
                                           eql_conversions if name == "EW" else ()))
         if len(present) >= 2:
-            decorators.append(self._cross(g, "BS.alu_x_BN.alu", ["BS.alu", "BN.alu"]))
+            decorators.append(self.cross(g, "BS.alu_x_BN.alu", ["BS.alu", "BN.alu"]))
         decorators += self._sdp_parity_points(present)
         return _stack(decorators)
 
@@ -192,56 +199,56 @@ class Coverage:
         integer = [t for t in sorted(p.feature_types) if t != "fp16"]
         no_fp16 = [("fp16", None)] if "fp16" in p.feature_types else []
         decorators = [
-            self._point(g, "in_proc_precision", lambda c: f"{c.in_precision}->{c.proc_precision}",
+            self.point(g, "in_proc_precision", lambda c: f"{c.in_precision}->{c.proc_precision}",
                         sorted({f"{i}->{sdp_stimulus.processing(i, o)}" for i, o in sdp_stimulus.precisions(p)})),
-            self._point(g, "proc_precision", lambda c: c.proc_precision, sorted(p.feature_types)),
+            self.point(g, "proc_precision", lambda c: c.proc_precision, sorted(p.feature_types)),
             # the output convertor works in the integer pipelines only (golden/units/sdp: fp16 has none)
-            self._point(g, "cvt_offset", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.offset),
+            self.point(g, "cvt_offset", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.offset),
                         SIGNS),
-            self._point(g, "cvt_scale", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.scale), SIGNS),
-            self._cross(g, "proc_precision_x_cvt_offset", ["proc_precision", "cvt_offset"], no_fp16),
-            self._cross(g, "proc_precision_x_cvt_scale", ["proc_precision", "cvt_scale"], no_fp16),
-            self._point(g, "src_line_stride", lambda c: _packed(c.src.line_stride, c.width * atom), ("packed", "gap")),
-            self._point(g, "src_surface_stride", lambda c: _packed(c.src.surface_stride, c.src.line_stride * c.height),
+            self.point(g, "cvt_scale", lambda c: None if c.proc_precision == "fp16" else _sign(c.cvt.scale), SIGNS),
+            self.cross(g, "proc_precision_x_cvt_offset", ["proc_precision", "cvt_offset"], no_fp16),
+            self.cross(g, "proc_precision_x_cvt_scale", ["proc_precision", "cvt_scale"], no_fp16),
+            self.point(g, "src_line_stride", lambda c: _packed(c.src.line_stride, c.width * atom), ("packed", "gap")),
+            self.point(g, "src_surface_stride", lambda c: _packed(c.src.surface_stride, c.src.line_stride * c.height),
                         ("packed", "gap")),
-            self._point(g, "dst_line_stride", lambda c: None if c.output_pdp else
+            self.point(g, "dst_line_stride", lambda c: None if c.output_pdp else
                         _packed(c.dst.line_stride, c.width * atom), ("packed", "gap")),
-            self._point(g, "dst_surface_stride", lambda c: None if c.output_pdp else
+            self.point(g, "dst_surface_stride", lambda c: None if c.output_pdp else
                         _packed(c.dst.surface_stride, c.dst.line_stride * c.height), ("packed", "gap")),
         ]
         decorators += self._memory_points(g, lambda c: _surface(c.src),
                                           lambda c: None if c.output_pdp else _surface(c.dst), _cvsram_high(p))
         for name, attr in present:
             decorators += [
-                self._point(g, f"{name}.stage", lambda c, a=attr: "bypass" if getattr(c, a).bypass else "on",
+                self.point(g, f"{name}.stage", lambda c, a=attr: "bypass" if getattr(c, a).bypass else "on",
                             ("on", "bypass")),
-                self._point(g, f"{name}.alu_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "alu"), YES_NO),
-                self._point(g, f"{name}.mul_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "mul"), YES_NO),
+                self.point(g, f"{name}.alu_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "alu"), YES_NO),
+                self.point(g, f"{name}.mul_bypass", lambda c, a=attr: _sub_bypass(getattr(c, a), "mul"), YES_NO),
             ]
             if name != "EW":
-                decorators.append(self._point(g, f"{name}.bypasses", lambda c, a=attr: _bypasses(getattr(c, a)),
+                decorators.append(self.point(g, f"{name}.bypasses", lambda c, a=attr: _bypasses(getattr(c, a)),
                                               list(itertools.product(YES_NO, repeat=3))))
         if any(name == "EW" for name, _ in present):
             for which in ("alu", "mul"):
-                decorators.append(self._point(g, f"EW.{which}_cvt_bypass", lambda c, w=which: _ew_cvt(c, w, None),
+                decorators.append(self.point(g, f"EW.{which}_cvt_bypass", lambda c, w=which: _ew_cvt(c, w, None),
                                               YES_NO))
                 for value in ("offset", "scale"):
                     decorators += [
-                        self._point(g, f"EW.{which}_cvt_{value}", lambda c, w=which, v=value: _ew_cvt(c, w, v), SIGNS),
-                        self._cross(g, f"proc_precision_x_EW.{which}_cvt_{value}",
+                        self.point(g, f"EW.{which}_cvt_{value}", lambda c, w=which, v=value: _ew_cvt(c, w, v), SIGNS),
+                        self.cross(g, f"proc_precision_x_EW.{which}_cvt_{value}",
                                     ["proc_precision", f"EW.{which}_cvt_{value}"], no_fp16),
                     ]
             if p.has("SDP_LUT"):
                 for name in ("le_index_offset", "le_index_select", "lo_index_select"):
-                    decorators.append(self._point(g, f"lut_{name}", lambda c, n=name: _sign_class(getattr(c.lut, n))
+                    decorators.append(self.point(g, f"lut_{name}", lambda c, n=name: _sign_class(getattr(c.lut, n))
                                                   if c.y.lut_active else None, ("negative", "zero", "positive")))
                 off = [("bypass", None)]
                 decorators += [
-                    self._cross(g, "EW.lut_x_lut_le_index_offset", ["EW.lut", "lut_le_index_offset"],
+                    self.cross(g, "EW.lut_x_lut_le_index_offset", ["EW.lut", "lut_le_index_offset"],
                                 off + [("LINEAR", None)]),
-                    self._cross(g, "EW.lut_x_lut_le_index_select", ["EW.lut", "lut_le_index_select"],
+                    self.cross(g, "EW.lut_x_lut_le_index_select", ["EW.lut", "lut_le_index_select"],
                                 off + [("EXPONENT", None)]),
-                    self._cross(g, "EW.lut_x_lut_lo_index_select", ["EW.lut", "lut_lo_index_select"],
+                    self.cross(g, "EW.lut_x_lut_lo_index_select", ["EW.lut", "lut_lo_index_select"],
                                 off + [("EXPONENT", None)]),
                 ]
         for name, _ in present:
@@ -264,21 +271,21 @@ class Coverage:
 
         sizes = ("ONE_BYTE", "TWO_BYTE") if integer and "int8" in integer else ("TWO_BYTE",)
         decorators = [
-            self._point(g, f"{d}.use", lambda c: on(c) and on(c).use, ("MUL", "ALU", "BOTH")),
-            self._point(g, f"{d}.size", lambda c: on(c) and on(c).size, sizes),
-            self._point(g, f"{d}.ram", lambda c: on(c) and _ram(on(c).cvsram), memories),
-            self._point(g, f"{d}.align", lambda c: on(c) and _align(on(c).base), ALIGN_CLASSES),
-            self._cross(g, f"{d}.align_x_{d}.ram", [f"{d}.align", f"{d}.ram"]),
-            self._point(g, f"{d}.surface_stride", lambda c: _operand_surface(c, on(c)), ("packed", "gap")),
+            self.point(g, f"{d}.use", lambda c: on(c) and on(c).use, ("MUL", "ALU", "BOTH")),
+            self.point(g, f"{d}.size", lambda c: on(c) and on(c).size, sizes),
+            self.point(g, f"{d}.ram", lambda c: on(c) and _ram(on(c).cvsram), memories),
+            self.point(g, f"{d}.align", lambda c: on(c) and _align(on(c).base), ALIGN_CLASSES),
+            self.cross(g, f"{d}.align_x_{d}.ram", [f"{d}.align", f"{d}.ram"]),
+            self.point(g, f"{d}.surface_stride", lambda c: _operand_surface(c, on(c)), ("packed", "gap")),
         ]
         for factor in (1, 2, 4):
-            decorators.append(self._point(g, f"{d}.line_stride_x{factor}", lambda c, f=factor: _operand_line(
+            decorators.append(self.point(g, f"{d}.line_stride_x{factor}", lambda c, f=factor: _operand_line(
                 c, on(c), atom, f), ("packed", "gap")))
         if p.mem_address_width > 32:
             decorators += [
-                self._point(g, f"{d}.addr_high", lambda c: on(c) and ("zero" if on(c).base >> 32 == 0 else "nonzero"),
+                self.point(g, f"{d}.addr_high", lambda c: on(c) and ("zero" if on(c).base >> 32 == 0 else "nonzero"),
                             ("zero", "nonzero")),
-                self._cross(g, f"{d}.addr_high_x_{d}.ram", [f"{d}.addr_high", f"{d}.ram"], _cvsram_high(p)),
+                self.cross(g, f"{d}.addr_high_x_{d}.ram", [f"{d}.addr_high", f"{d}.ram"], _cvsram_high(p)),
             ]
         return decorators
 
@@ -288,20 +295,20 @@ class Coverage:
         g, p = "sdp_flying", self.profile
         off_batches = [(b, "off") for b in BATCH_CLASSES if b != "1"] if p.batch else []
         decorators = [
-            self._point(g, "flying", lambda c: "on" if c.flying else "off", ("off", "on")),
-            self._point(g, "winograd", lambda c: "on" if c.winograd else "off", ("off", "on") if p.winograd
+            self.point(g, "flying", lambda c: "on" if c.flying else "off", ("off", "on")),
+            self.point(g, "winograd", lambda c: "on" if c.winograd else "off", ("off", "on") if p.winograd
                         else ("off",)),
-            self._point(g, "batches", lambda c: batch_class(c.batch, p.max_batch_size), BATCH_CLASSES
+            self.point(g, "batches", lambda c: batch_class(c.batch, p.max_batch_size), BATCH_CLASSES
                         if p.batch else ("1",)),
-            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
-            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
-            self._point(g, "channels", lambda c: channel_class(c.channel, p.memory_atomic_size), CHANNEL_CLASSES),
-            self._cross(g, "winograd_x_flying", ["winograd", "flying"], [(None, "off")]),
+            self.point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self.point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self.point(g, "channels", lambda c: channel_class(c.channel, p.memory_atomic_size), CHANNEL_CLASSES),
+            self.cross(g, "winograd_x_flying", ["winograd", "flying"], [(None, "off")]),
             # multi-batch runs on the fly only (rule SDP-BATCH-ON-THE-FLY)
-            self._cross(g, "batches_x_flying", ["batches", "flying"], off_batches),
-            self._cross(g, "width_x_flying", ["width", "flying"]),
-            self._cross(g, "height_x_flying", ["height", "flying"]),
-            self._cross(g, "channels_x_flying", ["channels", "flying"]),
+            self.cross(g, "batches_x_flying", ["batches", "flying"], off_batches),
+            self.cross(g, "width_x_flying", ["width", "flying"]),
+            self.cross(g, "height_x_flying", ["height", "flying"]),
+            self.cross(g, "channels_x_flying", ["channels", "flying"]),
         ]
         return _stack(decorators)
 
@@ -310,48 +317,48 @@ class Coverage:
         per_atom = p.memory_atomic_size
         eight = list(range(1, 9))
         decorators = [
-            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
-            self._point(g, "method", lambda c: c.method, ("average", "max", "min")),
-            self._point(g, "kernel_w", lambda c: c.kernel[0], eight),
-            self._point(g, "kernel_h", lambda c: c.kernel[1], eight),
-            self._point(g, "stride_w", lambda c: c.stride[0], eight),
-            self._point(g, "stride_h", lambda c: c.stride[1], eight),
-            self._point(g, "pad", lambda c: "none" if not any(c.pads) else
+            self.point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
+            self.point(g, "method", lambda c: c.method, ("average", "max", "min")),
+            self.point(g, "kernel_w", lambda c: c.kernel[0], eight),
+            self.point(g, "kernel_h", lambda c: c.kernel[1], eight),
+            self.point(g, "stride_w", lambda c: c.stride[0], eight),
+            self.point(g, "stride_h", lambda c: c.stride[1], eight),
+            self.point(g, "pad", lambda c: "none" if not any(c.pads) else
                         "kernel-1" if max(c.pads) == max(c.kernel) - 1 else "some", ("none", "some", "kernel-1")),
-            self._point(g, "split", lambda c: c.split.count if c.split else 1, (1, 2, 3, 4)),
-            self._point(g, "input", lambda c: "on-the-fly" if c.on_the_fly else "memory", ("memory", "on-the-fly")),
-            self._point(g, "in_width", lambda c: size_class(c.in_width), SIZE_CLASSES),
-            self._point(g, "out_width", lambda c: size_class(c.out_width), SIZE_CLASSES[:3]),
-            self._point(g, "channels", lambda c: channel_class(c.channels, per_atom), CHANNEL_CLASSES),
-            self._cross(g, "method_x_precision", ["method", "precision"]),
-            self._cross(g, "kernel_w_x_stride_w", ["kernel_w", "stride_w"]),
-            self._cross(g, "method_x_split", ["method", "split"]),
-            self._cross(g, "method_x_input", ["method", "input"]),
+            self.point(g, "split", lambda c: c.split.count if c.split else 1, (1, 2, 3, 4)),
+            self.point(g, "input", lambda c: "on-the-fly" if c.on_the_fly else "memory", ("memory", "on-the-fly")),
+            self.point(g, "in_width", lambda c: size_class(c.in_width), SIZE_CLASSES),
+            self.point(g, "out_width", lambda c: size_class(c.out_width), SIZE_CLASSES[:3]),
+            self.point(g, "channels", lambda c: channel_class(c.channels, per_atom), CHANNEL_CLASSES),
+            self.cross(g, "method_x_precision", ["method", "precision"]),
+            self.cross(g, "kernel_w_x_stride_w", ["kernel_w", "stride_w"]),
+            self.cross(g, "method_x_split", ["method", "split"]),
+            self.cross(g, "method_x_input", ["method", "input"]),
             # NVIDIA's pdp_cg / pdp_rdma_cg meanings the points above do not hold (stimulus/coverage_parity.json)
-            self._point(g, "in_height", lambda c: size_class(c.in_height), SIZE_CLASSES),
-            self._point(g, "out_height", lambda c: size_class(c.out_height), SIZE_CLASSES[:3]),
-            self._point(g, "pad_left", lambda c: c.pads[0], range(8)),
-            self._point(g, "pad_top", lambda c: c.pads[1], range(8)),
-            self._point(g, "pad_right", lambda c: c.pads[2], range(8)),
-            self._point(g, "pad_bottom", lambda c: c.pads[3], range(8)),
-            self._cross(g, "stride_w_x_stride_h", ["stride_w", "stride_h"]),
-            self._cross(g, "input_x_in_width", ["input", "in_width"]),
-            self._cross(g, "input_x_in_height", ["input", "in_height"]),
-            self._cross(g, "input_x_channels", ["input", "channels"]),
-            self._point(g, "split_in_first", lambda c: _split_part(c, "in_first"), SIZE_CLASSES),
-            self._point(g, "split_in_mid", lambda c: _split_part(c, "in_mid"), SIZE_CLASSES),
-            self._point(g, "split_in_last", lambda c: _split_part(c, "in_last"), SIZE_CLASSES),
-            self._point(g, "split_out_first", lambda c: _split_part(c, "out_first"), SIZE_CLASSES[:3]),
-            self._point(g, "split_out_mid", lambda c: _split_part(c, "out_mid"), SIZE_CLASSES[:2]),
-            self._point(g, "split_out_last", lambda c: _split_part(c, "out_last"), SIZE_CLASSES[:3]),
-            self._point(g, "overlap_lines", _overlap_lines, range(8)),
-            self._point(g, "src_line_stride", lambda c: None if c.on_the_fly or c.split else
+            self.point(g, "in_height", lambda c: size_class(c.in_height), SIZE_CLASSES),
+            self.point(g, "out_height", lambda c: size_class(c.out_height), SIZE_CLASSES[:3]),
+            self.point(g, "pad_left", lambda c: c.pads[0], range(8)),
+            self.point(g, "pad_top", lambda c: c.pads[1], range(8)),
+            self.point(g, "pad_right", lambda c: c.pads[2], range(8)),
+            self.point(g, "pad_bottom", lambda c: c.pads[3], range(8)),
+            self.cross(g, "stride_w_x_stride_h", ["stride_w", "stride_h"]),
+            self.cross(g, "input_x_in_width", ["input", "in_width"]),
+            self.cross(g, "input_x_in_height", ["input", "in_height"]),
+            self.cross(g, "input_x_channels", ["input", "channels"]),
+            self.point(g, "split_in_first", lambda c: _split_part(c, "in_first"), SIZE_CLASSES),
+            self.point(g, "split_in_mid", lambda c: _split_part(c, "in_mid"), SIZE_CLASSES),
+            self.point(g, "split_in_last", lambda c: _split_part(c, "in_last"), SIZE_CLASSES),
+            self.point(g, "split_out_first", lambda c: _split_part(c, "out_first"), SIZE_CLASSES[:3]),
+            self.point(g, "split_out_mid", lambda c: _split_part(c, "out_mid"), SIZE_CLASSES[:2]),
+            self.point(g, "split_out_last", lambda c: _split_part(c, "out_last"), SIZE_CLASSES[:3]),
+            self.point(g, "overlap_lines", _overlap_lines, range(8)),
+            self.point(g, "src_line_stride", lambda c: None if c.on_the_fly or c.split else
                         _packed(c.src[1], c.in_width * per_atom), ("packed", "gap")),
-            self._point(g, "src_line_stride_split", lambda c: None if c.on_the_fly or not c.split else
+            self.point(g, "src_line_stride_split", lambda c: None if c.on_the_fly or not c.split else
                         _packed(c.src[1], c.in_width * per_atom), ("packed", "gap")),
-            self._point(g, "dst_line_stride", lambda c: None if c.split else _packed(c.dst[1], c.out_width * per_atom),
+            self.point(g, "dst_line_stride", lambda c: None if c.split else _packed(c.dst[1], c.out_width * per_atom),
                         ("packed", "gap")),
-            self._point(g, "dst_line_stride_split", lambda c: None if not c.split else
+            self.point(g, "dst_line_stride_split", lambda c: None if not c.split else
                         _packed(c.dst[1], c.out_width * per_atom), ("packed", "gap")),
         ]
         decorators += self._memory_points(g, lambda c: None if c.on_the_fly else c.src, lambda c: c.dst)
@@ -366,16 +373,16 @@ class Coverage:
         decorators = []
         for side, surface in (("src", src), ("dst", dst)):
             decorators += [
-                self._point(g, f"{side}_ram", lambda c, s=surface: None if s(c) is None else _ram(s(c)[3]), memories),
-                self._point(g, f"{side}_align", lambda c, s=surface: None if s(c) is None else _align(s(c)[0]),
+                self.point(g, f"{side}_ram", lambda c, s=surface: None if s(c) is None else _ram(s(c)[3]), memories),
+                self.point(g, f"{side}_align", lambda c, s=surface: None if s(c) is None else _align(s(c)[0]),
                             ALIGN_CLASSES),
-                self._cross(g, f"{side}_align_x_{side}_ram", [f"{side}_align", f"{side}_ram"]),
+                self.cross(g, f"{side}_align_x_{side}_ram", [f"{side}_align", f"{side}_ram"]),
             ]
             if p.mem_address_width > 32:
                 decorators += [
-                    self._point(g, f"{side}_addr_high", lambda c, s=surface: None if s(c) is None else
+                    self.point(g, f"{side}_addr_high", lambda c, s=surface: None if s(c) is None else
                                 "zero" if s(c)[0] >> 32 == 0 else "nonzero", ("zero", "nonzero")),
-                    self._cross(g, f"{side}_addr_high_x_{side}_ram", [f"{side}_addr_high", f"{side}_ram"],
+                    self.cross(g, f"{side}_addr_high_x_{side}_ram", [f"{side}_addr_high", f"{side}_ram"],
                                 high_ignore),
                 ]
         return decorators
@@ -385,32 +392,32 @@ class Coverage:
         five = list(range(1, 6))
         eight = list(range(1, 9))
         decorators = [
-            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types & p.weight_types)),
-            self._point(g, "mode", lambda c: "image" if c.image else c.conv_mode, ("direct", "winograd", "image")
+            self.point(g, "precision", lambda c: c.precision, sorted(p.feature_types & p.weight_types)),
+            self.point(g, "mode", lambda c: "image" if c.image else c.conv_mode, ("direct", "winograd", "image")
                         if p.winograd else ("direct", "image")),
-            self._point(g, "kernel_w", lambda c: c.weight_width_ext, five),
-            self._point(g, "kernel_h", lambda c: c.weight_height_ext, five),
-            self._point(g, "stride_x", lambda c: c.stride_x, eight),
-            self._point(g, "dilation_x", lambda c: _dilation_class(c.dilation_x), DILATION_CLASSES),
-            self._point(g, "pad", lambda c: "none" if not (c.pad_left or c.pad_top or c.pad_right or c.pad_bottom)
+            self.point(g, "kernel_w", lambda c: c.weight_width_ext, five),
+            self.point(g, "kernel_h", lambda c: c.weight_height_ext, five),
+            self.point(g, "stride_x", lambda c: c.stride_x, eight),
+            self.point(g, "dilation_x", lambda c: _dilation_class(c.dilation_x), DILATION_CLASSES),
+            self.point(g, "pad", lambda c: "none" if not (c.pad_left or c.pad_top or c.pad_right or c.pad_bottom)
                         else "some", ("none", "some")),
-            self._point(g, "channels", lambda c: channel_class(c.channels, p.mac_atomic_c), CHANNEL_CLASSES),
-            self._point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
-            self._point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
+            self.point(g, "channels", lambda c: channel_class(c.channels, p.mac_atomic_c), CHANNEL_CLASSES),
+            self.point(g, "kernels", lambda c: channel_class(c.kernels, p.mac_atomic_k), CHANNEL_CLASSES),
+            self.point(g, "compressed", lambda c: c.weight_format, ("uncompressed", "compressed")
                         if p.weight_compression else ("uncompressed",)),
-            self._point(g, "reuse", _reuse, ("none", "data", "weight", "both")),
-            self._point(g, "data_banks", lambda c: _bank_class(c, p), ("1", "2+", "all-but-one")),
-            self._point(g, "batches", lambda c: batch_class(c.batches, p.max_batch_size), BATCH_CLASSES
+            self.point(g, "reuse", _reuse, ("none", "data", "weight", "both")),
+            self.point(g, "data_banks", lambda c: _bank_class(c, p), ("1", "2+", "all-but-one")),
+            self.point(g, "batches", lambda c: batch_class(c.batches, p.max_batch_size), BATCH_CLASSES
                         if p.batch else ("1",)),
-            self._point(g, "pixel_format", lambda c: c.pixel_format if c.image else None, image_formats(p)),
-            self._point(g, "post_extension", lambda c: c.post_y_extension if c.image else None,
+            self.point(g, "pixel_format", lambda c: c.pixel_format if c.image else None, image_formats(p)),
+            self.point(g, "post_extension", lambda c: c.post_y_extension if c.image else None,
                         POST_EXTENSIONS),
-            self._point(g, "image_cvt", lambda c: _image_cvt(c) if c.image else None, ("off", "offset", "mean")),
-            self._cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
-            self._cross(g, "precision_x_mode", ["precision", "mode"]),
+            self.point(g, "image_cvt", lambda c: _image_cvt(c) if c.image else None, ("off", "offset", "mean")),
+            self.cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
+            self.cross(g, "precision_x_mode", ["precision", "mode"]),
         ]
         if p.batch:
-            decorators.append(self._cross(g, "precision_x_batches", ["precision", "batches"]))
+            decorators.append(self.cross(g, "precision_x_batches", ["precision", "batches"]))
         return _stack(decorators + self._conv_parity_points(g))
 
     def _conv_parity_points(self, g: str) -> list:
@@ -427,110 +434,110 @@ class Coverage:
         planar = sorted({_pixel_bytes(pixel.pixel_format(name)) for name in image_formats(p)
                          if pixel.pixel_format(name).planes == 2})
         decorators = [
-            self._point(g, "in_precision", lambda c: c.in_precision,
+            self.point(g, "in_precision", lambda c: c.in_precision,
                         sorted(set(precisions) | set(pixel_precisions))),
-            self._point(g, "proc_precision", lambda c: c.proc_precision, precisions),
-            self._point(g, "datain_format", lambda c: c.datain_format, ("feature", "pixel")),
-            self._cross(g, "datain_format_x_in_precision", ["datain_format", "in_precision"],
+            self.point(g, "proc_precision", lambda c: c.proc_precision, precisions),
+            self.point(g, "datain_format", lambda c: c.datain_format, ("feature", "pixel")),
+            self.cross(g, "datain_format_x_in_precision", ["datain_format", "in_precision"],
                         [("feature", x) for x in sorted(set(pixel_precisions) - set(precisions))]),
-            self._cross(g, "datain_format_x_proc_precision", ["datain_format", "proc_precision"]),
+            self.cross(g, "datain_format_x_proc_precision", ["datain_format", "proc_precision"]),
             # feature input is processed in its own precision (CONV-FEATURE-PRECISION); fp16 pixels only in fp16
-            self._cross(g, "in_x_proc_precision_feature", ["in_precision", "proc_precision", "datain_format"],
+            self.cross(g, "in_x_proc_precision_feature", ["in_precision", "proc_precision", "datain_format"],
                         [(None, None, "pixel")] + [(i, o, None) for i in precisions for o in precisions if i != o]),
-            self._cross(g, "in_x_proc_precision_pixel", ["in_precision", "proc_precision", "datain_format"],
+            self.cross(g, "in_x_proc_precision_pixel", ["in_precision", "proc_precision", "datain_format"],
                         [(None, None, "feature")] + [("fp16", o, None) for o in precisions if o != "fp16"]),
-            self._cross(g, "channels_x_datain_format", ["channels", "datain_format"],
+            self.cross(g, "channels_x_datain_format", ["channels", "datain_format"],
                         [(k, "pixel") for k in CHANNEL_CLASSES if k not in ("1", "part-atom")]),
             # image input
-            self._point(g, "pixel_mapping", lambda c: c.pixel_mapping if c.image else None, ("PITCH_LINEAR",)),
-            self._cross(g, "pixel_format_x_pixel_mapping", ["pixel_format", "pixel_mapping"]),
-            self._point(g, "pixel_bytes", lambda c: _pixel_bytes(pixel.pixel_format(c.pixel_format)) if c.image
+            self.point(g, "pixel_mapping", lambda c: c.pixel_mapping if c.image else None, ("PITCH_LINEAR",)),
+            self.cross(g, "pixel_format_x_pixel_mapping", ["pixel_format", "pixel_mapping"]),
+            self.point(g, "pixel_bytes", lambda c: _pixel_bytes(pixel.pixel_format(c.pixel_format)) if c.image
                         else None, families),
-            self._point(g, "pixel_x_offset", lambda c: None if not c.image else
+            self.point(g, "pixel_x_offset", lambda c: None if not c.image else
                         4 * c.pixel_x_offset // atom, range(4)),
-            self._cross(g, "pixel_bytes_x_pixel_x_offset", ["pixel_bytes", "pixel_x_offset"],
+            self.cross(g, "pixel_bytes_x_pixel_x_offset", ["pixel_bytes", "pixel_x_offset"],
                         [(b, q) for b in families for q in range(4) if q * atom // 4 > atom // b - 1]),
             # PITCH_LINEAR is the only mapping (CONV-PIXEL-MAPPING) and its Y offset is 0 (CONV-PIXEL-Y-OFFSET)
-            self._point(g, "pixel_y_offset", lambda c: c.pixel_y_offset if c.image else None, (0,)),
-            self._cross(g, "pixel_mapping_x_pixel_y_offset", ["pixel_mapping", "pixel_y_offset"]),
-            self._point(g, "pixel_sign_override", lambda c: c.pixel_sign_override if c.image else None,
+            self.point(g, "pixel_y_offset", lambda c: c.pixel_y_offset if c.image else None, (0,)),
+            self.cross(g, "pixel_mapping_x_pixel_y_offset", ["pixel_mapping", "pixel_y_offset"]),
+            self.point(g, "pixel_sign_override", lambda c: c.pixel_sign_override if c.image else None,
                         ("UNSIGNED_INT", "SIGNED_INT")),
             # sizes (NVIDIA: 13-bit register ranges; here size classes)
-            self._point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
-            self._point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
-            self._point(g, "width_ext", lambda c: size_class(c.csc_width_ext), SIZE_CLASSES),
-            self._point(g, "height_ext", lambda c: size_class(c.csc_height_ext), SIZE_CLASSES),
-            self._point(g, "channels_ext", lambda c: channel_class(c.csc_channel_ext, p.mac_atomic_c),
+            self.point(g, "width", lambda c: size_class(c.width), SIZE_CLASSES),
+            self.point(g, "height", lambda c: size_class(c.height), SIZE_CLASSES),
+            self.point(g, "width_ext", lambda c: size_class(c.csc_width_ext), SIZE_CLASSES),
+            self.point(g, "height_ext", lambda c: size_class(c.csc_height_ext), SIZE_CLASSES),
+            self.point(g, "channels_ext", lambda c: channel_class(c.csc_channel_ext, p.mac_atomic_c),
                         CHANNEL_CLASSES),
-            self._point(g, "weight_channels_ext", lambda c: channel_class(c.weight_channel_ext, p.mac_atomic_c),
+            self.point(g, "weight_channels_ext", lambda c: channel_class(c.weight_channel_ext, p.mac_atomic_c),
                         CHANNEL_CLASSES),
-            self._point(g, "out_width", lambda c: size_class(c.csc_out_width), SIZE_CLASSES),
-            self._point(g, "out_height", lambda c: size_class(c.csc_out_height), SIZE_CLASSES),
-            self._point(g, "out_area", _out_area, ("1x1", "line", "wide")),
+            self.point(g, "out_width", lambda c: size_class(c.csc_out_width), SIZE_CLASSES),
+            self.point(g, "out_height", lambda c: size_class(c.csc_out_height), SIZE_CLASSES),
+            self.point(g, "out_area", _out_area, ("1x1", "line", "wide")),
             # kernel placement
-            self._point(g, "stride_y", lambda c: c.stride_y, range(1, 9)),
-            self._point(g, "dilation_y", lambda c: _dilation_class(c.dilation_y), DILATION_CLASSES),
-            self._cross(g, "mode_x_dilation_x", ["mode", "dilation_x"], [("winograd", None), ("image", None)]),
-            self._cross(g, "mode_x_dilation_y", ["mode", "dilation_y"], [("winograd", None), ("image", None)]),
-            self._point(g, "pad_left", lambda c: _pad_class(c.pad_left, PAD_BEFORE), PAD_BEFORE),
-            self._point(g, "pad_top", lambda c: _pad_class(c.pad_top, PAD_BEFORE), PAD_BEFORE),
-            self._point(g, "pad_right", lambda c: _pad_class(c.pad_right, PAD_AFTER), PAD_AFTER),
-            self._point(g, "pad_bottom", lambda c: _pad_class(c.pad_bottom, PAD_AFTER), PAD_AFTER),
-            self._point(g, "padded_width_mod_atom", lambda c: (c.pad_left + c.width + c.pad_right) % atom,
+            self.point(g, "stride_y", lambda c: c.stride_y, range(1, 9)),
+            self.point(g, "dilation_y", lambda c: _dilation_class(c.dilation_y), DILATION_CLASSES),
+            self.cross(g, "mode_x_dilation_x", ["mode", "dilation_x"], [("winograd", None), ("image", None)]),
+            self.cross(g, "mode_x_dilation_y", ["mode", "dilation_y"], [("winograd", None), ("image", None)]),
+            self.point(g, "pad_left", lambda c: _pad_class(c.pad_left, PAD_BEFORE), PAD_BEFORE),
+            self.point(g, "pad_top", lambda c: _pad_class(c.pad_top, PAD_BEFORE), PAD_BEFORE),
+            self.point(g, "pad_right", lambda c: _pad_class(c.pad_right, PAD_AFTER), PAD_AFTER),
+            self.point(g, "pad_bottom", lambda c: _pad_class(c.pad_bottom, PAD_AFTER), PAD_AFTER),
+            self.point(g, "padded_width_mod_atom", lambda c: (c.pad_left + c.width + c.pad_right) % atom,
                         range(atom)),
-            self._point(g, "padded_width_quarter", lambda c: None if not c.image or
+            self.point(g, "padded_width_quarter", lambda c: None if not c.image or
                         pixel.pixel_format(c.pixel_format).planes != 2 else
                         4 * ((c.pad_left + c.width + c.pad_right) % atom) // atom, range(4)),
-            self._point(g, "planar_pixel_bytes", lambda c: None if not c.image or
+            self.point(g, "planar_pixel_bytes", lambda c: None if not c.image or
                         pixel.pixel_format(c.pixel_format).planes != 2 else
                         _pixel_bytes(pixel.pixel_format(c.pixel_format)), planar),
-            self._cross(g, "planar_pixel_bytes_x_padded_width_quarter", ["planar_pixel_bytes",
+            self.cross(g, "planar_pixel_bytes_x_padded_width_quarter", ["planar_pixel_bytes",
                                                                           "padded_width_quarter"]),
             # CBUF: banks, release and reuse
-            self._point(g, "weight_banks", lambda c: _weight_bank_class(c, p), ("1", "2+", "all-but-one")),
-            self._point(g, "data_reuse", lambda c: off_on[c.data_reuse], off_on),
-            self._point(g, "weight_reuse", lambda c: off_on[c.weight_reuse], off_on),
-            self._cross(g, "data_reuse_x_data_banks", ["data_reuse", "data_banks"], [("on", None)]),
-            self._cross(g, "weight_reuse_x_weight_banks", ["weight_reuse", "weight_banks"], [("on", None)]),
-            self._point(g, "skip_data_rls", lambda c: off_on[c.skip_data_rls], off_on),
-            self._point(g, "skip_weight_rls", lambda c: off_on[c.skip_weight_rls], off_on),
-            self._cross(g, "skip_data_rls_x_skip_weight_rls", ["skip_data_rls", "skip_weight_rls"]),
+            self.point(g, "weight_banks", lambda c: _weight_bank_class(c, p), ("1", "2+", "all-but-one")),
+            self.point(g, "data_reuse", lambda c: off_on[c.data_reuse], off_on),
+            self.point(g, "weight_reuse", lambda c: off_on[c.weight_reuse], off_on),
+            self.cross(g, "data_reuse_x_data_banks", ["data_reuse", "data_banks"], [("on", None)]),
+            self.cross(g, "weight_reuse_x_weight_banks", ["weight_reuse", "weight_banks"], [("on", None)]),
+            self.point(g, "skip_data_rls", lambda c: off_on[c.skip_data_rls], off_on),
+            self.point(g, "skip_weight_rls", lambda c: off_on[c.skip_weight_rls], off_on),
+            self.cross(g, "skip_data_rls_x_skip_weight_rls", ["skip_data_rls", "skip_weight_rls"]),
             # the input's memory side (feature input: gaps in atoms; image input: bytes beyond the pixels' line)
-            self._point(g, "line_stride_gap", lambda c: None if c.image else
+            self.point(g, "line_stride_gap", lambda c: None if c.image else
                         _atom_gap(c.line_stride // atom - c.width), ATOM_GAPS),
-            self._point(g, "surface_stride_gap", lambda c: None if c.image else
+            self.point(g, "surface_stride_gap", lambda c: None if c.image else
                         _atom_gap(c.surf_stride // atom - c.line_stride // atom * c.height), ATOM_GAPS),
-            self._point(g, "line_packed", lambda c: None if c.image else ("unpacked", "packed")[c.line_packed],
+            self.point(g, "line_packed", lambda c: None if c.image else ("unpacked", "packed")[c.line_packed],
                         ("unpacked", "packed")),
-            self._point(g, "surface_packed", lambda c: None if c.image else ("unpacked", "packed")[c.surf_packed],
+            self.point(g, "surface_packed", lambda c: None if c.image else ("unpacked", "packed")[c.surf_packed],
                         ("unpacked", "packed")),
-            self._point(g, "pitch_gap", lambda c: _pitch_gap(c, "single"), BYTE_GAPS),
-            self._point(g, "pitch_gap_y", lambda c: _pitch_gap(c, "planar"), BYTE_GAPS),
-            self._point(g, "pitch_gap_uv", lambda c: _pitch_gap(c, "uv"), BYTE_GAPS),
-            self._point(g, "cacc_line_packed", lambda c: ("unpacked", "packed")[c.cacc_line_packed],
+            self.point(g, "pitch_gap", lambda c: _pitch_gap(c, "single"), BYTE_GAPS),
+            self.point(g, "pitch_gap_y", lambda c: _pitch_gap(c, "planar"), BYTE_GAPS),
+            self.point(g, "pitch_gap_uv", lambda c: _pitch_gap(c, "uv"), BYTE_GAPS),
+            self.point(g, "cacc_line_packed", lambda c: ("unpacked", "packed")[c.cacc_line_packed],
                         ("unpacked", "packed")),
-            self._point(g, "cacc_surface_packed", lambda c: ("unpacked", "packed")[c.cacc_surf_packed],
+            self.point(g, "cacc_surface_packed", lambda c: ("unpacked", "packed")[c.cacc_surf_packed],
                         ("unpacked", "packed")),
         ]
         # NVIDIA keeps, of the reuse crosses, only the layers that fetch (reuse off)
         fetch = [("on", None)]
         for item in ("line_stride_gap", "surface_stride_gap", "line_packed", "surface_packed", "pitch_gap",
                      "pitch_gap_y", "pitch_gap_uv"):
-            decorators.append(self._cross(g, f"data_reuse_x_{item}", ["data_reuse", item], fetch))
+            decorators.append(self.cross(g, f"data_reuse_x_{item}", ["data_reuse", item], fetch))
         # CACC's packed flags go with a 1x1 output, unpacked with one of 2+ lines of 2+ pixels
         for item in ("cacc_line_packed", "cacc_surface_packed"):
-            decorators.append(self._cross(g, f"data_reuse_x_{item}_x_out_area", ["data_reuse", item, "out_area"],
+            decorators.append(self.cross(g, f"data_reuse_x_{item}_x_out_area", ["data_reuse", item, "out_area"],
                                           [("on", None, None), (None, None, "line"), (None, "packed", "wide"),
                                            (None, "unpacked", "1x1")]))
         if "int16" in p.feature_types:
-            decorators += [self._point(g, "pitch_gap_10bit", lambda c: _pitch_gap(c, "10bit"), BYTE_GAPS),
-                           self._cross(g, "data_reuse_x_pitch_gap_10bit", ["data_reuse", "pitch_gap_10bit"], fetch)]
+            decorators += [self.point(g, "pitch_gap_10bit", lambda c: _pitch_gap(c, "10bit"), BYTE_GAPS),
+                           self.cross(g, "data_reuse_x_pitch_gap_10bit", ["data_reuse", "pitch_gap_10bit"], fetch)]
         if p.winograd:
             integer = [x for x in precisions if x != "fp16"]
             decorators += [
-                self._point(g, "pra_truncate", lambda c: c.pra_truncate if c.winograd and c.precision != "fp16"
+                self.point(g, "pra_truncate", lambda c: c.pra_truncate if c.winograd and c.precision != "fp16"
                             else None, (0, 1, 2)),
-                self._cross(g, "in_precision_x_pra_truncate", ["in_precision", "pra_truncate"],
+                self.cross(g, "in_precision_x_pra_truncate", ["in_precision", "pra_truncate"],
                             [(x, None) for x in sorted(set(precisions) | set(pixel_precisions)) if x not in integer]),
             ]
         # where the input and the weights are read from
@@ -545,20 +552,20 @@ class Coverage:
         for name, address, ram, reuse in surfaces:
             memory = "data_ram" if name.startswith("data") else "weight_ram"
             if name in ("data", "weight"):
-                decorators += [self._point(g, memory, lambda c, r=ram: _ram(r(c) == "sec"), memories),
-                               self._cross(g, f"{memory}_x_{reuse}", [memory, reuse], [(None, "on")])]
+                decorators += [self.point(g, memory, lambda c, r=ram: _ram(r(c) == "sec"), memories),
+                               self.cross(g, f"{memory}_x_{reuse}", [memory, reuse], [(None, "on")])]
             decorators += [
-                self._point(g, f"{name}_align", lambda c, a=address: None if a(c) is None else _align(a(c)),
+                self.point(g, f"{name}_align", lambda c, a=address: None if a(c) is None else _align(a(c)),
                             ALIGN_CLASSES),
-                self._cross(g, f"{reuse}_x_{name}_align_x_{memory}", [reuse, f"{name}_align", memory],
+                self.cross(g, f"{reuse}_x_{name}_align_x_{memory}", [reuse, f"{name}_align", memory],
                             [("on", None, None)]),
             ]
             if p.mem_address_width > 32:
                 decorators += [
-                    self._point(g, f"{name}_addr_high", lambda c, a=address: None if a(c) is None else
+                    self.point(g, f"{name}_addr_high", lambda c, a=address: None if a(c) is None else
                                 "zero" if a(c) >> 32 == 0 else "nonzero", ("zero", "nonzero")),
                     # the traceplayer addresses CV-SRAM at 0x5xxxxxxx (golden/trace.py): no high word there
-                    self._cross(g, f"{reuse}_x_{name}_addr_high_x_{memory}", [reuse, f"{name}_addr_high", memory],
+                    self.cross(g, f"{reuse}_x_{name}_addr_high_x_{memory}", [reuse, f"{name}_addr_high", memory],
                                 [("on", None, None), (None, "nonzero", "sec_mem")]),
                 ]
         return decorators
@@ -567,25 +574,25 @@ class Coverage:
         g, p = "cdp", self.profile
         atom = p.memory_atomic_size
         decorators = [
-            self._point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
-            self._point(g, "local_size", lambda c: c.local_size, (3, 5, 7, 9)),
-            self._point(g, "le_function", lambda c: c.lut.le_function, ("LINEAR", "EXPONENT")),
-            self._point(g, "sqsum", lambda c: "bypass" if c.sqsum_bypass else "on", ("on", "bypass")),
-            self._point(g, "mul", lambda c: "bypass" if c.mul_bypass else "on", ("on", "bypass")),
-            self._point(g, "priorities", lambda c: (c.lut.uflow_priority, c.lut.oflow_priority),
+            self.point(g, "precision", lambda c: c.precision, sorted(p.feature_types)),
+            self.point(g, "local_size", lambda c: c.local_size, (3, 5, 7, 9)),
+            self.point(g, "le_function", lambda c: c.lut.le_function, ("LINEAR", "EXPONENT")),
+            self.point(g, "sqsum", lambda c: "bypass" if c.sqsum_bypass else "on", ("on", "bypass")),
+            self.point(g, "mul", lambda c: "bypass" if c.mul_bypass else "on", ("on", "bypass")),
+            self.point(g, "priorities", lambda c: (c.lut.uflow_priority, c.lut.oflow_priority),
                         [(u, o) for u in ("LE", "LO") for o in ("LE", "LO")]),
-            self._point(g, "channels", lambda c: channel_class(c.shape[0], p.memory_atomic_size), CHANNEL_CLASSES),
-            self._point(g, "width", lambda c: size_class(c.shape[2]), SIZE_CLASSES[:3]),
-            self._cross(g, "local_size_x_le_function", ["local_size", "le_function"]),
-            self._cross(g, "precision_x_local_size", ["precision", "local_size"]),
+            self.point(g, "channels", lambda c: channel_class(c.shape[0], p.memory_atomic_size), CHANNEL_CLASSES),
+            self.point(g, "width", lambda c: size_class(c.shape[2]), SIZE_CLASSES[:3]),
+            self.cross(g, "local_size_x_le_function", ["local_size", "le_function"]),
+            self.cross(g, "precision_x_local_size", ["precision", "local_size"]),
             # NVIDIA's cdp_cg / cdp_lut_cg meanings the points above do not hold (stimulus/coverage_parity.json)
-            self._point(g, "height", lambda c: size_class(c.shape[1]), SIZE_CLASSES[:3]),
-            self._point(g, "src_line_stride", lambda c: _packed(c.src[1], c.shape[2] * atom), ("packed", "gap")),
-            self._point(g, "src_surface_stride", lambda c: _packed(c.src[2], c.src[1] * c.shape[1]), ("packed", "gap")),
-            self._point(g, "dst_line_stride", lambda c: _packed(c.dst[1], c.shape[2] * atom), ("packed", "gap")),
-            self._point(g, "dst_surface_stride", lambda c: _packed(c.dst[2], c.dst[1] * c.shape[1]), ("packed", "gap")),
-            self._point(g, "src_line_end", lambda c: (c.src[0] // atom + c.shape[2]) % 8, range(8)),
-            self._point(g, "dst_line_end", lambda c: (c.dst[0] // atom + c.shape[2]) % 8, range(8)),
+            self.point(g, "height", lambda c: size_class(c.shape[1]), SIZE_CLASSES[:3]),
+            self.point(g, "src_line_stride", lambda c: _packed(c.src[1], c.shape[2] * atom), ("packed", "gap")),
+            self.point(g, "src_surface_stride", lambda c: _packed(c.src[2], c.src[1] * c.shape[1]), ("packed", "gap")),
+            self.point(g, "dst_line_stride", lambda c: _packed(c.dst[1], c.shape[2] * atom), ("packed", "gap")),
+            self.point(g, "dst_surface_stride", lambda c: _packed(c.dst[2], c.dst[1] * c.shape[1]), ("packed", "gap")),
+            self.point(g, "src_line_end", lambda c: (c.src[0] // atom + c.shape[2]) % 8, range(8)),
+            self.point(g, "dst_line_end", lambda c: (c.dst[0] // atom + c.shape[2]) % 8, range(8)),
         ]
         # the data convertors are not used in fp16 (precision-preservation "CDP"): sampled for integer layers
         wide = ("wide",) if "int16" in p.feature_types else ()
@@ -600,53 +607,53 @@ class Coverage:
         for name, xf, bins in convertors:
             ignore = ([("fp16", None)] if "fp16" in p.feature_types else []) + \
                      ([("int8", "wide")] if name.endswith("offset") and wide else [])
-            decorators += [self._point(g, name, lambda c, f=xf: None if c.precision == "fp16" else f(c), bins),
-                           self._cross(g, f"precision_x_{name}", ["precision", name], ignore)]
+            decorators += [self.point(g, name, lambda c, f=xf: None if c.precision == "fp16" else f(c), bins),
+                           self.cross(g, f"precision_x_{name}", ["precision", name], ignore)]
         if "fp16" in p.feature_types:
-            decorators.append(self._point(g, "nan_to_zero", lambda c: None if c.precision != "fp16" else
+            decorators.append(self.point(g, "nan_to_zero", lambda c: None if c.precision != "fp16" else
                                           "on" if c.nan_to_zero else "off", ("off", "on")))
         # the LUT registers (S_LUT_*)
-        decorators += [self._point(g, f"{kind}_priority", lambda c, k=kind: getattr(c.lut, f"{k}_priority"),
+        decorators += [self.point(g, f"{kind}_priority", lambda c, k=kind: getattr(c.lut, f"{k}_priority"),
                                    ("LE", "LO")) for kind in ("uflow", "oflow", "hybrid")]
         for name in ("le_index_offset", "le_index_select", "lo_index_select"):
-            decorators.append(self._point(g, name, lambda c, n=name: _sign_class(getattr(c.lut, n)),
+            decorators.append(self.point(g, name, lambda c, n=name: _sign_class(getattr(c.lut, n)),
                                           ("negative", "zero", "positive")))
         decorators += [
-            self._cross(g, "le_function_x_le_index_offset", ["le_function", "le_index_offset"], [("LINEAR", None)]),
-            self._cross(g, "le_function_x_le_index_select", ["le_function", "le_index_select"], [("EXPONENT", None)]),
-            self._cross(g, "le_function_x_lo_index_select", ["le_function", "lo_index_select"], [("EXPONENT", None)]),
+            self.cross(g, "le_function_x_le_index_offset", ["le_function", "le_index_offset"], [("LINEAR", None)]),
+            self.cross(g, "le_function_x_le_index_select", ["le_function", "le_index_select"], [("EXPONENT", None)]),
+            self.cross(g, "le_function_x_lo_index_select", ["le_function", "lo_index_select"], [("EXPONENT", None)]),
         ]
         for bound in ("le_start", "le_end", "lo_start", "lo_end"):
             decorators += [
-                self._point(g, f"{bound}_sign", lambda c, b=bound: "negative" if _lut_bound(c, b) < 0 else "positive",
+                self.point(g, f"{bound}_sign", lambda c, b=bound: "negative" if _lut_bound(c, b) < 0 else "positive",
                             ("negative", "positive")),
-                self._point(g, f"{bound}_size", lambda c, b=bound: "<2^10" if abs(_lut_bound(c, b)) < 1024 else "2^10+",
+                self.point(g, f"{bound}_size", lambda c, b=bound: "<2^10" if abs(_lut_bound(c, b)) < 1024 else "2^10+",
                             ("<2^10", "2^10+")),
             ]
         for table in ("le", "lo"):
             for flow in ("uflow", "oflow"):
                 decorators += [
-                    self._point(g, f"{table}_{flow}_scale", lambda c, a=f"{table}_{flow}_scale": _slope_class(
+                    self.point(g, f"{table}_{flow}_scale", lambda c, a=f"{table}_{flow}_scale": _slope_class(
                         getattr(c.lut, a)), SLOPE_CLASSES),
-                    self._point(g, f"{table}_{flow}_shift", lambda c, a=f"{table}_{flow}_shift": _shift_class(
+                    self.point(g, f"{table}_{flow}_shift", lambda c, a=f"{table}_{flow}_shift": _shift_class(
                         getattr(c.lut, a) & 0x1F), SHIFT_CLASSES[:3]),
                 ]
         decorators += self._memory_points(g, lambda c: c.src, lambda c: c.dst)
-        decorators.append(self._cross(g, "src_ram_x_dst_ram", ["src_ram", "dst_ram"]))
+        decorators.append(self.cross(g, "src_ram_x_dst_ram", ["src_ram", "dst_ram"]))
         return _stack(decorators)
 
     def _cdp_lut_access_group(self):
         """Sampled once per S_LUT_ACCESS_CFG write of a layer's LUT programming: (table, access type)."""
         g = "cdp"
-        decorators = [self._point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
-                      self._point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))]
+        decorators = [self.point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
+                      self.point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))]
         return _stack(decorators)
 
     def _sdp_lut_access_group(self):
         """Sampled once per SDP S_LUT_ACCESS_CFG write: (table, access type)."""
         g = "sdp"
-        return _stack([self._point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
-                       self._point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))])
+        return _stack([self.point(g, "lut_table", lambda a: a[0], ("LE", "LO")),
+                       self.point(g, "lut_access", lambda a: a[1], ("READ", "WRITE"))])
 
     def _rubik_group(self):
         g, p = "rubik", self.profile
@@ -654,34 +661,34 @@ class Coverage:
         memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
         four = (1, 2, 3, 4)
         decorators = [
-            self._point(g, "mode", lambda r: r.mode, modes),
-            self._point(g, "precision", lambda r: r.precision, sorted(p.feature_types)),
-            self._point(g, "stride_x", lambda r: r.stride_x if r.mode == "CONTRACT" else None, four),
-            self._point(g, "stride_y", lambda r: r.stride_y if r.mode == "CONTRACT" else None, four),
-            self._point(g, "width", lambda r: size_class(r.width), SIZE_CLASSES[:3]),
-            self._point(g, "height", lambda r: size_class(r.height), SIZE_CLASSES[:3]),
-            self._point(g, "channels", _rubik_channels, CHANNEL_CLASSES),
-            self._point(g, "memories", lambda r: ("sec_mem" if r.in_cvsram else "pri_mem",
+            self.point(g, "mode", lambda r: r.mode, modes),
+            self.point(g, "precision", lambda r: r.precision, sorted(p.feature_types)),
+            self.point(g, "stride_x", lambda r: r.stride_x if r.mode == "CONTRACT" else None, four),
+            self.point(g, "stride_y", lambda r: r.stride_y if r.mode == "CONTRACT" else None, four),
+            self.point(g, "width", lambda r: size_class(r.width), SIZE_CLASSES[:3]),
+            self.point(g, "height", lambda r: size_class(r.height), SIZE_CLASSES[:3]),
+            self.point(g, "channels", _rubik_channels, CHANNEL_CLASSES),
+            self.point(g, "memories", lambda r: ("sec_mem" if r.in_cvsram else "pri_mem",
                                                   "sec_mem" if r.out_cvsram else "pri_mem"),
                         [(i, o) for i in memories for o in memories]),
-            self._cross(g, "mode_x_precision", ["mode", "precision"]),
-            self._cross(g, "stride_x_x_stride_y", ["stride_x", "stride_y"]),
-            self._cross(g, "mode_x_memories", ["mode", "memories"]),
+            self.cross(g, "mode_x_precision", ["mode", "precision"]),
+            self.cross(g, "stride_x_x_stride_y", ["stride_x", "stride_y"]),
+            self.cross(g, "mode_x_memories", ["mode", "memories"]),
             # NVIDIA's rubik_cg meanings the points above do not hold (stimulus/coverage_parity.json)
-            self._point(g, "in_channels", lambda r: channel_class(r.in_channels, r.per_atom), CHANNEL_CLASSES),
-            self._point(g, "out_channels", lambda r: channel_class(r.out_channels, r.per_atom), CHANNEL_CLASSES),
-            self._point(g, "contract_in_channels", lambda r: None if r.mode != "CONTRACT" else "1-31"
+            self.point(g, "in_channels", lambda r: channel_class(r.in_channels, r.per_atom), CHANNEL_CLASSES),
+            self.point(g, "out_channels", lambda r: channel_class(r.out_channels, r.per_atom), CHANNEL_CLASSES),
+            self.point(g, "contract_in_channels", lambda r: None if r.mode != "CONTRACT" else "1-31"
                         if r.in_channels < 32 else "32" if r.in_channels == 32 else "33+", ("1-31", "32", "33+")),
         ]
         for side, key in (("src", "DAIN"), ("dst", "DAOUT")):
             planar_mode = "MERGE" if side == "src" else "SPLIT"
             decorators += [
-                self._point(g, f"{side}_line_stride", lambda r, s=side, k=key: _packed(
+                self.point(g, f"{side}_line_stride", lambda r, s=side, k=key: _packed(
                     r.addressing[f"{k}_LINE"], _rubik_line(r, s)), ("packed", "gap")),
-                self._point(g, f"{side}_surface_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode == m
+                self.point(g, f"{side}_surface_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode == m
                             else _packed(r.addressing[f"{k}_SURF"], r.addressing[f"{k}_LINE"] * _rubik_lines(r, s)),
                             ("packed", "gap")),
-                self._point(g, f"{side}_planar_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode != m
+                self.point(g, f"{side}_planar_stride", lambda r, s=side, k=key, m=planar_mode: None if r.mode != m
                             else _packed(r.addressing[f"{k}_PLANAR"], r.addressing[f"{k}_LINE"] * r.height),
                             ("packed", "gap")),
             ]
@@ -694,35 +701,35 @@ class Coverage:
         g, p = "bdma", self.profile
         memories = ("pri_mem", "sec_mem") if p.secondary_memif else ("pri_mem",)
         decorators = [
-            self._point(g, "operations", lambda s: "4+" if s[2] >= 4 else "2-3" if s[2] > 1 else "1",
+            self.point(g, "operations", lambda s: "4+" if s[2] >= 4 else "2-3" if s[2] > 1 else "1",
                         ("1", "2-3", "4+")),
-            self._point(g, "launch", lambda s: s[1], (0, 1)),
-            self._point(g, "memories", lambda s: (_ram(s[0].src_cvsram), _ram(s[0].dst_cvsram)),
+            self.point(g, "launch", lambda s: s[1], (0, 1)),
+            self.point(g, "memories", lambda s: (_ram(s[0].src_cvsram), _ram(s[0].dst_cvsram)),
                         [(i, o) for i in memories for o in memories]),
-            self._point(g, "line_atoms", lambda s: size_class(s[0].line_bytes // 32), SIZE_CLASSES[:3]),
-            self._point(g, "lines", lambda s: size_class(s[0].lines), SIZE_CLASSES[:2]),
-            self._point(g, "surfaces", lambda s: size_class(s[0].surfaces), SIZE_CLASSES[:2]),
-            self._point(g, "src_line_stride", lambda s: _packed(s[0].src_line_stride, s[0].line_bytes),
+            self.point(g, "line_atoms", lambda s: size_class(s[0].line_bytes // 32), SIZE_CLASSES[:3]),
+            self.point(g, "lines", lambda s: size_class(s[0].lines), SIZE_CLASSES[:2]),
+            self.point(g, "surfaces", lambda s: size_class(s[0].surfaces), SIZE_CLASSES[:2]),
+            self.point(g, "src_line_stride", lambda s: _packed(s[0].src_line_stride, s[0].line_bytes),
                         ("packed", "gap")),
-            self._point(g, "dst_line_stride", lambda s: _packed(s[0].dst_line_stride, s[0].line_bytes),
+            self.point(g, "dst_line_stride", lambda s: _packed(s[0].dst_line_stride, s[0].line_bytes),
                         ("packed", "gap")),
-            self._cross(g, "launch_x_memories", ["launch", "memories"]),
-            self._cross(g, "operations_x_launch", ["operations", "launch"]),
+            self.cross(g, "launch_x_memories", ["launch", "memories"]),
+            self.cross(g, "operations_x_launch", ["operations", "launch"]),
             # NVIDIA's bdma_cg meanings the points above do not hold (stimulus/coverage_parity.json): positions
             # in 32-byte atoms modulo 8 (where in a 256-byte block an address, a line's end or a stride falls)
-            self._point(g, "line_atoms_mod8", lambda s: s[0].line_bytes // 32 % 8, range(8)),
-            self._point(g, "src_line_end", lambda s: (s[0].src_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
-            self._point(g, "dst_line_end", lambda s: (s[0].dst_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
-            self._point(g, "src_line_stride_mod8", lambda s: s[0].src_line_stride // 32 % 8, range(8)),
-            self._point(g, "dst_line_stride_mod8", lambda s: s[0].dst_line_stride // 32 % 8, range(8)),
-            self._point(g, "src_surface_stride_mod8", lambda s: s[0].src_surf_stride // 32 % 8, range(8)),
-            self._point(g, "dst_surface_stride_mod8", lambda s: s[0].dst_surf_stride // 32 % 8, range(8)),
+            self.point(g, "line_atoms_mod8", lambda s: s[0].line_bytes // 32 % 8, range(8)),
+            self.point(g, "src_line_end", lambda s: (s[0].src_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self.point(g, "dst_line_end", lambda s: (s[0].dst_addr // 32 + s[0].line_bytes // 32 - 1) % 8, range(8)),
+            self.point(g, "src_line_stride_mod8", lambda s: s[0].src_line_stride // 32 % 8, range(8)),
+            self.point(g, "dst_line_stride_mod8", lambda s: s[0].dst_line_stride // 32 % 8, range(8)),
+            self.point(g, "src_surface_stride_mod8", lambda s: s[0].src_surf_stride // 32 % 8, range(8)),
+            self.point(g, "dst_surface_stride_mod8", lambda s: s[0].dst_surf_stride // 32 % 8, range(8)),
         ]
         for side in ("src", "dst"):
             decorators += [
-                self._point(g, f"{side}_ram", lambda s, x=side: _ram(getattr(s[0], f"{x}_cvsram")), memories),
-                self._point(g, f"{side}_addr_mod8", lambda s, x=side: getattr(s[0], f"{x}_addr") // 32 % 8, range(8)),
-                self._cross(g, f"{side}_addr_mod8_x_{side}_ram", [f"{side}_addr_mod8", f"{side}_ram"]),
+                self.point(g, f"{side}_ram", lambda s, x=side: _ram(getattr(s[0], f"{x}_cvsram")), memories),
+                self.point(g, f"{side}_addr_mod8", lambda s, x=side: getattr(s[0], f"{x}_addr") // 32 % 8, range(8)),
+                self.cross(g, f"{side}_addr_mod8_x_{side}_ram", [f"{side}_addr_mod8", f"{side}_ram"]),
             ]
         return _stack(decorators)
 
@@ -731,11 +738,11 @@ class Coverage:
         CFG_OP.EN and STATUS as the golden model's register file holds them (golden/regs/regfile.py)."""
         g = "bdma"
         decorators = [
-            self._point(g, "op_en", lambda s: s["EN"], (0, 1)),
-            self._point(g, "free_slot", lambda s: s["FREE_SLOT"], range(BDMA_SLOTS + 1)),
-            self._point(g, "idle", lambda s: s["IDLE"], (0, 1)),
-            self._point(g, "grp0_busy", lambda s: s["GRP0_BUSY"], (0, 1)),
-            self._point(g, "grp1_busy", lambda s: s["GRP1_BUSY"], (0, 1)),
+            self.point(g, "op_en", lambda s: s["EN"], (0, 1)),
+            self.point(g, "free_slot", lambda s: s["FREE_SLOT"], range(BDMA_SLOTS + 1)),
+            self.point(g, "idle", lambda s: s["IDLE"], (0, 1)),
+            self.point(g, "grp0_busy", lambda s: s["GRP0_BUSY"], (0, 1)),
+            self.point(g, "grp1_busy", lambda s: s["GRP1_BUSY"], (0, 1)),
         ]
         return _stack(decorators)
 
@@ -743,19 +750,19 @@ class Coverage:
         """Cover points of a LUT's outcome counters in one run: none or some elements of each kind."""
         decorators = list(extra)
         for kind in ("UFLOW", "OFLOW", "HYBRID", "LE_HIT", "LO_HIT"):
-            decorators.append(self._point(g, f"lut.{kind.lower()}", lambda run, k=kind: _count(run, unit, k),
+            decorators.append(self.point(g, f"lut.{kind.lower()}", lambda run, k=kind: _count(run, unit, k),
                                           ("none", "some")))
-        decorators.append(self._point(g, "le_function", lambda run: run[0].lut.le_function if run[1] else None,
+        decorators.append(self.point(g, "le_function", lambda run: run[0].lut.le_function if run[1] else None,
                                       ("LINEAR", "EXPONENT")))
-        decorators.append(self._point(g, "precision", lambda run: _precision(run[0]) if run[1] else None,
+        decorators.append(self.point(g, "precision", lambda run: _precision(run[0]) if run[1] else None,
                                       sorted(self.profile.feature_types)))
         for kind in ("uflow", "oflow", "le_hit", "lo_hit"):
-            decorators.append(self._cross(g, f"le_function_x_{kind}", ["le_function", f"lut.{kind}"]))
-            decorators.append(self._cross(g, f"precision_x_{kind}", ["precision", f"lut.{kind}"]))
+            decorators.append(self.cross(g, f"le_function_x_{kind}", ["le_function", f"lut.{kind}"]))
+            decorators.append(self.cross(g, f"precision_x_{kind}", ["precision", f"lut.{kind}"]))
         return _stack(decorators)
 
     def _sdp_run_group(self):
-        eql = self._point("sdp_run", "eql", lambda run: None if not run[0].y.eql or ("SDP", "D_STATUS") not in run[2]
+        eql = self.point("sdp_run", "eql", lambda run: None if not run[0].y.eql or ("SDP", "D_STATUS") not in run[2]
                           else "unequal" if run[2]["SDP", "D_STATUS"] else "equal", ("equal", "unequal"))
         return self._lut_outcomes("sdp_run", "SDP", [eql])
 
@@ -781,6 +788,8 @@ class Coverage:
             self._sample_rubik(RubikLayer.decode(regs, self.profile))
         if "PDP" in stages and self._sample_pdp is not None:
             self._sample_pdp(pdp_decode(regs))
+        for sample in self._declared:
+            sample(stages, regs, status)
 
     def sample_bdma(self, operations, group: int) -> None:
         """Sample a launched BDMA group (golden.units.bdma.BdmaOperation each)."""
@@ -805,7 +814,7 @@ class Coverage:
             self.sample_bdma(group.operations, group.group)
             self.sample_bdma_writes(layer.writes, group.group)
             return
-        stages = [unit for unit in layer.enable if unit in ("SDP", "PDP", "CDP", "CDMA", "RBK")]
+        stages = list(layer.enable)
         self.sample(stages, layer.values(self.regmap))
         for unit in ("CDP", "SDP"):
             if unit in stages:

@@ -17,11 +17,9 @@ import os
 from dataclasses import dataclass, field
 
 from golden.config import Profile
+from stimulus.families import covergroups
 from stimulus.families import layers as draw
 
-#: The covergroup of each family (stimulus/coverage.py); families without one cannot be directed.
-GROUPS = {"sdp": "sdp", "sdp_reg": "sdp", "sdp_pdp": "pdp", "pdp": "pdp", "cdp": "cdp", "conv": "conv",
-          "rubik": "rubik", "bdma": "bdma"}
 _PREFIXES = itertools.count()
 
 
@@ -82,7 +80,7 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
         coverage = coverage or new_coverage(profile, f"{family}_{seed}")
         if touched:
             return _touched(family, profile, seed, n, patience, count, coverage)
-        group = GROUPS[family]
+        group = covergroups()[family]
     left, idle, chosen, index = holes(coverage, group), 0, [], 0
     while idle < patience and index < n * patience:
         if corners:  # the corner covergroup samples a golden run of the layers together

@@ -1,25 +1,36 @@
 """The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests.
 
-A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share);
-the tables the rest of stimulus reads (GENERATORS, NEEDS, SHARED) derive from FAMILIES, and the profile
-switches a family needs from its units' declarations (golden/units/base.py: Unit.switch).
+A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share, the
+modules of its illegal breakers, its covergroup and the covergroup it is measured by); FAMILIES lists the
+project's, and a plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY
+or FAMILIES is the declaration). `declared()` is the one registry every listing reads (`family`, `names`,
+`available`, `breaker_modules`, `covergroups`); the profile switches a family needs come from its units'
+declarations (golden/units/declaration.py: Unit.switch).
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import golden.units
 from golden.config import Profile
+from golden.errors import DeclarationError, NvdlaVerifError
 from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 
+#: The entry-point group through which another distribution adds families.
+ENTRY_POINTS = "nvdla_verif.families"
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
-#: family -> generator(choose, profile, slot) -> Layer ("sdp_reg": SDP with register operands only, which on
-#: nv_small is the RTL fixture's subset)
+
+#: "sdp_reg": SDP with register operands only, which on nv_small is the RTL fixture's subset
 def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
     return sdp.random_layer(choose, profile, slot, memory_operands=False)
 
@@ -33,48 +44,116 @@ class Family:
     generator: Callable
     #: drawer(choose, profile) -> keywords every layer of one trace shares (a unit's LUT); None: nothing shared.
     shared: Callable | None = None
+    #: Modules whose BREAKERS (stimulus.breakers.Breaker) break rules of the registry (stimulus/illegal.py).
+    breakers: tuple[str, ...] = ()
+    #: covergroup(coverage, group) -> sample(stages, regs, status): builds the points of covergroup `group` (its
+    #: `covers`) through the Coverage object's `point` and `cross`, and samples every layer with the stages it
+    #: ran, its register values and (a run layer's) reported status, or None (stimulus/coverage.py); None: none.
+    covergroup: Callable | None = None
+    #: The covergroup its draws are measured by (coverage-directed drawing, `coverage --unit`); "": its own
+    #: covergroup's (named after the family), or none.
+    covers: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "covers", self.covers or (self.name if self.covergroup is not None else ""))
+        object.__setattr__(self, "units", tuple(self.units))
+        object.__setattr__(self, "breakers", tuple(self.breakers))
+        where = f"family {self.name!r}"
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise DeclarationError("a family's name is a lower-case word", where=where)
+        if not self.units or not all(isinstance(stage, str) for stage in self.units):
+            raise DeclarationError("units are the stages its layers run", where=where)
+        for what in ("generator", "shared", "covergroup"):
+            hook = getattr(self, what)
+            if not callable(hook) and not (hook is None and what != "generator"):
+                raise DeclarationError(f"{what} is not callable", where=where)
+        if not all(isinstance(module, str) for module in self.breakers):
+            raise DeclarationError("breakers are module names", where=where)
 
     def needs(self) -> tuple[str, ...]:
         """The profile switches of its units (none: every profile runs it)."""
         return tuple(dict.fromkeys(golden.units.unit(stage).switch for stage in self.units
                                    if golden.units.unit(stage).switch))
 
+    def share(self, choose, profile: Profile) -> dict:
+        """What every layer of one trace shares, drawn first (keywords for the generator)."""
+        return self.shared(choose, profile) if self.shared is not None else {}
+
 
 FAMILIES = (
-    Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)}),
-    Family("pdp", ("PDP",), pdp.random_layer),
-    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)}),
-    Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared),
-    Family("sdp_reg", ("SDP",), _sdp_register_operands),
-    Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer),
-    Family("bdma", ("BDMA",), bdma.random_layer),
-    Family("rubik", ("RUBIK",), rubik.random_layer),
+    Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)},
+           breakers=("stimulus.illegal_sdp",), covers="sdp"),
+    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covers="pdp"),
+    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
+           breakers=("stimulus.illegal_cdp",), covers="cdp"),
+    Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared,
+           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covers="conv"),
+    Family("sdp_reg", ("SDP",), _sdp_register_operands, covers="sdp"),
+    Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer, covers="pdp"),
+    # the DMA rules of every unit (golden/units/dma_rules.py), each broken from its own unit's family
+    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",), covers="bdma"),
+    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",), covers="rubik"),
     Family("deconv", ("CONV", "SDP", "RUBIK"), deconv.random_layer, deconv.shared),
 )
-GENERATORS = {f.name: f.generator for f in FAMILIES}
-#: The feature switch a family needs (families not listed: every profile).
-NEEDS = {f.name: f.needs()[0] for f in FAMILIES if f.needs()}
+
+
+@cache
+def declared() -> tuple[Family, ...]:
+    """Every family: the project's, then the plugins' (by entry-point name)."""
+    where = dict.fromkeys((f.name for f in FAMILIES), __name__)
+    found = list(FAMILIES)
+    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+        module = importlib.import_module(point.value)
+        declared = getattr(module, "FAMILIES", None) or (
+            (module.FAMILY,) if isinstance(getattr(module, "FAMILY", None), Family) else ())
+        if not declared or not all(isinstance(f, Family) for f in declared):
+            raise DeclarationError("declares no FAMILY or FAMILIES (stimulus.families.Family)", where=point.value)
+        for f in declared:
+            if f.name in where:
+                raise DeclarationError(f"family {f.name} is declared twice ({where[f.name]})", where=point.value)
+            where[f.name] = point.value
+            found.append(f)
+    return tuple(found)
+
+
+def family(name: str) -> Family:
+    """The declaration of a family, or NvdlaVerifError naming the known ones."""
+    for f in declared():
+        if f.name == name:
+            return f
+    raise NvdlaVerifError(f"no stimulus family {name}; known: {', '.join(names())}")
+
+
+def names() -> list[str]:
+    """Every family's name, sorted (the command line's choices)."""
+    return sorted(f.name for f in declared())
 
 
 def available(profile: Profile) -> list[str]:
     """The families the profile can run."""
-    return [f.name for f in sorted(FAMILIES, key=lambda f: f.name) if all(profile.has(s) for s in f.needs())]
+    return [f.name for f in sorted(declared(), key=lambda f: f.name) if all(profile.has(s) for s in f.needs())]
 
 
-#: family -> drawer(choose, profile) of what every layer of one trace shares (a unit's LUT), passed as keywords
-SHARED = {f.name: f.shared for f in FAMILIES if f.shared is not None}
+def breaker_modules() -> tuple[str, ...]:
+    """The modules of every family's breakers, in registry order (stimulus/illegal.py gathers them)."""
+    return tuple(dict.fromkeys(module for f in declared() for module in f.breakers))
 
 
-def layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
+def covergroups() -> dict[str, str]:
+    """family -> the covergroup its draws are measured by; families without one cannot be directed."""
+    return {f.name: f.covers for f in declared() if f.covers}
+
+
+def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
     """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
     of a multi-layer sequence the last of them started (a deconvolution's phases and Rubik contract)."""
-    generator = GENERATORS[family]
+    declaration = family(name)
     choose = Seeded([seed, index])
-    shared = SHARED[family](choose, profile) if family in SHARED else {}
-    drawn = [generator(choose, profile, slot, **shared) for slot in range(count)]
+    shared = declaration.share(choose, profile)
+    drawn = [declaration.generator(choose, profile, slot, **shared) for slot in range(count)]
     chain = shared.get("chain")
     while chain is not None and chain.queue:  # a started sequence ends in the trace: a deconvolution's Rubik
-        drawn.append(generator(choose, profile, count, **shared))  # layer checks (the generator pops the queue)
+        drawn.append(declaration.generator(choose, profile, count, **shared))  # layer checks (it pops the queue)
     return drawn
 
 

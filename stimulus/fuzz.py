@@ -18,7 +18,8 @@ from golden.errors import ConfigurationError, NvdlaVerifError
 from stimulus import illegal
 from stimulus.choose import Seeded
 from stimulus.export import play_layers
-from stimulus.families import GENERATORS, available
+from stimulus.families import available
+from stimulus.families import family as declared_family
 
 
 @dataclass
@@ -43,7 +44,7 @@ def _crash(exc: BaseException) -> str:
 def run_legal(family: str, profile: Profile, seed: int, index: int, folder: Path) -> Finding | None:
     case = f"legal {family} seed {seed} case {index}"
     try:
-        layer = GENERATORS[family](Seeded([seed, index]), profile, 0)
+        layer = declared_family(family).generator(Seeded([seed, index]), profile, 0)
         result = play_layers([layer], folder / f"{family}_{index}", f"{family}_{index}", profile)
         if result.memory is None:  # the run stopped (the checks themselves hold CRC 0 and fail: not a finding)
             return Finding("rejected-without-reason", case, f"{result.status}: {result.detail}")

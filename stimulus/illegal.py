@@ -1,7 +1,8 @@
 """Illegal layers: for each rule of the registry (golden/rules.py), a legal layer changed to break that rule.
 
 The breakers (stimulus/breakers.py: one Breaker per rule, one signature) live beside their unit's generator, in
-the modules of MODULES; BREAKERS is their registry by rule id, and UNBROKEN names each rule that has none, with
+the modules the families declare (stimulus/families.py: Family.breakers, a plugin's families included); BREAKERS
+is their registry by rule id, and UNBROKEN names each rule that has none, with
 the reason (the one such list). `illegal_layer` keeps only a candidate whose broken rules, as the registry's own
 predicates see them, are the rule plus its breaker's declared companions: rules that depend on each other cannot
 be broken alone (with the sums of the PDP split widths fixed, a first, mid or last width cannot be wrong on its
@@ -29,11 +30,8 @@ from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode as sdp_decode
 from stimulus.breakers import Breaker, broken_rules
 from stimulus.export import write_unchecked
+from stimulus.families import breaker_modules
 from stimulus.layer import Layer
-
-#: The modules whose BREAKERS (a tuple of stimulus.breakers.Breaker) break the registry's rules.
-MODULES = ("stimulus.illegal_pdp", "stimulus.illegal_sdp", "stimulus.illegal_cdp", "stimulus.illegal_conv",
-           "stimulus.illegal_dma", "stimulus.illegal_rubik", "stimulus.illegal_sequence")
 
 #: Rules of the registry with no breaker, each with the reason: none (every rule's illegal layer comes from a
 #: generated legal one).
@@ -55,7 +53,7 @@ def gather(modules: tuple[str, ...]) -> dict[str, Breaker]:
     return found
 
 
-BREAKERS = gather(MODULES)
+BREAKERS = gather(breaker_modules())
 #: Rules that the breaker of a rule necessarily breaks too.
 COMPANIONS = {b.rule: set(b.companions) for b in BREAKERS.values() if b.companions}
 

@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 
 from golden.config import Profile
 from stimulus.choose import Drawn
-from stimulus.families import GENERATORS, SHARED
+from stimulus.families import family as declared_family
 
 
 def layers(family: str, profile: Profile, count: int = 1):
     """A strategy for lists of `count` back-to-back layers of the family (one layer when count is 1)."""
-    generator = GENERATORS[family]
+    declaration = declared_family(family)
 
     @st.composite
     def draw(draw_fn):
         choose = Drawn(draw_fn)
-        shared = SHARED[family](choose, profile) if family in SHARED else {}
-        drawn = [generator(choose, profile, slot, **shared) for slot in range(count)]
+        shared = declaration.share(choose, profile)
+        drawn = [declaration.generator(choose, profile, slot, **shared) for slot in range(count)]
         return drawn[0] if count == 1 else drawn
 
     return draw()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ci.commands.generate import GROUPS
 from ci.options import count, families_for, positive, profile_for
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
@@ -14,7 +13,8 @@ from golden.status import Status
 from golden.trace import find_traces, load_trace
 from stimulus.coverage import Coverage, merge
 from stimulus.export import play_layers
-from stimulus.families import GENERATORS, layers
+from stimulus.families import covergroups, layers
+from stimulus.families import names as family_names
 
 NAME = "coverage"
 HELP = "sample the configuration coverage of N generated layers per unit family (and of traces); print the holes"
@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-n", type=count, default=200, help="generated traces per unit family (0: none)")
     parser.add_argument("--layers", type=positive, default=1,
                         help="back-to-back layers per generated trace (2+: conv data/weight reuse)")
-    parser.add_argument("--unit", action="append", choices=sorted(GENERATORS), help="unit family (repeatable)")
+    parser.add_argument("--unit", action="append", choices=family_names(), help="unit family (repeatable)")
     parser.add_argument("--traces", nargs="*", default=[], metavar="PATH",
                         help="also sample every layer the golden model runs from these traces")
     parser.add_argument("--run", action="store_true",
@@ -79,8 +79,8 @@ def run(args) -> int:
         print(f"sampled {sampled} layers from {len(traces)} traces")
     groups = None
     if args.unit:  # the covergroups of the families asked for, and their run outcomes
-        groups = [g for g in coverage.groups if g in {GROUPS.get(f, f) for f in args.unit}
-                  or g.removesuffix("_run") in {GROUPS.get(f, f) for f in args.unit}]
+        wanted = {covergroups().get(f, f) for f in args.unit}
+        groups = [g for g in coverage.groups if g in wanted or g.removesuffix("_run") in wanted]
     print(coverage.report(groups))
     if args.export:
         coverage.export(args.export)

@@ -23,7 +23,7 @@ from ci.options import (
     rtl_profile,
 )
 from golden.config import get_profile
-from stimulus.families import GENERATORS
+from stimulus.families import names as family_names
 from stimulus.fuzz import fuzz
 
 NAME = "fuzz"
@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-n", type=positive, default=100, help="without --impl: cases per unit family (and as many "
                                                              "illegal ones)")
-    parser.add_argument("--unit", action="append", choices=sorted(GENERATORS),
+    parser.add_argument("--unit", action="append", choices=family_names(),
                         help="unit family (repeatable; default all the profile has; the fixture RTL: sdp_reg)")
     add_implementation_options(parser)
     parser.set_defaults(impl=None)  # no --impl: the golden-model rule check above

@@ -6,15 +6,16 @@ from ci.options import families_for, positive
 from golden.config import get_profile
 from stimulus.corner_data import write_aimed
 from stimulus.corners import GROUP as CORNERS
-from stimulus.directed import GROUPS, directed
-from stimulus.families import GENERATORS, write_generated
+from stimulus.directed import directed
+from stimulus.families import covergroups, write_generated
+from stimulus.families import names as family_names
 
 NAME = "generate"
 HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>/<test>/) that conform replays"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--unit", required=True, choices=sorted(GENERATORS), help="unit family")
+    parser.add_argument("--unit", required=True, choices=family_names(), help="unit family")
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
     parser.add_argument("--seed", type=int, default=0, help="seed: the same seed and profile give the same bytes")
     parser.add_argument("-n", type=positive, default=1, help="number of traces (with --coverage-directed: at most)")
@@ -37,8 +38,8 @@ def run(args) -> int:
     profile = get_profile(args.profile)
     families_for(profile, [args.unit])
     if args.coverage_directed:
-        if args.unit not in GROUPS and not args.corners:
-            print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(GROUPS))}")
+        if args.unit not in covergroups() and not args.corners:
+            print(f"no covergroup for {args.unit} yet; known: {', '.join(sorted(covergroups()))}")
             return 2
         return _directed(args, profile)
     write = write_aimed if args.corners else write_generated
@@ -53,5 +54,5 @@ def _directed(args, profile) -> int:
     for index in found.indices:
         print(write(args.unit, profile, args.seed, index, args.out, args.layers))
     print(f"{len(found.indices)} traces written after {found.draws} draws; {found.holes} holes left")
-    print(found.coverage.report([CORNERS if args.corners else GROUPS[args.unit]]))
+    print(found.coverage.report([CORNERS if args.corners else covergroups()[args.unit]]))
     return 0

@@ -30,9 +30,9 @@ from pathlib import Path
 import golden
 from ci.suite import MANIFEST, MUSTPASS, SUITE_FORMAT, SuiteError, dumps, file_hashes, golden_fingerprint
 from golden.config import Profile
-from stimulus.directed import GROUPS, directed
+from stimulus.directed import directed
 from stimulus.export import GenerationError
-from stimulus.families import available, write_generated
+from stimulus.families import available, covergroups, write_generated
 
 #: Trace lengths (layers per trace) generated per family besides one: what only 2+ layers cover (convolution's
 #: data/weight reuse and weight ring, BDMA's second launch register).
@@ -115,7 +115,7 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
     for family in families or have:
         for count in LENGTHS.get(family, (1,)):
             seed = derived_seed(profile.name, version, family, count)
-            if family in GROUPS:
+            if family in covergroups():
                 found = directed(family, profile, seed, max_layers, patience, count)
                 indices, draws, holes = found.indices, found.draws, found.holes
             else:  # no covergroup (deconv): the first traces of the seed

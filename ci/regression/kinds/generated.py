@@ -76,12 +76,12 @@ class Generated(TestKind):
         check_drawn(path, name, entry)
 
     def check_directed(self, path: Path, name: str, entry: dict) -> None:
-        from stimulus.directed import GROUPS
+        from stimulus.families import covergroups
 
         wanted = entry["directed"]
         if not (wanted is True or wanted is False or (isinstance(wanted, list) and set(wanted) <= set(LEVELS))):
             super().check_directed(path, name, entry)
-        if wanted and entry["family"] not in GROUPS:
+        if wanted and entry["family"] not in covergroups():
             raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no covergroup to direct by")
         if entry.get("seeds") != "per_run":
             raise PlanError(f"{path}: test {name}: a directed test draws per run (seeds: per_run)")
