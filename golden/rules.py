@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from golden.errors import ConfigurationError, DeclarationError
+from golden.errors import ConfigurationError, DeclarationError, NvdlaVerifError
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,16 @@ def all_rules() -> list[Rule]:
         raise DeclarationError("rules outside their unit's declared rule modules (Unit.rules): "
                                + ", ".join(f"{r.id} ({r.module}, unit {r.unit})" for r in strays), where="rules")
     return listed
+
+
+def find(rule_id: str) -> Rule:
+    """A rule by id, every unit's rule modules imported first (a module's rules register when it is imported: a
+    plugin unit's only once something asks for them)."""
+    if rule_id not in REGISTRY:
+        all_rules()
+    if rule_id not in REGISTRY:
+        raise NvdlaVerifError(f"no rule {rule_id} in the registry", where="rules")
+    return REGISTRY[rule_id]
 
 
 def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:

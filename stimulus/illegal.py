@@ -68,7 +68,7 @@ def reachable(rule_id: str, profile: Profile) -> bool:
     what the breaker requires (e.g. fp16 for an fp16 rule)."""
     if rule_id not in BREAKERS:
         return False
-    switch = golden.units.unit(rules.REGISTRY[rule_id].unit).switch
+    switch = golden.units.unit(rules.find(rule_id).unit).switch
     if switch and not profile.has(switch):
         return False
     return BREAKERS[rule_id].requires(profile)
@@ -82,7 +82,7 @@ def illegal_layer(rule_id: str, choose, profile: Profile, attempts: int = 400) -
     if not reachable(rule_id, profile):
         raise NoIllegalLayer(f"profile {profile.name} lacks what breaking {rule_id} needs", where=rule_id)
     breaker = BREAKERS[rule_id]
-    unit = rules.REGISTRY[rule_id].unit
+    unit = rules.find(rule_id).unit
     allowed = {rule_id} | breaker.companions
     for _ in range(attempts):
         layer = breaker.candidate(choose, profile)
@@ -101,8 +101,8 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
     else the unit itself (on-the-fly layers wait for a producer; an advisory rule is checked strictly)."""
     regs = layer.values(RegisterMap.for_profile(profile))
     rule_id = layer.choices.get("illegal")
-    if rule_id and rules.REGISTRY[rule_id].advisory:
-        if rules.REGISTRY[rule_id].unit == "PDP":
+    if rule_id and rules.find(rule_id).advisory:
+        if rules.find(rule_id).unit == "PDP":
             pdp_validate(pdp_decode(regs), regs, profile, strict=True)
         else:
             sdp_checks.validate(sdp_decode(regs), profile, strict=True)

@@ -73,7 +73,7 @@ class Illegal(TestKind):
         name = f"{rule_id}_s{p['seed']}"
         flying = "ON_FLYING" in (layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE"),
                                  layer.fields.get("PDP_RDMA.D_FLYING_MODE.FLYING_MODE"))
-        if rules.REGISTRY[rule_id].advisory:
+        if rules.find(rule_id).advisory:
             return self._on_golden(item, settings, layer, profile, folder, name, "an advisory rule: a trace runs "
                                    "with a warning, the golden model's strict check must reject it")
         if flying or layer.fields.get("SDP.D_FEATURE_MODE_CFG.FLYING_MODE") == "ON":
