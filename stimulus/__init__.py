@@ -5,9 +5,11 @@ export.py    write_trace (master: .cfg + .dat with CRCs; nvdlav1: input.txn + go
 choose.py    Seeded (same seed, same bytes) and Drawn (hypothesis) sources of every decision
 sdp.py, pdp.py, cdp.py, conv.py, bdma.py, rubik.py, pipeline.py    random legal layers per unit family
 sdp_lut.py   the SDP Y stage's random LUT (shared by a trace's SDP layers)
-families.py  the families, their availability per profile, traces named as NVIDIA names its tests
+families.py  the family declarations (generator, breakers, covergroup; plugins' too), their availability per
+             profile, traces named as NVIDIA names its tests
 breakers.py  Breaker: one per rule of golden/rules.py's registry, one signature; the family draw (Fields)
-illegal_<unit>.py    each unit's breakers (pdp, sdp, cdp, conv, dma, rubik, sequence: the CBUF pairs)
+illegal_<unit>.py    each unit's breakers (pdp, sdp, cdp, conv, dma, rubik, sequence: the CBUF pairs), named
+                     by their family's declaration
 illegal.py   the breakers gathered by rule id; an illegal layer breaking one rule; run on the golden model
 coverage.py  covergroups (cocotb-coverage) sampled from decoded configurations
 fuzz.py      legal and illegal layers through the golden model, findings reported
