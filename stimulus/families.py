@@ -113,6 +113,12 @@ def declared() -> tuple[Family, ...]:
                 raise DeclarationError(f"family {f.name} is declared twice ({where[f.name]})", where=point.value)
             where[f.name] = point.value
             found.append(f)
+    stages = {u.stage for u in golden.units.declared()}
+    for f in found:
+        strays = [stage for stage in f.units if stage not in stages]
+        if strays:
+            raise DeclarationError(f"family {f.name} runs {', '.join(strays)}, which no unit declares",
+                                   where=where[f.name])
     return tuple(found)
 
 

@@ -3,7 +3,9 @@
 PACKAGES is the registry, in hardware order (the order the hardware looks for pipelines and the rule registry
 lists units); a plugin adds a unit through the entry-point group "nvdla_verif.units" (name = a module or
 package whose UNIT is the declaration). `load(stage)` gives the model module of a stage, or NotModelledError
-(the conformance runner's "unsupported", never passed); MODELS overrides a stage's model module by name.
+(the conformance runner's "unsupported", never passed); MODELS overrides a stage's model module by name. A unit
+whose register groups NVIDIA's map lacks brings them as its register table (Unit.registers; golden/regs/regmap.py
+merges `register_tables()`).
 """
 
 from __future__ import annotations

@@ -208,23 +208,24 @@ def test_the_plugin_family_is_in_the_one_registry(toy_site):
     assert families.covergroups()["toy"] == "toy"
 
 
-def test_a_family_declared_twice_or_a_module_without_one_is_refused(tmp_path, monkeypatch):
-    install(tmp_path / "site", "twice", "[nvdla_verif.families]\nsdp = twice_family\n",
-            {"twice_family.py": "from stimulus.families import FAMILIES\nFAMILIES = FAMILIES[:1]\n"}, monkeypatch)
+@pytest.mark.parametrize("module, words", [
+    ("from stimulus.families import FAMILIES\nFAMILIES = FAMILIES[:1]\n", "family sdp is declared twice"),
+    ("NOTHING = 1\n", "declares no FAMILY or FAMILIES"),
+    ("from stimulus.families import Family\nFAMILY = Family('stray', ('NOSUCH',), print)\n",
+     "family stray runs NOSUCH, which no unit declares"),
+])
+def test_a_family_declared_twice_without_a_declaration_or_of_no_unit_is_refused(tmp_path, monkeypatch, module,
+                                                                               words):
+    install(tmp_path / "site", "bad-family", "[nvdla_verif.families]\nbad = bad_family\n",
+            {"bad_family.py": module}, monkeypatch)
     families.declared.cache_clear()
     try:
-        with pytest.raises(DeclarationError, match="family sdp is declared twice"):
+        with pytest.raises(DeclarationError, match=words) as raised:
             families.declared()
-        install(tmp_path / "other", "empty", "[nvdla_verif.families]\nempty = empty_family\n",
-                {"empty_family.py": "NOTHING = 1\n"}, monkeypatch)
-        families.declared.cache_clear()
-        with pytest.raises(DeclarationError, match="declares no FAMILY or FAMILIES") as raised:
-            families.declared()
-        assert raised.value.where == "empty_family"
+        assert raised.value.where == "bad_family"
     finally:
         families.declared.cache_clear()
-        sys.modules.pop("twice_family", None)
-        sys.modules.pop("empty_family", None)
+        sys.modules.pop("bad_family", None)
 
 
 @pytest.mark.parametrize("changes, words", [
