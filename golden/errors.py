@@ -116,4 +116,5 @@ class MemoryLimitError(NvdlaVerifError):
 
 
 class DeclarationError(NvdlaVerifError):
-    """A unit (golden/units/base.py: Unit) or stimulus family declared inconsistently, e.g. by a plugin."""
+    """A unit (golden/units/declaration.py: Unit), its register table, or a stimulus family (stimulus/families.py:
+    Family) declared inconsistently, or twice, e.g. by a plugin."""

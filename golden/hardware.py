@@ -217,7 +217,7 @@ class Hardware:
 
     def _pipelines(self, armed: dict[str, int]) -> list[tuple[list[str], list[str]]]:
         """The pipelines the armed units belong to: (units, stages); no stages while one waits for another. Each
-        unit's declaration says which it forms (golden/units/base.py: Unit.pipelines), in registry order."""
+        unit's declaration says which it forms (golden/units/declaration.py: Unit.pipelines), in registry order."""
         pipelines: list[tuple[list[str], list[str]]] = []
         for unit in golden.units.declared():
             pipelines += unit.launched(self, armed, pipelines)

@@ -10,7 +10,7 @@ ConfigurationError whose `rule` starts with the rule's id and whose `fields` are
 the ids and fields of any further rule the layer breaks).
 Stimulus (stimulus/illegal.py) has one generator per rule that breaks exactly that rule.
 
-Which rules a unit has, and their order, come from its declaration (golden/units/base.py: Unit.rules, a list of
+Which rules a unit has, and their order, come from its declaration (golden/units/declaration.py: Unit.rules, a list of
 modules): a unit's rules are checked module by module in that order, each module's in the order it defines
 them, however the modules happen to be imported. A rule defined in a module its unit does not declare is a
 DeclarationError (all_rules), never a rule silently left unchecked.

@@ -21,7 +21,7 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?")
 _SPACE = re.compile(r"\s+")
 _PATTERN_LENGTH = 90
-#: A trace name's first word -> the unit it tests (the prefixes each unit declares: golden/units/base.py).
+#: A trace name's first word -> the unit it tests (the prefixes each unit declares: golden/units/declaration.py).
 UNIT_PREFIXES = {prefix: unit.stage for unit in golden.units.declared() for prefix in unit.prefixes}
 
 

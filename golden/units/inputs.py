@@ -1,6 +1,6 @@
 """The feature surfaces a hardware layer reads from memory through its read DMA (SDP_RDMA for offline SDP,
 PDP_RDMA for offline PDP, CDP_RDMA), as golden.units.base.Surface, for layout adapters and reports: the first
-stage's unit declares them (golden/units/base.py: Unit.inputs).
+stage's unit declares them (golden/units/declaration.py: Unit.inputs).
 
 Convolution's CDMA input (feature, image, weights), SDP's operand DMAs, BDMA and Rubik are not
 described: `feature_inputs` raises NotModelledError for them.
