@@ -58,7 +58,7 @@ class Outcome:
     #: The implementation's memories after the run, when it can hand them over (golden.memory.MemorySystem).
     memory: object | None = field(default=None, repr=False)
     unwritten_bytes_read: int = 0
-    #: Advisories raised while it ran (e.g. golden.units.sdp.checks.LimitationWarning), for the result's warnings.
+    #: Advisories raised while it ran (e.g. golden.rules.LimitationWarning), for the result's warnings.
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:

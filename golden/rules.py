@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -126,18 +127,24 @@ def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:
     return found
 
 
-def enforce(unit: str, cfg, facts: Facts, strict: bool = True, advise: Callable | None = None) -> None:
+class LimitationWarning(UserWarning):
+    """A documented limitation that NVIDIA's own traces break with a defined, modelled result (an advisory rule
+    broken outside strict mode)."""
+
+
+def enforce(unit: str, cfg, facts: Facts, strict: bool = True) -> None:
     """Raise for the first rule broken; its `rule` also names every other rule the layer breaks.
 
     Some rules depend on each other (the PDP split widths: with the sums fixed, a first, mid or last width
     cannot be wrong alone), so a layer can break several; the error says so rather than hiding them.
-    Unless `strict`, advisory rules only call `advise(rule, message)`.
+    Unless `strict`, an advisory rule broken is a LimitationWarning and the model computes the defined result.
     """
     broken = violations(unit, cfg, facts)
     if not strict:
         for r, message in broken:
-            if r.advisory and advise is not None:
-                advise(r, message)
+            if r.advisory:  # reported where the unit's run() called its validate()
+                warnings.warn(f"{', '.join(r.fields)}: {message} [rule: {r.label}]", LimitationWarning,
+                              stacklevel=3)
         broken = [(r, message) for r, message in broken if not r.advisory]
     if not broken:
         return

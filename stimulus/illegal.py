@@ -24,10 +24,6 @@ from golden.trace import load_trace
 from golden.units import pdp as golden_pdp
 from golden.units import sdp as golden_sdp
 from golden.units.base import LayerContext
-from golden.units.pdp.config import decode as pdp_decode
-from golden.units.pdp.config import validate as pdp_validate
-from golden.units.sdp import checks as sdp_checks
-from golden.units.sdp.config import decode as sdp_decode
 from stimulus.breakers import Breaker, broken_rules
 from stimulus.export import write_unchecked
 from stimulus.families import breaker_modules
@@ -102,10 +98,7 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
     regs = layer.values(RegisterMap.for_profile(profile))
     rule_id = layer.choices.get("illegal")
     if rule_id and rules.find(rule_id).advisory:
-        if rules.find(rule_id).unit == "PDP":
-            pdp_validate(pdp_decode(regs), regs, profile, strict=True)
-        else:
-            sdp_checks.validate(sdp_decode(regs), profile, strict=True)
+        golden.units.unit(rules.find(rule_id).unit).check(regs, profile, strict=True)
         return
     if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
         golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))

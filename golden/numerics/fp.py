@@ -90,6 +90,14 @@ def fp32_values(bits) -> np.ndarray:
     return np.ascontiguousarray(fp32_bits(bits)).view(np.float32)
 
 
+def fp32_to_float64(bits) -> np.ndarray:
+    """float64 values of fp32 patterns. A signalling NaN (quiet bit clear, as fp17 -> fp32 gives) is quieted by
+    the cast, which raises the processor's invalid flag: numpy's "invalid value encountered in cast", not an
+    error here."""
+    with np.errstate(invalid="ignore"):
+        return fp32_values(bits).astype(np.float64)
+
+
 def _fields(bits: np.ndarray, exp_bits: int, mant_bits: int):
     b = bits.astype(np.int64)
     return b >> (exp_bits + mant_bits), (b >> mant_bits) & ((1 << exp_bits) - 1), b & ((1 << mant_bits) - 1)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from golden import rules
 from golden.errors import DeclarationError
 
 
@@ -42,6 +43,11 @@ class Unit:
     run: Callable
     #: decode(regs, profile) -> the configuration the unit's rules judge.
     decode: Callable
+    #: validate(cfg, facts: golden.rules.Facts, strict=False): raise for the first rule of the unit the decoded
+    #: layer breaks (ConfigurationError; advisory rules only when strict, else a LimitationWarning), a feature
+    #: its profile lacks (ProfileFeatureError) or what is not modelled (NotModelledError). None: the unit's
+    #: rules of the registry alone (golden.rules.enforce).
+    validate: Callable | None = None
     #: Modules whose rules (golden/rules.py) the unit's validation checks, in checking order.
     rules: tuple[str, ...] = ()
     #: group -> the GLB.S_INTR_STATUS sources raised when that group completes, in the order they rise.
@@ -85,14 +91,26 @@ class Unit:
                 raise DeclarationError(f"{what} name groups the unit does not have: {', '.join(strays)}", where=where)
         if self.output not in (*self.groups, self.stage):
             raise DeclarationError(f"output {self.output!r} is neither a group nor the stage", where=where)
-        for what in ("run", "decode", "pipelines", "inputs"):
+        for what in ("run", "decode", "validate", "pipelines", "inputs"):
             hook = getattr(self, what)
-            if not callable(hook) and not (hook is None and what in ("pipelines", "inputs")):
+            if not callable(hook) and not (hook is None and what in ("validate", "pipelines", "inputs")):
                 raise DeclarationError(f"{what} is not callable", where=where)
         if self.registers is not None and not Path(self.registers).is_file():
             raise DeclarationError(f"register table {self.registers} is not a file", where=where)
         if not all(isinstance(m, str) for m in self.rules):
             raise DeclarationError("rules are module names", where=where)
+
+    def check(self, regs, profile, strict: bool = False, cbuf=None):
+        """Decode the layer in `regs` (golden.regs.values.RegisterValues) and validate it (the contract of
+        `validate` above); returns the configuration. `cbuf`: what earlier layers left in the convolution buffer
+        (None: the layer alone)."""
+        cfg = self.decode(regs, profile)
+        facts = rules.Facts(regs, profile, cbuf)
+        if self.validate is None:
+            rules.enforce(self.stage, cfg, facts, strict)
+        else:
+            self.validate(cfg, facts, strict)
+        return cfg
 
     def launched(self, device, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
         """The pipelines this unit's armed groups form (none when something else launches it)."""

@@ -137,7 +137,8 @@ class BdmaOperation:
         return grid_offsets(self.dst_addr, (self.dst_surf_stride, self.dst_line_stride),
                             (self.surfaces, self.lines))
 
-    def validate(self, profile: Profile) -> None:
+    def check(self, profile: Profile) -> None:
+        """The profile's features, the operation's own rules (a group of one), disjoint buffers."""
         profile.require("BDMA", "a BDMA copy", fields=("BDMA.CFG_OP.EN",))
         for cvsram, side in ((self.src_cvsram, "SRC"), (self.dst_cvsram, "DST")):
             if cvsram:
@@ -196,13 +197,18 @@ class BdmaGroup:
     group: int | None = None
 
 
+def validate(cfg: BdmaGroup, facts: registry.Facts, strict: bool = False) -> None:
+    """Each operation's checks, then (for a launched group) the group rules of the registry."""
+    for op in cfg.operations:
+        op.check(facts.profile)
+    if cfg.group is not None:
+        registry.enforce("BDMA", cfg, facts, strict)
+
+
 def validate_group(profile: Profile, operations: list[RegisterValues], group: int) -> None:
     """The group-level rules for a player that queues operations itself (golden/regs/regfile.py):
     call before running the operations of a launched group, one RegisterValues per operation."""
-    decoded = [operation_from(regs) for regs in operations]
-    for op in decoded:
-        op.validate(profile)
-    registry.enforce("BDMA", BdmaGroup(tuple(decoded), group), registry.Facts(profile=profile))
+    validate(BdmaGroup(tuple(operation_from(regs) for regs in operations), group), registry.Facts(profile=profile))
 
 
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
@@ -212,7 +218,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
         raise ConfigurationError("BDMA reads memory only; it takes no on-the-fly input",
                                  fields=("BDMA.CFG_OP.EN",), rule=GUIDE)
     operation = operation_from(ctx.regs)
-    operation.validate(ctx.profile)
+    operation.check(ctx.profile)
     surface = operation.execute(ctx.memory)
     return UnitResult(status={(GROUP, name): 0 for name in STALL_COUNTERS}, surfaces=[surface])
 
@@ -222,5 +228,6 @@ def decode(regs: RegisterValues, profile=None) -> BdmaGroup:
     return BdmaGroup((operation_from(regs),))
 
 
-UNIT = Unit("bdma", "BDMA", ("BDMA",), run, decode, rules=("golden.units.bdma.rules", "golden.units.dma_rules"),
-            interrupts={"BDMA": ("BDMA",)}, switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",))
+UNIT = Unit("bdma", "BDMA", ("BDMA",), run, decode, validate,
+            rules=("golden.units.bdma.rules", "golden.units.dma_rules"), interrupts={"BDMA": ("BDMA",)},
+            switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",))

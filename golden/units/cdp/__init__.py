@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.numerics import fp
+from golden.rules import Facts
 from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
 from golden.units.cdp.config import decode, validate
 from golden.units.cdp.lrn import lrn_fp16, lrn_int
@@ -33,7 +34,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg = decode(regs)
     ctx.profile.require("CDP", "CDP layer", fields=("CDP.D_OP_ENABLE.OP_EN",))
     ctx.profile.require_precision(cfg.precision, "CDP layer", fields=("CDP.D_DATA_FORMAT.INPUT_DATA_TYPE",))
-    validate(cfg, regs, ctx.profile)
+    validate(cfg, Facts(regs, ctx.profile))
     if cfg.src[3] or cfg.dst[3]:
         ctx.profile.require("SECONDARY_MEMIF", "CDP surface in CV-SRAM",
                             fields=("CDP_RDMA.D_SRC_DMA_CFG.SRC_RAM_TYPE", "CDP.D_DST_DMA_CFG.DST_RAM_TYPE"))
@@ -69,6 +70,6 @@ def inputs(regs, profile) -> list[Surface]:
                     name="CDP_RDMA source")]
 
 
-UNIT = Unit("cdp", "CDP", ("CDP_RDMA", "CDP"), run, decode,
+UNIT = Unit("cdp", "CDP", ("CDP_RDMA", "CDP"), run, decode, validate,
             rules=("golden.units.cdp.rules", "golden.units.dma_rules"), interrupts={"CDP": ("CDP",)},
             switch="CDP", luts=("CDP",), inputs=inputs, prefixes=("cdp",), hdl=("cdp",))

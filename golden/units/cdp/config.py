@@ -59,10 +59,11 @@ def decode(regs: RegisterValues, profile=None) -> CdpConfig:
     )
 
 
-def validate(cfg: CdpConfig, regs: RegisterValues, profile) -> None:
+def validate(cfg: CdpConfig, facts: rules.Facts, strict: bool = False) -> None:
     """The CDP limitations: the registry's CDP rules (golden/units/cdp/rules.py: Table 31, Limitation/LUT) and
     the CDP_RDMA / CDP DMAs' (golden/units/dma_rules.py)."""
-    rules.enforce("CDP", cfg, rules.Facts(regs, profile))
+    rules.enforce("CDP", cfg, facts, strict)
+    regs = facts.regs
     for unit, reg, name in (("CDP_RDMA", "D_SRC_COMPRESSION_EN", "SRC_COMPRESSION_EN"),
                             ("CDP", "D_DST_COMPRESSION_EN", "DST_COMPRESSION_EN")):
         if regs.enum(unit, reg, name) == "ENABLE":

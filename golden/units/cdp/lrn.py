@@ -136,7 +136,7 @@ def lrn_fp16(bits: np.ndarray, channels: int, cfg, tables) -> tuple[np.ndarray, 
     status["D_OUT_SATURATION"] = 0
     result = fp.fp17_to_fp16(out)
     if corners.active():
-        wide = fp.fp32_values(fp.fp17_to_fp32(out)).astype(np.float64)
+        wide = fp.fp32_to_float64(fp.fp17_to_fp32(out))
         corners.fp16_rounding("cdp.fp.out.round", np.where(np.isfinite(wide), wide, 0), 10)
         corners.fp16_patterns("cdp.fp.out", result)
     return result, status, magnitude

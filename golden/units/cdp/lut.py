@@ -166,7 +166,7 @@ def _fp_table(total, entries, upper: int, start: int, end: int, scales, offset: 
     SCALEs fp16 patterns; the interpolation fraction keeps 16 bits and becomes an fp17 number."""
     start, end = np.uint32(start & 0xFFFFFFFF), np.uint32(end & 0xFFFFFFFF)
     d = fp_arith.fp_sub(total, start, "fp32").astype(np.int64)
-    value = fp.fp32_values(d.astype(np.uint32)).astype(np.float64)
+    value = fp.fp32_to_float64(d.astype(np.uint32))
     under = ~(value > 0)  # <= 0 or NaN
     if exponent:
         idx = ((d >> 23) & 0xFF) - 127 - offset

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import NotModelledError
+from golden.rules import Facts
 from golden.units.base import LayerContext, UnitResult
 from golden.units.conv import cbuf, cdma, image, limits, winograd
 from golden.units.conv.config import ConvConfig, decode
@@ -59,7 +60,7 @@ def run_layer(ctx: LayerContext, cfg: ConvConfig) -> ConvResult:
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg: ConvConfig = decode(ctx.regs)
     buffer = getattr(ctx, "cbuf", None)
-    limits.check(ctx.profile, cfg, None if buffer is None else buffer.left)
+    limits.validate(cfg, Facts(ctx.regs, ctx.profile, None if buffer is None else buffer.left))
     result = run_layer(ctx, cfg)
     single = cfg.cacc_batches == 1
     out = result.output[0] if single else result.output
@@ -70,7 +71,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     return UnitResult(status=status, output=out, tolerance=tol)
 
 
-UNIT = Unit("conv", "CONV", ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"), run, decode,
+UNIT = Unit("conv", "CONV", ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"), run, decode, limits.validate,
             rules=("golden.units.conv.rules", "golden.units.dma_rules"),
             interrupts={"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",)}, output="CACC", pipelines=conv_launch,
             prefixes=("conv", "dc", "img", "cc", "wino"), hdl=("cdma", "csc", "cmac", "cacc"))

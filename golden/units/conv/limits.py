@@ -14,7 +14,6 @@ from __future__ import annotations
 from golden import rules
 from golden.config import Profile
 from golden.errors import ConfigurationError
-from golden.units.conv.cbuf import Left
 from golden.units.conv.config import ConvConfig
 from golden.units.conv.rules import (  # noqa: F401  (the names are used from here)
     CROSSING,
@@ -35,12 +34,13 @@ def _fail(message: str, fields: tuple[str, ...], rule: str):
     raise ConfigurationError(message, fields=fields, rule=rule)
 
 
-def check(profile: Profile, cfg: ConvConfig, left: Left | None = None) -> None:
+def validate(cfg: ConvConfig, facts: rules.Facts, strict: bool = False) -> None:
     """The profile's features, then every rule of the registry's CONV unit in order (golden/units/conv/rules.py,
-    then the CDMA reads' Table 35 and stride rules of golden/units/dma_rules.py). `left`: what the layers before
-    left in the CBUF (golden/units/conv/cbuf.py); None for a layer run alone, whose reuse is not modelled."""
-    check_profile(profile, cfg)
-    rules.enforce("CONV", cfg, rules.Facts(profile=profile, cbuf=left))
+    then the CDMA reads' Table 35 and stride rules of golden/units/dma_rules.py). `facts.cbuf`: what the layers
+    before left in the CBUF (golden/units/conv/cbuf.py: Left); None for a layer run alone, whose reuse is not
+    modelled."""
+    check_profile(facts.profile, cfg)
+    rules.enforce("CONV", cfg, facts, strict)
 
 
 def check_profile(profile: Profile, cfg: ConvConfig) -> None:

@@ -18,6 +18,7 @@ from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.numerics import fp
 from golden.numerics.integer import as_signed
+from golden.rules import Facts
 from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
 from golden.units.declaration import Unit
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
@@ -68,7 +69,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     cfg = decode(regs)
     ctx.profile.require("PDP", "PDP layer", fields=("PDP.D_OP_ENABLE.OP_EN",))
     ctx.profile.require_precision(cfg.precision, "PDP layer", fields=("PDP.D_DATA_FORMAT.INPUT_DATA",))
-    validate(cfg, regs, ctx.profile)
+    validate(cfg, Facts(regs, ctx.profile))
     if cfg.dst[3] or (not cfg.on_the_fly and cfg.src[3]):
         ctx.profile.require("SECONDARY_MEMIF", "PDP surface in CV-SRAM",
                             fields=("PDP.D_DST_RAM_CFG.DST_RAM_TYPE", "PDP_RDMA.D_SRC_RAM_CFG.SRC_RAM_TYPE"))
@@ -145,6 +146,6 @@ def launch(device, unit: Unit, armed: dict[str, int], found: list) -> list:
     return [(["PDP", "SDP with OUTPUT_DST=PDP"], [])]
 
 
-UNIT = Unit("pdp", "PDP", ("PDP_RDMA", "PDP"), run, decode,
+UNIT = Unit("pdp", "PDP", ("PDP_RDMA", "PDP"), run, decode, validate,
             rules=("golden.units.pdp.rules", "golden.units.dma_rules"), interrupts={"PDP": ("PDP",)},
             switch="PDP", pipelines=launch, inputs=inputs, prefixes=("pdp",), hdl=("pdp",))

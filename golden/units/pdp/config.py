@@ -7,7 +7,6 @@ D_SRC_* registers are not used by the datapath (NVIDIA's traces leave them 0).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 from golden import rules
@@ -15,7 +14,6 @@ from golden.regs.values import RegisterValues
 
 # pooled_size and the PAD_VALUE widths are imported from here.
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
-from golden.units.sdp.checks import LimitationWarning
 
 METHODS = {"POOLING_METHOD_AVERAGE": "average", "POOLING_METHOD_MAX": "max", "POOLING_METHOD_MIN": "min"}
 
@@ -106,16 +104,11 @@ def decode(regs: RegisterValues, profile=None) -> PdpConfig:
     )
 
 
-def _advise(rule, message):
-    """An advisory rule broken outside strict mode: warn and compute the cmod's result."""
-    warnings.warn(f"{', '.join(rule.fields)}: {message} [rule: {rule.label}]", LimitationWarning, stacklevel=4)
-
-
-def validate(cfg: PdpConfig, regs: RegisterValues, profile, strict: bool = False) -> None:
+def validate(cfg: PdpConfig, facts: rules.Facts, strict: bool = False) -> None:
     """Every PDP limitation of the programming guide, plus the register consistency the model needs.
 
     The rules are golden/units/pdp/rules.py's and the PDP_RDMA / PDP DMAs' (golden/units/dma_rules.py), in
     the registry (golden/rules.py) that stimulus uses too. Advisory rules (LimitationWarning) raise too when
     `strict` (what a stimulus generator should use).
     """
-    rules.enforce("PDP", cfg, rules.Facts(regs, profile), strict, _advise)
+    rules.enforce("PDP", cfg, facts, strict)

@@ -141,7 +141,7 @@ def pool_fp16_average(bits: np.ndarray, kernel, stride, pads, recip_bits) -> tup
                              np.uint32(recip_bits[1] & 0x1FFFF), "fp17")
     if corners.active():
         corners.fp16_patterns("pdp.fp.in", bits)
-        wide = fp.fp32_values(fp.fp17_to_fp32(scaled)).astype(np.float64)
+        wide = fp.fp32_to_float64(fp.fp17_to_fp32(scaled))
         corners.fp16_rounding("pdp.fp.out.round", np.where(np.isfinite(wide), wide, 0), 10)
     values = np.abs(fp.fp16_to_float64_mapped(bits, "pdp_average"))
     magnitude = _masked_windows(values, kernel, stride, pads, np.fmax, np.fmax)

@@ -105,11 +105,6 @@ class RubikLayer:
             addressing=byte_values,
         )
 
-    # -- limitations --
-    def validate(self) -> None:
-        """The Rubik rules of the registry (golden/units/rubik/rules.py)."""
-        registry.enforce("RUBIK", self, registry.Facts())
-
     @property
     def plane_row_bytes(self) -> int:
         """Bytes of one plane line as the hardware writes it: W elements rounded up to whole atoms."""
@@ -208,13 +203,18 @@ def _planned_surface(layer: RubikLayer) -> Surface:
                    b["DAOUT_LINE"], b["DAOUT_SURF"], ATOM)
 
 
+def validate(cfg: RubikLayer, facts: registry.Facts, strict: bool = False) -> None:
+    """The Rubik rules of the registry (golden/units/rubik/rules.py)."""
+    registry.enforce("RUBIK", cfg, facts, strict)
+
+
 def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
     """One Rubik hardware layer programmed in ctx.regs."""
     if upstream is not None:
         raise ConfigurationError("Rubik reads memory only; it takes no on-the-fly input",
                                  fields=("RBK.D_OP_ENABLE.OP_EN",), rule=GUIDE)
     layer = RubikLayer.decode(ctx.regs, ctx.profile)
-    layer.validate()
+    validate(layer, registry.Facts(ctx.regs, ctx.profile))
     _check_disjoint(layer, _planned_surface(layer))
     surface = getattr(layer, layer.mode.lower())(ctx.memory)
     # Stall counters are timing quantities; the golden model has no clock and reports 0.
@@ -222,5 +222,5 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
                       surfaces=[surface])
 
 
-UNIT = Unit("rubik", "RUBIK", ("RBK",), run, RubikLayer.decode, rules=("golden.units.rubik.rules",),
+UNIT = Unit("rubik", "RUBIK", ("RBK",), run, RubikLayer.decode, validate, rules=("golden.units.rubik.rules",),
             interrupts={"RBK": ("RUBIK",)}, output="RBK", switch="RUBIK", prefixes=("rubik",), hdl=("rubik", "rbk"))

@@ -20,6 +20,7 @@ import numpy as np
 
 from golden.formats import feature
 from golden.numerics import fp
+from golden.rules import Facts
 from golden.units import lut
 from golden.units.base import MEMORIES, Surface, Tolerance, UnitResult
 from golden.units.declaration import Unit
@@ -34,7 +35,7 @@ __all__ = ["run", "compute", "decode", "validate", "SdpConfig", "UNIT"]
 
 def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     cfg = decode(ctx.regs)
-    validate(cfg, ctx.profile)
+    validate(cfg, Facts(ctx.regs, ctx.profile))
     tables = lut.ctx_tables(ctx, "SDP") if cfg.y.lut_active else None
     atom = ctx.profile.memory_atomic_size
     channels = rdma.padded_channels(cfg, atom)
@@ -188,7 +189,7 @@ def inputs(regs, profile) -> list[Surface]:
                     cfg.src.surface_stride, profile.memory_atomic_size, name="SDP_RDMA source")]
 
 
-UNIT = Unit("sdp", "SDP", ("SDP_RDMA", "SDP"), run, decode,
+UNIT = Unit("sdp", "SDP", ("SDP_RDMA", "SDP"), run, decode, validate,
             rules=("golden.units.sdp.rules", "golden.units.sdp.lut_rules", "golden.units.dma_rules"),
             interrupts={"SDP": ("SDP",)}, luts=("SDP",), pipelines=sdp_launch, inputs=inputs,
             prefixes=("sdp", "random"), hdl=("sdp",))

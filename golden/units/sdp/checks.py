@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
 from golden import rules
 from golden.errors import ConfigurationError, NotModelledError
 from golden.units.sdp.config import SdpConfig
 from golden.units.sdp.rules import BATCH
 
 
-class LimitationWarning(UserWarning):
-    """A documented limitation that NVIDIA's own traces break with a defined, modelled result."""
-
-
 def _fail(message, fields, rule):
     raise ConfigurationError(message, fields=tuple(fields), rule=rule)
-
-
-def _advise(rule, message):
-    """An advisory rule broken outside strict mode: warn and compute the defined result."""
-    warnings.warn(f"{', '.join(rule.fields)}: {message} [rule: {rule.label}]", LimitationWarning, stacklevel=4)
 
 
 def check_profile(cfg: SdpConfig, profile) -> None:
@@ -52,12 +41,12 @@ def check_profile(cfg: SdpConfig, profile) -> None:
                                    "(programming-guide: Limitation/SDP/Winograd/Batch)", unit="SDP")
 
 
-def validate(cfg: SdpConfig, profile, strict: bool = False) -> None:
+def validate(cfg: SdpConfig, facts: rules.Facts, strict: bool = False) -> None:
     """Raise ProfileFeatureError / ConfigurationError / NotModelledError for an invalid or unmodelled layer.
 
     The limitation rules are the registry's (golden/rules.py; golden/units/sdp/rules.py and lut_rules.py, and the
     DMAs' Table 35 and stride rules in golden/units/dma_rules.py). Advisory rules
     (LimitationWarning) raise too when `strict` (what a stimulus generator should use).
     """
-    check_profile(cfg, profile)
-    rules.enforce("SDP", cfg, rules.Facts(profile=profile), strict, _advise)
+    check_profile(cfg, facts.profile)
+    rules.enforce("SDP", cfg, facts, strict)

@@ -12,6 +12,7 @@ from register_edits import with_fields
 
 from golden.config import get_profile
 from golden.errors import ConfigurationError, ProfileFeatureError
+from golden.rules import Facts
 from golden.units import conv
 from golden.units.conv.config import decode
 from golden.units.conv.limits import dc_entries_per_slice
@@ -204,7 +205,7 @@ def test_nv_small_reads_only_8_bit_pixel_formats(name):
     cfg = dataclasses.replace(_image_cfg(), pixel_format=name, in_precision=pixel.pixel_format(name).precision,
                               channels=pixel.pixel_format(name).channels)
     with pytest.raises(ProfileFeatureError, match="int16"):
-        limits.check(get_profile("nv_small"), dataclasses.replace(cfg, proc_precision="int8"))
+        limits.validate(dataclasses.replace(cfg, proc_precision="int8"), Facts(profile=get_profile("nv_small")))
     limits.check_profile(get_profile("nv_full"), cfg)
 
 

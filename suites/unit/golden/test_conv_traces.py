@@ -13,6 +13,7 @@ from golden.config import get_profile
 from golden.player import play
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.rules import Facts
 from golden.trace import RegWrite, load_trace
 from golden.units.conv import limits
 from golden.units.conv.config import decode
@@ -75,7 +76,7 @@ def _registers(path, profile):
 @pytest.mark.parametrize("profile,name", MISSING_INPUTS)
 def test_programming_of_traces_without_inputs_is_legal(nvdla_data, profile, name):
     cfg = decode(_registers(nvdla_data / "trace_tests" / profile / name / f"{name}.cfg", profile))
-    limits.check(get_profile(profile), cfg)
+    limits.validate(cfg, Facts(profile=get_profile(profile)))
     assert cfg.image == name.startswith("img_")
     if cfg.image:
         assert cfg.pixel_format == "T_" + name.split("_")[3] and cfg.channels == 4
@@ -84,7 +85,7 @@ def test_programming_of_traces_without_inputs_is_legal(nvdla_data, profile, name
 def test_alexnet_programming_is_legal(nvdla_data):
     path = nvdla_data / "traceplayer" / "cc_alexnet_conv5_relu5_int16_dtest_cvsram" / "input.txn"
     cfg = decode(_registers(path, "nv_full"))
-    limits.check(get_profile("nv_full"), cfg)
+    limits.validate(cfg, Facts(profile=get_profile("nv_full")))
     assert cfg.precision == "int16" and cfg.data_ram == "sec"
 
 

@@ -10,6 +10,8 @@ Facts taken from the C model (nvdla/hw cmod/hls/include/nvdla_float.h) are marke
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -358,3 +360,12 @@ def test_fast_fp32_to_fp16_is_the_bit_level_narrowing():
     for bits in (sweep, rand, ties, ties ^ np.uint32(0x80000000)):
         expected = _narrow_from_fp32(bits, 5, keep_denormals=True).astype(np.uint16)
         np.testing.assert_array_equal(fp.fp32_to_fp16(bits), expected)
+
+
+def test_fp32_patterns_to_float64_keep_nan_quietly():
+    # 0x7f800001: a signalling NaN (quiet bit 22 clear); 0x3fc00000 = 1.5; 0xff800000 = -inf (IEEE 754 binary32)
+    bits = np.array([0x7F800001, 0x3FC00000, 0xFF800000], dtype=np.uint32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        values = fp.fp32_to_float64(bits)
+    assert np.isnan(values[0]) and values[1] == 1.5 and values[2] == -np.inf and values.dtype == np.float64

@@ -16,6 +16,7 @@ import pytest
 from golden.config import get_profile
 from golden.errors import ConfigurationError
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.pdp import config as pdp_config
 from golden.units.pdp.rules import max_out_width
 from stimulus import conv, pdp
@@ -56,15 +57,15 @@ def _layer(out_w: int, kernel_h: int, stride_h: int, split=None):
                        split=split, src=(pdp.BASE, 8 * out_w, 8 * out_w * height),
                        dst=(pdp.BASE + pdp.DST_OFFSET, 8 * out_w, 8 * out_w))
     regs = pdp.build(spec, PROFILE, Seeded(5).data()).values(RegisterMap.for_profile(PROFILE))
-    return pdp_config.decode(regs), regs
+    return pdp_config.decode(regs), Facts(regs, PROFILE)
 
 
 @pytest.mark.parametrize(("kernel_h", "stride_h", "limit"), [(8, 1, 16), (5, 1, 16), (4, 1, 32), (8, 2, 32),
                                                              (2, 1, 64), (1, 1, 128)])
 def test_one_column_past_the_limit_is_rejected_naming_the_rule(kernel_h, stride_h, limit):
-    pdp_config.validate(*_layer(limit, kernel_h, stride_h), PROFILE, strict=True)
+    pdp_config.validate(*_layer(limit, kernel_h, stride_h), strict=True)
     with pytest.raises(ConfigurationError) as info:
-        pdp_config.validate(*_layer(limit + 1, kernel_h, stride_h), PROFILE, strict=True)
+        pdp_config.validate(*_layer(limit + 1, kernel_h, stride_h), strict=True)
     assert info.value.rule.startswith(RULE) and "PDP.D_DATA_CUBE_OUT_WIDTH.CUBE_OUT_WIDTH" in info.value.fields
 
 
@@ -72,9 +73,9 @@ def test_split_passes_are_bounded_one_by_one():
     # 34 columns (kernel 1, stride 1) split 17 + 17 under kernel height 8: each pass is one column too wide;
     # split 16 + 16 + 2 it fits, though the cube is wider than 16
     with pytest.raises(ConfigurationError) as info:
-        pdp_config.validate(*_layer(34, 8, 1, split=(2, (17, 1, 17), (17, 1, 17))), PROFILE, strict=True)
+        pdp_config.validate(*_layer(34, 8, 1, split=(2, (17, 1, 17), (17, 1, 17))), strict=True)
     assert info.value.rule.startswith(RULE)
-    pdp_config.validate(*_layer(34, 8, 1, split=(3, (16, 16, 2), (16, 16, 2))), PROFILE, strict=True)
+    pdp_config.validate(*_layer(34, 8, 1, split=(3, (16, 16, 2), (16, 16, 2))), strict=True)
 
 
 def test_the_nightlys_on_the_fly_layer_is_now_drawn_within_the_line_buffer():
@@ -82,7 +83,7 @@ def test_the_nightlys_on_the_fly_layer_is_now_drawn_within_the_line_buffer():
     for layer in layers("conv", PROFILE, 1769626998, 14, 2):
         if layer.fields.get("SDP.D_FEATURE_MODE_CFG.OUTPUT_DST") == "PDP":
             regs = layer.values(regmap)
-            pdp_config.validate(pdp_config.decode(regs), regs, PROFILE, strict=True)
+            pdp_config.validate(pdp_config.decode(regs), Facts(regs, PROFILE), strict=True)
 
 
 def test_on_the_fly_pooling_never_draws_a_pass_wider_than_the_buffer():

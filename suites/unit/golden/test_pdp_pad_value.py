@@ -17,6 +17,7 @@ from golden.config import get_profile
 from golden.errors import ConfigurationError
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units import pdp as golden_pdp
 from golden.units.base import LayerContext
 from stimulus import pdp
@@ -50,7 +51,7 @@ def test_generator_sign_extends_over_the_whole_field_and_is_strictly_legal(pad_v
     layer, regs = _average_layer(pad_value)
     for n in range(1, 8):
         assert layer.fields[FIELD.format(n=n)] == (n * pad_value) % 2**19
-    pdp_config.validate(pdp_config.decode(regs), regs, PROFILE, strict=True)
+    pdp_config.validate(pdp_config.decode(regs), Facts(regs, PROFILE), strict=True)
 
 
 def test_low_bits_only_warns_and_pools_like_the_cmod_but_strict_rejects():
@@ -58,7 +59,7 @@ def test_low_bits_only_warns_and_pools_like_the_cmod_but_strict_rejects():
     low_only = {FIELD.format(n=n): (n * -3) % 2**bits for n, bits in enumerate((8, 9, 10, 10, 11, 11, 11), 1)}
     narrow, narrow_regs = _average_layer(-3, low_only)
     with pytest.raises(ConfigurationError) as info:
-        pdp_config.validate(pdp_config.decode(narrow_regs), narrow_regs, PROFILE, strict=True)
+        pdp_config.validate(pdp_config.decode(narrow_regs), Facts(narrow_regs, PROFILE), strict=True)
     assert info.value.rule.startswith("PDP-PAD-VALUE-SIGN") and FIELD.format(n=1) in info.value.fields
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -72,4 +73,4 @@ def test_max_pooling_ignores_the_pad_value_bits():
                        src=(pdp.BASE, 32, 32), dst=(pdp.BASE + pdp.DST_OFFSET, 32, 32),
                        overrides={FIELD.format(n=1): 0x52098})
     regs = pdp.build(spec, PROFILE, Seeded(3).data()).values(RegisterMap.for_profile(PROFILE))
-    pdp_config.validate(pdp_config.decode(regs), regs, PROFILE, strict=True)
+    pdp_config.validate(pdp_config.decode(regs), Facts(regs, PROFILE), strict=True)

@@ -19,6 +19,7 @@ import pytest
 from golden.config import get_profile
 from golden.errors import ConfigurationError
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.pdp import config as pdp_config
 from stimulus import pdp
 from stimulus.choose import Seeded
@@ -89,24 +90,24 @@ def _layer(kernel: tuple[int, int], recip: dict, method: str = "average"):
                        src=(pdp.BASE, 64, 64 * kh), dst=(pdp.BASE + pdp.DST_OFFSET, 32, 32))
     spec = dataclasses.replace(spec, overrides=recip)
     regs = pdp.build(spec, PROFILE, Seeded(5).data()).values(RegisterMap.for_profile(PROFILE))
-    return pdp_config.decode(regs), regs
+    return pdp_config.decode(regs), Facts(regs, PROFILE)
 
 
 @pytest.mark.parametrize("kernel", sorted(LARGEST))
 def test_largest_legal_reciprocal_is_accepted_one_more_is_rejected(kernel):
     for field, shape in ((WIDTH, (kernel, 1)), (HEIGHT, (1, kernel))):
-        pdp_config.validate(*_layer(shape, {field: LARGEST[kernel]}), PROFILE, strict=True)
+        pdp_config.validate(*_layer(shape, {field: LARGEST[kernel]}), strict=True)
         with pytest.raises(ConfigurationError) as info:
-            pdp_config.validate(*_layer(shape, {field: LARGEST[kernel] + 1}), PROFILE, strict=True)
+            pdp_config.validate(*_layer(shape, {field: LARGEST[kernel] + 1}), strict=True)
         assert info.value.rule.startswith("PDP-RECIP-KERNEL") and field in info.value.fields
 
 
 @pytest.mark.parametrize("recip", [(0x10040, 0x222D), (0xFF27, 0x2080)])
 def test_the_nightlys_layers_are_rejected_naming_the_rule(recip):
     with pytest.raises(ConfigurationError) as info:
-        pdp_config.validate(*_layer((1, 8), {WIDTH: recip[0], HEIGHT: recip[1]}), PROFILE)
+        pdp_config.validate(*_layer((1, 8), {WIDTH: recip[0], HEIGHT: recip[1]}))
     assert info.value.rule.startswith("PDP-RECIP-KERNEL")
 
 
 def test_max_pooling_ignores_the_reciprocals():
-    pdp_config.validate(*_layer((2, 2), {WIDTH: 0x1FFFF, HEIGHT: 0x1FFFF}, "max"), PROFILE, strict=True)
+    pdp_config.validate(*_layer((2, 2), {WIDTH: 0x1FFFF, HEIGHT: 0x1FFFF}, "max"), strict=True)

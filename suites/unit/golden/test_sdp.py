@@ -23,9 +23,9 @@ from golden.formats import auxiliary, feature
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.rules import LimitationWarning
 from golden.units import lut, sdp
 from golden.units.base import LayerContext
-from golden.units.sdp.checks import LimitationWarning
 
 FULL = get_profile("nv_full")
 ATOM = FULL.memory_atomic_size

@@ -10,8 +10,9 @@ from test_sdp import base_fields, enable_dma, make_ctx, put_feature
 
 from golden.config import get_profile
 from golden.errors import ConfigurationError, MemoryAccessError, NotModelledError, ProfileFeatureError
+from golden.rules import Facts, LimitationWarning
 from golden.units import sdp
-from golden.units.sdp.checks import LimitationWarning, validate
+from golden.units.sdp.checks import validate
 
 SHAPE = (16, 2, 2)
 
@@ -91,7 +92,7 @@ def test_limitation_rejected(case):
 def test_a_legal_layer_passes_validation():
     ctx = layer(extra={**EW_ON, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS": 0, "SDP.S_LUT_CFG.LUT_LE_FUNCTION": 1,
                        "SDP.S_LUT_LE_END.LUT_LE_END": 64, "SDP.S_LUT_LO_END.LUT_LO_END": 256})
-    validate(sdp.decode(ctx.regs), ctx.profile, strict=True)
+    validate(sdp.decode(ctx.regs), Facts(ctx.regs, ctx.profile), strict=True)
 
 
 def test_prelu_with_alu_is_advisory_but_strict_raises():
@@ -99,9 +100,9 @@ def test_prelu_with_alu_is_advisory_but_strict_raises():
              "SDP.D_DP_BS_CFG.BS_MUL_PRELU": 1}
     ctx = layer(extra=extra)
     with pytest.warns(LimitationWarning, match="BS_MUL_PRELU"):
-        validate(sdp.decode(ctx.regs), ctx.profile)
+        validate(sdp.decode(ctx.regs), Facts(ctx.regs, ctx.profile))
     with pytest.raises(ConfigurationError) as err:
-        validate(sdp.decode(ctx.regs), ctx.profile, strict=True)
+        validate(sdp.decode(ctx.regs), Facts(ctx.regs, ctx.profile), strict=True)
     assert "SDP.D_DP_BS_CFG.BS_ALU_BYPASS" in err.value.fields
 
 
@@ -151,3 +152,18 @@ def test_never_written_input_is_reported():
     ctx = layer()
     put_feature(ctx, np.zeros(SHAPE, np.int8), "int8")
     sdp.run(ctx)
+
+
+def test_the_unit_declaration_checks_a_layer_as_its_validate_does():
+    """golden.units.unit(stage).check(regs, profile, strict): decode, then the unit's validate (stimulus's illegal
+    layers of advisory rules go through it)."""
+    import golden.units
+
+    extra = {"SDP.D_DP_BS_CFG.BS_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_ALU_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_MUL_BYPASS": 0,
+             "SDP.D_DP_BS_CFG.BS_MUL_PRELU": 1}
+    ctx = layer(extra=extra)
+    unit = golden.units.unit("SDP")
+    with pytest.warns(LimitationWarning, match="BS_MUL_PRELU"):
+        assert unit.check(ctx.regs, ctx.profile).proc_precision == "int8"
+    with pytest.raises(ConfigurationError, match="PRELU"):
+        unit.check(ctx.regs, ctx.profile, strict=True)

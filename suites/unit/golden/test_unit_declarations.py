@@ -125,3 +125,13 @@ def test_a_rule_outside_its_units_declared_modules_is_refused(toy_plugin):
         lambda cfg, facts: None)
     with pytest.raises(DeclarationError, match="TOY-STRAY"):
         rules.all_rules()
+
+
+def test_every_unit_validates_through_one_signature():
+    """validate(cfg, facts, strict=False) for every declared unit: the one contract Unit.check calls."""
+    import inspect
+
+    for declaration in golden.units.declared():
+        parameters = inspect.signature(declaration.validate).parameters
+        assert list(parameters) == ["cfg", "facts", "strict"], declaration.stage
+        assert parameters["strict"].default is False, declaration.stage

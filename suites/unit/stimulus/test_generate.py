@@ -13,6 +13,7 @@ from ci.cli import main
 from golden.config import get_profile
 from golden.errors import ProfileFeatureError
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.pdp.config import decode, pooled_size
 from stimulus import conv, families, pdp
 from stimulus.choose import Seeded
@@ -49,7 +50,7 @@ def test_random_pdp_layers_are_legal_and_reach_the_corners(profile_name):
         spec = pdp.random_spec(Seeded(seed), profile)
         regs = pdp.build(spec, profile, Seeded(seed).data()).values(regmap)
         cfg = decode(regs)
-        pdp_config.validate(cfg, regs, profile, strict=True)
+        pdp_config.validate(cfg, Facts(regs, profile), strict=True)
         # the output size is the guide's pooled size, computed here from the spec alone
         (kw, kh), (sw, sh), (pl, pt, pr, pb) = spec.kernel, spec.stride, spec.pads
         assert spec.out_hw == (pooled_size(spec.shape[1], pt, pb, kh, sh), pooled_size(spec.shape[2], pl, pr, kw, sw))

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from golden.config import PROFILES, get_profile
 from golden.errors import ProfileFeatureError
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp import config as sdp_config
 from stimulus import families
@@ -35,7 +36,7 @@ def test_sdp_layers_with_lut_and_eql_are_strictly_legal_and_run(profile_name, tm
     for index in range(20):
         pair = families.layers("sdp", profile, 21, index, count=2)
         for layer in pair:
-            sdp_checks.validate(sdp_config.decode(layer.values(regmap)), profile, strict=True)
+            sdp_checks.validate(sdp_config.decode(layer.values(regmap)), Facts(profile=profile), strict=True)
             seen[_lut(layer)] += 1
             seen["eql"] += "eql" in layer.choices
         write_trace(pair, tmp_path / f"t{index}", f"t{index}", profile)  # GenerationError unless the golden runs it

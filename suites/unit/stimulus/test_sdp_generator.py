@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from golden.config import get_profile
 from golden.player import play
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp import config as sdp_config
 from stimulus import sdp
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _strictly_valid(layer, profile):
     regs = layer.values(RegisterMap.for_profile(profile))
-    sdp_checks.validate(sdp_config.decode(regs), profile, strict=True)
+    sdp_checks.validate(sdp_config.decode(regs), Facts(profile=profile), strict=True)
 
 
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_large", "nv_full"])

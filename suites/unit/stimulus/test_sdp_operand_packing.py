@@ -6,6 +6,7 @@ from __future__ import annotations
 from golden.config import get_profile
 from golden.formats import auxiliary
 from golden.regs.regmap import RegisterMap
+from golden.rules import Facts
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode
 from stimulus import sdp
@@ -36,5 +37,5 @@ def test_one_by_one_per_element_operands_are_packed_and_strictly_legal():
             packed = atom * auxiliary.COMPONENTS_PER_ELEMENT[f[cfg + "DATA_USE"]] * size
             assert f[f"SDP_RDMA.D_{reg}_LINE_STRIDE.{reg}_LINE_STRIDE"] == packed
             assert f[f"SDP_RDMA.D_{reg}_SURFACE_STRIDE.{reg}_SURFACE_STRIDE"] == packed
-        sdp_checks.validate(decode(layer.values(RegisterMap.for_profile(profile))), profile, strict=True)
+        sdp_checks.validate(decode(layer.values(RegisterMap.for_profile(profile))), Facts(profile=profile), strict=True)
     assert found >= 2
