@@ -127,6 +127,22 @@ def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:
     return found
 
 
+def check(stage: str, regs, profile, strict: bool = False, cbuf=None):
+    """Decode the layer of a unit in `regs` (golden.regs.values.RegisterValues) and validate it as the unit
+    declares (golden/units/declaration.py: Unit.validate, else its rules alone); returns the configuration.
+    `cbuf`: what earlier layers left in the convolution buffer (None: the layer alone)."""
+    import golden.units
+
+    unit = golden.units.unit(stage)
+    cfg = unit.decode(regs, profile)
+    facts = Facts(regs, profile, cbuf)
+    if unit.validate is None:
+        enforce(stage, cfg, facts, strict)
+    else:
+        unit.validate(cfg, facts, strict)
+    return cfg
+
+
 class LimitationWarning(UserWarning):
     """A documented limitation that NVIDIA's own traces break with a defined, modelled result (an advisory rule
     broken outside strict mode)."""

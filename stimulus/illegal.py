@@ -98,7 +98,7 @@ def run_on_golden(layer: Layer, profile: Profile, folder, name: str) -> None:
     regs = layer.values(RegisterMap.for_profile(profile))
     rule_id = layer.choices.get("illegal")
     if rule_id and rules.find(rule_id).advisory:
-        golden.units.unit(rules.find(rule_id).unit).check(regs, profile, strict=True)
+        rules.check(rules.find(rule_id).unit, regs, profile, strict=True)
         return
     if layer.family == "pdp" and layer.fields.get("PDP.D_OPERATION_MODE_CFG.FLYING_MODE") == "ON_FLYING":
         golden_pdp.run(LayerContext(profile, regs, MemorySystem.for_profile(profile)))

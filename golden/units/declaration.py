@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from golden import rules
 from golden.errors import DeclarationError
 
 
@@ -46,7 +45,7 @@ class Unit:
     #: validate(cfg, facts: golden.rules.Facts, strict=False): raise for the first rule of the unit the decoded
     #: layer breaks (ConfigurationError; advisory rules only when strict, else a LimitationWarning), a feature
     #: its profile lacks (ProfileFeatureError) or what is not modelled (NotModelledError). None: the unit's
-    #: rules of the registry alone (golden.rules.enforce).
+    #: rules of the registry alone (golden.rules.enforce). golden.rules.check decodes and validates a layer.
     validate: Callable | None = None
     #: Modules whose rules (golden/rules.py) the unit's validation checks, in checking order.
     rules: tuple[str, ...] = ()
@@ -99,18 +98,6 @@ class Unit:
             raise DeclarationError(f"register table {self.registers} is not a file", where=where)
         if not all(isinstance(m, str) for m in self.rules):
             raise DeclarationError("rules are module names", where=where)
-
-    def check(self, regs, profile, strict: bool = False, cbuf=None):
-        """Decode the layer in `regs` (golden.regs.values.RegisterValues) and validate it (the contract of
-        `validate` above); returns the configuration. `cbuf`: what earlier layers left in the convolution buffer
-        (None: the layer alone)."""
-        cfg = self.decode(regs, profile)
-        facts = rules.Facts(regs, profile, cbuf)
-        if self.validate is None:
-            rules.enforce(self.stage, cfg, facts, strict)
-        else:
-            self.validate(cfg, facts, strict)
-        return cfg
 
     def launched(self, device, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
         """The pipelines this unit's armed groups form (none when something else launches it)."""

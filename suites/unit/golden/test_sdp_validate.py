@@ -155,15 +155,14 @@ def test_never_written_input_is_reported():
 
 
 def test_the_unit_declaration_checks_a_layer_as_its_validate_does():
-    """golden.units.unit(stage).check(regs, profile, strict): decode, then the unit's validate (stimulus's illegal
+    """golden.rules.check(stage, regs, profile, strict): decode, then the unit's validate (stimulus's illegal
     layers of advisory rules go through it)."""
-    import golden.units
+    from golden import rules
 
     extra = {"SDP.D_DP_BS_CFG.BS_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_ALU_BYPASS": 0, "SDP.D_DP_BS_CFG.BS_MUL_BYPASS": 0,
              "SDP.D_DP_BS_CFG.BS_MUL_PRELU": 1}
     ctx = layer(extra=extra)
-    unit = golden.units.unit("SDP")
     with pytest.warns(LimitationWarning, match="BS_MUL_PRELU"):
-        assert unit.check(ctx.regs, ctx.profile).proc_precision == "int8"
+        assert rules.check("SDP", ctx.regs, ctx.profile).proc_precision == "int8"
     with pytest.raises(ConfigurationError, match="PRELU"):
-        unit.check(ctx.regs, ctx.profile, strict=True)
+        rules.check("SDP", ctx.regs, ctx.profile, strict=True)

@@ -128,7 +128,7 @@ def test_a_rule_outside_its_units_declared_modules_is_refused(toy_plugin):
 
 
 def test_every_unit_validates_through_one_signature():
-    """validate(cfg, facts, strict=False) for every declared unit: the one contract Unit.check calls."""
+    """validate(cfg, facts, strict=False) for every declared unit: the one contract golden.rules.check calls."""
     import inspect
 
     for declaration in golden.units.declared():
