@@ -131,7 +131,11 @@ class _Writer:
             # register files drop writes to a group whose OP_EN is set (vmod NV_NVDLA_RUBIK_regfile.v:
             # d0_reg_wr_en = reg_wr_en & select_d0 & ~reg2dp_d0_op_en, asserting "Write group 0 registers
             # when OP_EN is set"; every unit's *_regfile.v alike), however fast the golden model ran it.
-            reuses = any(unawaited.get(unit, 0) >= 2 for unit in layer.units())
+            # (BDMA's layers program through `writes` alone: its done unit stands for it.) BDMA has no OP_EN but
+            # the same two groups: an operation enabled while both are busy is refused (programming-guide,
+            # Limitation/BDMA; golden/regs/regfile.py).
+            done_unit = INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)
+            reuses = any(unawaited.get(unit, 0) >= 2 for unit in {*layer.units(), done_unit})
             programming = layer.register_writes(self.regmap)
             # The S_LUT_* parameters are single registers the datapath reads live (golden.hardware
             # SharedRegisterRace): new values wait until the unit's earlier layers are done.
@@ -159,7 +163,6 @@ class _Writer:
                 self.write(unit, register, value)
             for unit in layer.enable_order():
                 self.write(unit, "D_OP_ENABLE", 1)
-            done_unit = INTERRUPT_UNITS.get(layer.interrupt, layer.interrupt)
             sync = f"layer{index}_done"
             if self.form == "cfg":
                 group = launches.get(done_unit, 0) % 2
