@@ -44,13 +44,16 @@ def _pixels(rng, cube: np.ndarray, weights: np.ndarray, clip: int, precision: st
     return chosen
 
 
-def aim_conv(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_conv(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     """A convolution aimed at CDMA's image convertor (stimulus/corner_image.py) in IMAGE of the layers, at CACC's
-    truncation in the others."""
-    return (aim_image if choose.flag(IMAGE) else aim_cacc)(layer, profile, choose)
+    truncation in the others. A deconvolution's phase stays as drawn: its phases and the Rubik contract after
+    them are one sequence (stimulus/deconv.py), which an unrelated aimed layer in its place would break."""
+    if layer.choices.get("mode") == "deconv":
+        return layer
+    return (aim_image if choose.flag(IMAGE) else aim_cacc)(layer, profile, choose, slot)
 
 
-def aim_cacc(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_cacc(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     precision = choose.choice(sorted(set(profile.feature_types) & set(profile.weight_types) & set(INT_RANGES)))
     rng = choose.data()
     channels = choose.size(1, 2 * profile.mac_atomic_c)
@@ -68,7 +71,7 @@ def aim_cacc(layer: Layer, profile: Profile, choose) -> Layer:
                                    conv_modes.memory_system(profile))
         drawn = conv_modes.ConvDraw(ctx, precision, 1, False, {"mode": "direct", "precision": precision,
                                                                "kernel": (1, 1), "corners": "aimed"})
-        aimed = conv.complete(conv.conv_layer(choose, profile, 0, drawn, False, False), profile)
+        aimed = conv.complete(conv.conv_layer(choose, profile, slot, drawn, False, False), profile)
         conv.follow(aimed, conv.Chain(), profile)
     except ConfigurationError:
         return layer

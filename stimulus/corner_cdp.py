@@ -180,7 +180,7 @@ def _out_solve(cfg, tables, candidates, choose) -> dict:
             "CDP.D_DATOUT_SHIFTER.DATOUT_SHIFTER": shift}
 
 
-def aim_cdp(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_cdp(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     regmap = RegisterMap.for_profile(profile)
     cfg = cdp_decode(layer.values(regmap))
     if cfg.precision not in INT_RANGES:

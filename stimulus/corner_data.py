@@ -7,9 +7,10 @@ either side, saturation bounds, zero) on purpose, not by chance.
 A separate, explicit draw: stimulus.families.layers and the default bytes of every seed are unchanged; the
 aimed layers take their extra random numbers from a stream of their own ([seed, index, "corners"]).
 
-The aimers: SDP stimulus/corner_sdp.py (the output convertor's ties and 17-bit bounds, the X stages' int32
-bounds and truncation ties), PDP corner_pdp.py, CDP corner_cdp.py, convolutions corner_cacc.py (CACC's
-truncation, and CDMA's image convertor: corner_image.py). Other families are returned unchanged.
+An aimer is aim(layer, profile, choose, slot=0) -> Layer. The aimers: SDP stimulus/corner_sdp.py (the output
+convertor's ties and 17-bit bounds, the X stages' int32 bounds and truncation ties), PDP corner_pdp.py, CDP
+corner_cdp.py, convolutions corner_cacc.py (CACC's truncation, and CDMA's image convertor: corner_image.py).
+Other families are returned unchanged.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from stimulus.layer import Layer
 
 
 def aimed_layers(family: str, profile: Profile, seed: int, index: int, count: int = 1) -> list[Layer]:
+    """Each drawn layer aimed in its own address slot (the trace's position, as stimulus.families.layers draws
+    them: an aimer that draws a layer anew places it there)."""
     choose = Seeded([seed, index, zlib.crc32(b"corners")])
-    return [AIMERS.get(layer.family, _unchanged)(layer, profile, choose) for layer in draw(family, profile, seed,
-                                                                                          index, count)]
+    drawn = draw(family, profile, seed, index, count)
+    return [AIMERS.get(layer.family, _unchanged)(layer, profile, choose, slot) for slot, layer in enumerate(drawn)]
 
 
 def write_aimed(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:
@@ -44,7 +47,7 @@ def write_aimed(family: str, profile: Profile, seed: int, index: int, out: str |
                        profile, header)
 
 
-def _unchanged(layer, profile, choose):
+def _unchanged(layer, profile, choose, slot=0):
     return layer
 
 

@@ -45,9 +45,9 @@ PDP_FP16 = 0.5
 
 
 def with_fp16(integer, fp16):
-    def aim(layer: Layer, profile: Profile, choose) -> Layer:
-        aimed = fp16(layer, profile, choose)
-        return integer(layer, profile, choose) if aimed is None else aimed
+    def aim(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
+        aimed = fp16(layer, profile, choose, slot)
+        return integer(layer, profile, choose, slot) if aimed is None else aimed
     return aim
 
 
@@ -85,7 +85,7 @@ def _operand(choose, multiplier: bool) -> int:
     return (choose.integer(0, 1) << 15) | (exponent << 10) | (choose.integer(0, 511) << 1) | 1
 
 
-def aim_sdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
+def aim_sdp_fp16(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer | None:
     regmap = RegisterMap.for_profile(profile)
     cfg = sdp_decode(layer.values(regmap))
     if cfg.in_precision != "fp16" or cfg.proc_precision != "fp16":
@@ -136,12 +136,12 @@ def _recip(choose, kernel: int) -> int:
     return exact if choose.flag(0.3) else (exact & ~0x3FF) | choose.integer(0, 1023) | 1
 
 
-def aim_pdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
+def aim_pdp_fp16(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer | None:
     if "fp16" not in profile.feature_types or not choose.flag(PDP_FP16):
         return None
     from stimulus.corner_pdp import average_spec
 
-    spec = average_spec(choose, profile, "fp16")
+    spec = average_spec(choose, profile, "fp16", slot)
     rng = choose.data()
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw
     recip = (_recip(choose, kw), _recip(choose, kh))
@@ -164,7 +164,7 @@ def aim_pdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
 
 # ---- CDP -----------------------------------------------------------------------------------------------------
 
-def aim_cdp_fp16(layer: Layer, profile: Profile, choose) -> Layer | None:
+def aim_cdp_fp16(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer | None:
     regmap = RegisterMap.for_profile(profile)
     cfg = cdp_decode(layer.values(regmap))
     if cfg.precision != "fp16":

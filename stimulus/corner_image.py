@@ -49,7 +49,7 @@ def formats(profile: Profile) -> list[str]:
             if not pixel.pixel_format(name).floating and not pixel.pixel_format(name).packed]
 
 
-def aim_image(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_image(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     names = formats(profile)
     precisions = sorted(set(profile.feature_types) & set(NARROW))
     if not names or not precisions:
@@ -58,7 +58,7 @@ def aim_image(layer: Layer, profile: Profile, choose) -> Layer:
     goal = str(choose.rng.choice(list(GOALS), p=list(GOALS.values())))
     try:
         drawn = conv_modes.image(choose, profile, precision, name, aim=functools.partial(_aim, goal, precision))
-        aimed = conv.complete(conv.conv_layer(choose, profile, 0, drawn, False, False), profile)
+        aimed = conv.complete(conv.conv_layer(choose, profile, slot, drawn, False, False), profile)
         conv.follow(aimed, conv.Chain(), profile)
     except ConfigurationError:
         return layer

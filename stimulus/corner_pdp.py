@@ -63,9 +63,10 @@ def _best(rng, kernel: int, values: np.ndarray, out_bits: int | None) -> int:
     return int(tries[int(np.argmax(_reach(values, tries, out_bits, rng)))])
 
 
-def average_spec(choose, profile: Profile, precision: str | None = None) -> pdp.PdpSpec:
-    """An average-pooling spec with windows that do not overlap; an integer precision unless `precision`."""
-    spec = pdp.random_spec(choose, profile)
+def average_spec(choose, profile: Profile, precision: str | None = None, slot: int = 0) -> pdp.PdpSpec:
+    """An average-pooling spec with windows that do not overlap, in address slot `slot`; an integer precision
+    unless `precision`."""
+    spec = pdp.random_spec(choose, profile, slot)
     (kw, kh), (pl, pt, pr, pb), (oh, ow) = spec.kernel, spec.pads, spec.out_hw
     height, width = oh * kh - pt - pb, ow * kw - pl - pr
     if height < 1:
@@ -111,9 +112,9 @@ def _pad_values(layer: Layer, profile: Profile) -> tuple[int, ...]:
     return tuple(as_signed(v, n) for v, n in zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True))
 
 
-def aim_pdp(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_pdp(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     rng = choose.data()
-    spec = average_spec(choose, profile)
+    spec = average_spec(choose, profile, slot=slot)
     out_bits = 8 if spec.precision == "int8" else 16
     lo, hi = INT_RANGES[spec.precision]
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw

@@ -49,7 +49,7 @@ X_BOUND, X_ROUND = 0.5, 0.8
 CVT_TIE = 0.5
 
 
-def aim_sdp(layer: Layer, profile: Profile, choose) -> Layer:
+def aim_sdp(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     rng = choose.rng
     regmap = RegisterMap.for_profile(profile)
     cfg = sdp_decode(layer.values(regmap))

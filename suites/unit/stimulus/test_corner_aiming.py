@@ -5,6 +5,7 @@ stay byte for byte what they were."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from golden.config import get_profile
 from stimulus.corner_data import aimed_layers
@@ -120,3 +121,17 @@ def test_aimed_fp16_sdp_meets_fp16_patterns_and_ties_on_nv_full():
     # left open on seed 0: sdp.fp.out.round above_tie and sdp.fp.out.int16.saturate at_min (see the report)
     assert open_ <= {("sdp.fp.out.round", "above_tie"), ("sdp.fp.out.int16.saturate", "at_min")}
     assert not {c for s, c in open_ if s in ("sdp.fp.in", "sdp.out.fp16")}
+
+
+@pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+def test_aimed_layers_of_one_trace_keep_their_own_address_slots(tmp_path, profile_name):
+    """An aimer that draws a layer anew places it in the layer's slot: three aimed PDP layers were all drawn into
+    slot 0 and refused as overlapping ("layers of one trace need their own address slots"); an aimed
+    deconvolution keeps its phases as drawn."""
+    from stimulus.corner_data import write_aimed
+
+    profile = get_profile(profile_name)
+    for seed in range(4):
+        write_aimed("pdp", profile, seed, seed, tmp_path, count=3)  # raises on overlapping layers
+    if profile.has("RUBIK"):
+        assert aimed_layers("deconv", profile, 0, 0) == layers("deconv", profile, 0, 0)
