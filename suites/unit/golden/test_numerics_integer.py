@@ -252,3 +252,14 @@ def test_as_signed_reads_the_low_bits_as_twos_complement(bits):
     assert all(type(integer.as_signed(value, bits)) is int for value in edges)
     array = integer.as_signed(np.array(edges, np.int64), bits)
     assert array.dtype == np.int64 and array.tolist() == expected
+
+
+@pytest.mark.parametrize("x", [2**62, -(2**62), 2**63 - 1, -(2**63 - 1), 2**62 + 2**61, 3 * 2**40 + 1, -5, 0])
+def test_shift_right_round_is_exact_to_the_int64_range(x):
+    # Python's unbounded integers as the reference: round half away from zero of x / 2**s. The campaign against
+    # NVIDIA's C model found x = 2**62 (SDP EW: (-2**31) * (-2**31)) with EW_TRUNCATE 125 giving -1, not 0.
+    for s in (0, 1, 2, 30, 61, 62, 63, 64, 65, 125, 255):
+        expected = (abs(x) + (1 << s >> 1)) >> s
+        expected = -expected if x < 0 else expected
+        assert int(integer.shift_right_round(np.array([x], dtype=np.int64), s)[0]) == expected, (x, s)
+        assert int(integer.shift_right_round(np.array([x], dtype=np.int64), np.array([s]))[0]) == expected, (x, s)
