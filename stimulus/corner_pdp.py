@@ -83,7 +83,7 @@ def average_spec(choose, profile: Profile, precision: str | None = None, slot: i
         precision = choose.choice(sorted(set(profile.feature_types) & set(INT_RANGES)))
         pad_value = choose.integer(*INT_RANGES[precision]) if choose.flag(0.5) else 0
     else:
-        pad_value = 0  # fp16 pooling ignores the padding registers
+        pad_value = 0  # fp16 layers write no padding registers (pdp._pad_fields)
     return replace(spec, precision=precision, method="average", shape=shape, stride=(kw, kh),
                    pads=(pl, pt, pr, pb), split=None, src=(spec.src[0], src_line, src_surface),
                    dst=(spec.dst[0], dst_line, dst_surface), pad_value=pad_value)

@@ -52,7 +52,9 @@ def programmed_recip(precision: str, kernel: int) -> int:
 
 def _pad_fields(precision: str, pad_value: int) -> dict:
     """n x the pad value, sign-extended over the whole field (rule PDP-PAD-VALUE-SIGN: the cmod reads the low
-    PAD_VALUE_BITS, the RTL all of them)."""
+    PAD_VALUE_BITS, the RTL all of them). fp16 layers write none, to keep them simple: the hardware does not
+    ignore the registers (it adds their low 17 bits as fp17 values, golden/units/pdp/pooling.py
+    pool_fp16_average), so a layer sees 0 from reset or what an earlier layer of its register group left."""
     if precision == "fp16":
         return {}
     return {field: (n * pad_value) & ((1 << PAD_VALUE_FIELD_BITS) - 1) for n, field in enumerate(PAD_VALUES, start=1)}

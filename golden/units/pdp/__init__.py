@@ -60,7 +60,7 @@ def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, np.ndar
             bits, _ = fp.flush_nan(bits)
     if cfg.method != "average":
         return pool_fp16_extreme(bits, cfg.method, cfg.kernel, cfg.stride, cfg.pads), None
-    out, max_value = pool_fp16_average(bits, cfg.kernel, cfg.stride, cfg.pads, cfg.recip)
+    out, max_value = pool_fp16_average(bits, cfg.kernel, cfg.stride, cfg.pads, cfg.recip, cfg.pad_values)
     return out, Tolerance("PDP", max_value=max_value)
 
 

@@ -11,7 +11,8 @@ Facts the documents leave open, read from nvdla/hw cmod/pdp/NV_NVDLA_pdp.cpp:
   point), each product rounded half away from zero to an integer; the result is cast to the output
   width (the cmod's static_cast keeps the low bits).
 * fp16 uses the cmod's fp16 compare for max / min and fp17 adds / multiplies for the average
-  (golden.numerics.fp_arith), in the cmod's operand order.
+  (golden.numerics.fp_arith), in the cmod's operand order; the average adds the padding registers'
+  low 17 bits as fp17 values, as NVIDIA's RTL does (pool_fp16_average).
 * The split-width passes of a legal split produce the same windows as one pass over the whole width,
   so the model pools the whole cube once (validated by the split equalities in config.py).
 """
@@ -93,30 +94,33 @@ def pool_int(cube: np.ndarray, method: str, kernel, stride, pads, pad_values=(0,
     return (scaled + wrap // 2) % wrap - wrap // 2
 
 
+def _masked_reduce(array: np.ndarray, axis: int, taps: int, step: int, before: int, count: int,
+                   combine) -> np.ndarray:
+    """Reduce the real elements of `count` windows along `axis` (1 or 2) of a (C, H, W) array, first tap first
+    as combine(accumulated, new); padded taps are skipped."""
+    size = array.shape[axis]
+    acc = started = None
+    for tap in range(taps):
+        index = np.arange(count) * step + tap - before
+        valid = (index >= 0) & (index < size)
+        taken = np.take(array, np.clip(index, 0, size - 1), axis=axis)
+        valid = valid.reshape((-1, 1) if axis == 1 else (-1,))
+        if acc is None:
+            acc, started = taken, valid
+            continue
+        acc = np.where(valid & started, combine(acc, taken), np.where(valid, taken, acc))
+        started = started | valid
+    return acc
+
+
 def _masked_windows(values: np.ndarray, kernel, stride, pads, width_op, height_op) -> np.ndarray:
     """Separable window reduction visiting only the real elements of each window, in the cmod's order:
     along a row left to right as width_op(accumulated, new), then down the rows as height_op(new row,
     accumulated) (cmod LineOperation / PoolingStage0Calc operand order)."""
     (kw, kh), (sw, sh), (pl, pt, _, _) = kernel, stride, pads
     oh, ow = out_shape(values.shape[1:], kernel, stride, pads)
-
-    def reduce(array, axis, taps, step, before, count, combine):
-        size = array.shape[axis]
-        acc = started = None
-        for tap in range(taps):
-            index = np.arange(count) * step + tap - before
-            valid = (index >= 0) & (index < size)
-            taken = np.take(array, np.clip(index, 0, size - 1), axis=axis)
-            valid = valid.reshape((-1, 1) if axis == 1 else (-1,))
-            if acc is None:
-                acc, started = taken, valid
-                continue
-            acc = np.where(valid & started, combine(acc, taken), np.where(valid, taken, acc))
-            started = started | valid
-        return acc
-
-    rows = reduce(values, 2, kw, sw, pl, ow, width_op)
-    return reduce(rows, 1, kh, sh, pt, oh, lambda acc, new: height_op(new, acc))
+    rows = _masked_reduce(values, 2, kw, sw, pl, ow, width_op)
+    return _masked_reduce(rows, 1, kh, sh, pt, oh, lambda acc, new: height_op(new, acc))
 
 
 def pool_fp16_extreme(bits: np.ndarray, method: str, kernel, stride, pads) -> np.ndarray:
@@ -126,17 +130,46 @@ def pool_fp16_extreme(bits: np.ndarray, method: str, kernel, stride, pads) -> np
     return _masked_windows(bits, kernel, stride, pads, op, op).astype(np.uint16)
 
 
-def pool_fp16_average(bits: np.ndarray, kernel, stride, pads, recip_bits) -> tuple[np.ndarray, np.ndarray]:
-    """fp16 average pooling as the cmod computes it: fp16 -> fp17 (INF -> +/-4292870144), fp17 sums along
-    the rows then down the columns, times RECIP_KERNEL_WIDTH then RECIP_KERNEL_HEIGHT (fp17 patterns),
-    fp17 -> fp16 (rounded, clipped). Returns (uint16 patterns, float64 max |x| of each window) for the
-    documented PDP FP16 threshold. The padding registers are ignored for fp16 (precision-preservation:
-    "for FP16 pipe, they're ignored"; the cmod would add them as fp17 values).
+def pool_fp16_average(bits: np.ndarray, kernel, stride, pads, recip_bits,
+                      pad_values=(0,) * 7) -> tuple[np.ndarray, np.ndarray]:
+    """fp16 average pooling as NVIDIA's RTL and cmod compute it: fp16 -> fp17 (INF -> +/-4292870144), each
+    window row summed left to right with fp17 adds, plus PAD_VALUE_nX for its n padded columns; the rows
+    summed down the window, plus PAD_VALUE_nX x kernel_width for its n padded rows; times RECIP_KERNEL_WIDTH
+    then RECIP_KERNEL_HEIGHT (fp17 patterns); fp17 -> fp16 (rounded, clipped). Every step is an fp17
+    operation rounded to nearest even. Returns (uint16 patterns, float64 max |x| of each window's real
+    elements) for the documented PDP FP16 threshold.
+
+    `pad_values` are the raw PAD_VALUE_1X..7X fields; their low 17 bits are fp17 patterns. The
+    precision-preservation document says the padding registers are ignored for the FP16 pipe; the hardware
+    uses them, and the RTL decides (NVIDIA nvdlav1 vmod/nvdla/pdp, the C model agrees):
+
+    * rows: NV_NVDLA_PDP_CORE_cal1d.v:3089-3095 pad_table_out = PAD_VALUE_nX, n = kernel width minus the
+      window's real columns (:3134); with fp16 average pooling (:3297) each row sum goes through
+      u_HLS_fp17_add_0..3 (:3230-3284) as sum + pad_table_out[16:0], also when n = 0 (the table gives 0).
+      cmod: pdp/NV_NVDLA_pdp.cpp:516-522 keeps the raw fields for fp16; LineOperation (:1445-1468) hands the
+      n-padded value to hls_wrapper/pdp_hls_wrapper.cpp HLS_PDP_PoolingStage0Calc_FP16_W (:30-120), which
+      adds it after the window's last real element.
+    * columns: NV_NVDLA_PDP_CORE_cal2d.v:6542 and :6599-6607 select PAD_VALUE_nX for the n padded rows;
+      :9128-9137 give kernel_width as an fp17 number (1.0 .. 8.0); mul_padx_kwidth (:9153) multiplies the
+      two in fp17 and u_HLS_fp17_add_0..3 (:9225-9275) add the product to the column sum. cmod:
+      PoolingStage0Calc (:1557-1586) and HLS_PDP_PoolingStage0Calc_FP16_H (:141-230; its kernel_width_map
+      at :126 has no entry for a kernel width of 8, the RTL's 17'h8800 is 8.0).
+    Adding +0 or -0 leaves every fp17 value the PDP holds unchanged (golden.numerics.fp_arith), so windows
+    without padding are unaffected by the zero the table gives them.
     """
     def add(a, b):
         return fp_arith.fp_add(a, b, "fp17")
 
-    total = _masked_windows(fp.fp16_to_fp17(bits).astype(np.uint32), kernel, stride, pads, add, add)
+    (kw, kh), (sw, sh), (pl, pt, _, _) = kernel, stride, pads
+    height, width = bits.shape[1:]
+    oh, ow = out_shape((height, width), kernel, stride, pads)
+    table = np.array([0, *pad_values], dtype=np.uint32) & np.uint32(0x1FFFF)
+    rows = _masked_reduce(fp.fp16_to_fp17(bits).astype(np.uint32), 2, kw, sw, pl, ow, add)
+    rows = add(rows, table[padding_counts(width, kw, sw, pl, ow)])
+    total = _masked_reduce(rows, 1, kh, sh, pt, oh, lambda acc, new: add(new, acc))
+    kernel_width = fp.fp32_to_fp17(np.float32(kw))
+    padded_lines = fp_arith.fp_mul(table[padding_counts(height, kh, sh, pt, oh)], kernel_width, "fp17")
+    total = add(total, padded_lines[:, None])
     scaled = fp_arith.fp_mul(fp_arith.fp_mul(total, np.uint32(recip_bits[0] & 0x1FFFF), "fp17"),
                              np.uint32(recip_bits[1] & 0x1FFFF), "fp17")
     if corners.active():
