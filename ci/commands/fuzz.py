@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ci.cli import invocation
+from ci.fuzzing.campaign import CHOICES
 from ci.options import (
     add_implementation_options,
     count,
@@ -51,6 +52,9 @@ def add_arguments(parser) -> None:
                       "(default 100; a campaign continued in the same --out counts its earlier runs)")
     loop.add_argument("--time", type=float, metavar="MINUTES", help="stop after this much wall time (all sessions)")
     loop.add_argument("--patience", type=positive, metavar="N", help="stop after N runs without new coverage")
+    loop.add_argument("--choices", type=positive, default=CHOICES, metavar="N",
+                      help=f"with --directed: candidates with golden-side novelty weighed per run, the one worth most "
+                           f"runs (default {CHOICES}; each is a golden-model run)")
     loop.add_argument("--out", default="fuzz-out", metavar="DIR",
                       help="the campaign's folder (default fuzz-out); a campaign there is continued")
     loop.add_argument("--shrink", type=count, default=40, metavar="N",
@@ -98,7 +102,8 @@ def _campaign(args) -> int:
         resolve(args.impl, args.ref)
     options = Options(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                       directed=args.directed, seed=args.seed, profile=profile.name, families=families,
-                      runs=args.runs, minutes=args.time, patience=args.patience, shrink=args.shrink,
+                      runs=args.runs, minutes=args.time, patience=args.patience, choices=args.choices,
+                      shrink=args.shrink,
                       rtl=rtl_arguments(args), axi_pause=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or 0),
                       command=invocation())
     out = Path(args.out).resolve()

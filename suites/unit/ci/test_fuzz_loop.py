@@ -23,7 +23,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def fuzz(out: Path, *extra: str) -> int:
-    return cli(["fuzz", "--impl", "golden", "--unit", "sdp", "--seed", "3", "--out", str(out), *extra])
+    """A campaign on the golden model (a directed one weighs four candidates a run: each is a golden run too)."""
+    return cli(["fuzz", "--impl", "golden", "--unit", "sdp", "--seed", "3", "--choices", "4", "--out", str(out),
+                *extra])
 
 
 def ran(out: Path) -> list[dict]:
@@ -191,8 +193,8 @@ def _corner_features(trace: Path) -> set[str]:
 def test_the_directed_loop_reaches_corners_random_layers_of_the_same_budget_miss(tmp_path):
     directed, random = tmp_path / "directed", tmp_path / "random"
     for out, extra in ((directed, ["--directed"]), (random, [])):
-        assert cli(["fuzz", "--impl", "golden", "--unit", "sdp_reg", "--seed", "2", "--runs", "10", "--out", str(out),
-                    *extra]) == 0
+        assert cli(["fuzz", "--impl", "golden", "--unit", "sdp_reg", "--seed", "2", "--runs", "10", "--choices", "4",
+                    "--out", str(out), *extra]) == 0
     kinds = {json.loads(p.read_text())["kind"] for p in (directed / "corpus").glob("*.json")}
     assert "corners" in kinds
     reached = set().union(*(_corner_features(t) for t in (directed / "corpus").glob("*/*.cfg")))
@@ -263,13 +265,13 @@ def test_a_new_bin_outweighs_new_field_classes():
 
 
 def test_a_directed_step_runs_the_candidate_worth_most_of_the_first_four(tmp_path):
-    """Each candidate's novelty is made up here; the step weighs the first CHOICES with novelty (none for a
+    """Each candidate's novelty is made up here; the step weighs the first `--choices 4` with novelty (none for a
     candidate without) and runs the best; random runs the first."""
     offered = [{}, {"fields": {"f=1", "g=1"}}, {"bins": {"b"}}, {"fields": {"h=1"}}, {"corners": {"c"}},
                {"bins": {"never weighed"}, "cbuf": {"x"}}]
     for directed, expected in ((True, 2), (False, 0)):
         camp = campaign_module.Campaign.__new__(campaign_module.Campaign)
-        camp.options = campaign_module.Options("golden", None, directed, 1, "nv_small", ["sdp"], 1)
+        camp.options = campaign_module.Options("golden", None, directed, 1, "nv_small", ["sdp"], 1, choices=4)
         camp.state, camp.seen = {"step": 0, "skipped": 0}, Seen()
         chosen = []
         camp._candidate = lambda fallback, c=camp: c.state["step"] - 1  # a candidate is its number here
