@@ -201,6 +201,20 @@ def _weight_banks(fields, cfg, choose, profile):
     return fields
 
 
+def _kept_weight_banks(fields, cfg, choose, profile):
+    """Keep the weights (SKIP_WEIGHT_RLS) in the fewest weight banks that still hold one kernel group plus 128
+    bytes (CONV-WEIGHT-BANKS), when the layer's weights need more than those."""
+    if cfg.weight_format != "uncompressed" or cfg.winograd:
+        return None
+    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    banks = -(-(cfg.byte_per_kernel * group + 128) // profile.cbuf_bank_bytes)
+    if cfg.weight_bytes <= banks * profile.cbuf_bank_bytes:
+        return None
+    fields.update(set_both("D_MISC_CFG", "SKIP_WEIGHT_RLS", 1))
+    fields.update(set_both("D_BANK", "WEIGHT_BANK", banks - 1))
+    return fields
+
+
 def _image_only(breaker):
     """A breaker of an image-input rule: other layers the generator draws are passed over (None)."""
     def only(fields, cfg, choose, profile):
@@ -379,6 +393,7 @@ CHANGES = {
     "CONV-ENTRY-PER-SLICE": _entry_per_slice,
     "CONV-DATA-BANKS": _data_banks,
     "CONV-WEIGHT-BANKS": _weight_banks,
+    "CONV-KEPT-WEIGHT-BANKS": _kept_weight_banks,
     "CONV-PIXEL-SETTINGS": _pixel_x_offset,
     "CONV-PIXEL-CONVERTOR": _pixel_convertor,
     "CONV-PIXEL-Y-OFFSET": _image_only(lambda fields, cfg, choose, profile: {

@@ -555,6 +555,20 @@ def _weight_banks(cfg, facts):
         return f"WEIGHT_BANK {cfg.weight_bank} cannot hold one kernel group ({group_bytes} bytes) plus 128 bytes"
 
 
+@rule("CONV-KEPT-WEIGHT-BANKS", "CONV", f"{REGDEF} (SKIP_WEIGHT_RLS), as nvdla/hw's CSC_sg releases weights",
+      ("CDMA.D_MISC_CFG.SKIP_WEIGHT_RLS", "CDMA.D_WEIGHT_BYTES.WEIGHT_BYTES", "CDMA.D_BANK.WEIGHT_BANK"),
+      "a layer that keeps its weights (SKIP_WEIGHT_RLS) holds all of them in its weight banks")
+def _kept_weight_banks(cfg, facts):
+    # NV_NVDLA_CSC_sg.v (nvdlav1 :8346-8354): wt_release = pkg_adv & ~reg2dp_skip_weight_rls & pkg_group_end_w,
+    # so CSC frees no weights during such a layer and CDMA, streaming WEIGHT_BYTES through WEIGHT_BANK, waits for
+    # room forever: NVIDIA's C model stops there as the RTL would (the oracle campaign's gen_conv_s2611_531 on
+    # nv_full: 422,400 weight bytes in 393,216 bytes of banks)
+    room = cfg.weight_bank * facts.profile.cbuf_bank_bytes
+    if cfg.skip_weight_rls and cfg.weight_bytes > room:
+        return (f"SKIP_WEIGHT_RLS keeps all {cfg.weight_bytes} weight bytes, WEIGHT_BANK + 1 = {cfg.weight_bank} "
+                f"banks hold {room}: CSC releases no weights during the layer, so CDMA cannot fetch the rest")
+
+
 # -- what the layers before left in the CBUF (facts.cbuf: golden/units/conv/cbuf.py; None for a layer run alone) --
 REUSE = f"{GENERAL} (data re-use) and {REGDEF} (WEIGHT/DATA_REUSE, SKIP_RELEASE)"
 

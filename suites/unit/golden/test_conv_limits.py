@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from register_edits import with_fields
 
+from golden import rules
 from golden.config import get_profile
 from golden.errors import ConfigurationError, ProfileFeatureError
 from golden.rules import Facts
@@ -239,3 +240,15 @@ def test_image_entry_per_slice_counts_the_padding():
     # one spare entry: the generator wrote these on nv_full, and nvdlav1's C model disagreed on 14 of 72
     spare = rules.REGISTRY["CONV-IMAGE-ENTRY-PER-SLICE"].check(dataclasses.replace(cfg, entries=29), facts)
     assert "= 29" in spare and "takes 28 entries" in spare
+
+
+@pytest.mark.parametrize(("skip", "weight_bytes", "broken"), [(True, 422_400, True), (True, 393_344, True),
+                                                               (True, 393_216, False), (False, 422_400, False)])
+def test_kept_weights_fit_their_banks(skip, weight_bytes, broken):
+    """CSC releases no weights in a layer with SKIP_WEIGHT_RLS (nvdla/hw NV_NVDLA_CSC_sg.v wt_release), so its
+    WEIGHT_BYTES must fit WEIGHT_BANK: nv_full's banks are 32 KiB (hw_spec nv_full: 16 banks of 256 entries of 128
+    bytes), 12 of them 393,216 bytes. The C model campaign's gen_conv_s2611_531 kept 422,400 bytes in them and never
+    finished, on NVIDIA's C model as on the RTL; released (streamed) weights may exceed the banks."""
+    cfg = dataclasses.replace(decode(layer().regs), skip_weight_rls=skip, weight_bytes=weight_bytes, weight_bank=12)
+    found = [r.id for r, _ in rules.violations("CONV", cfg, rules.Facts(profile=get_profile("nv_full")))]
+    assert ("CONV-KEPT-WEIGHT-BANKS" in found) == broken
