@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ci.cli import invocation
-from ci.fuzzing.campaign import CHOICES
+from ci.fuzzing import CHOICES
 from ci.options import (
     add_implementation_options,
     count,

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, broken, features, worth
 from ci.options import environment, families_for
@@ -57,11 +58,6 @@ FINDING_KIND = "generated"
 STATE_VERSION = 1
 #: Candidates tried in a row without golden-side novelty before a directed step runs a plain generated layer.
 MAX_TRIES = 60
-#: Candidates with golden-side novelty a directed step weighs against each other before it runs the best
-#: (`fuzz --choices`). On nv_small about one convolution draw in 17 fills 28 or more CBUF banks (the RTL's largest
-#: single gain); with a third of a step's candidates fresh and a sixth of those convolutions, twelve choices find
-#: one in about 30 steps. Each choice is a golden-model run: worth it against an RTL run, not on the fixture.
-CHOICES = 12
 #: Of the fresh candidates of a directed step, the share aimed at arithmetic corners (families with an aimer).
 CORNER_SHARE = 0.3
 #: Options a resumed campaign must keep.
