@@ -241,10 +241,9 @@ class CbufBanks:
 
     def features(self, run: GoldenRun) -> set[str]:
         from golden.units.conv.config import decode
-        from golden.units.conv.rules import entry_bytes
+        from golden.units.conv.rules import data_banks_needed
 
         bank_bytes = run.profile.cbuf_bank_bytes
-        bank_entries = bank_bytes // entry_bytes(run.profile)
         found = set()
         for layer in run.layers:
             if layer.regs is None or "CONV" not in layer.stages:
@@ -253,7 +252,7 @@ class CbufBanks:
                 cfg = decode(layer.regs)
             except Exception:  # feedback must never stop the loop
                 continue
-            data = min(cfg.data_bank, -(-cfg.entries * cfg.csc_height_ext * cfg.batches // bank_entries))
+            data = min(cfg.data_bank, data_banks_needed(cfg, run.profile))
             weights = min(cfg.weight_bank, -(-cfg.weight_bytes // bank_bytes))
             found |= {f"data/bank={bank}" for bank in range(data)}
             found |= {f"weight/bank={cfg.data_bank + bank}" for bank in range(weights)}

@@ -535,11 +535,16 @@ def _image_entry_per_slice(cfg, facts):
                 f"{cfg.pad_right} pixels of {cfg.channels} {cfg.proc_precision} channels takes {need} entries")
 
 
+def data_banks_needed(cfg, profile) -> int:
+    """The CBUF banks the layer's input fills from bank 0: entries per slice x lines x batches."""
+    bank_entries = profile.cbuf_bank_bytes // entry_bytes(profile)
+    return -(-cfg.entries * cfg.csc_height_ext * cfg.batches // bank_entries)
+
+
 @rule("CONV-DATA-BANKS", "CONV", "programming-guide: Convolution pipeline programming/Features (banks_for_data)",
       ("CDMA.D_BANK.DATA_BANK",), "DATA_BANK holds the input's entries (entries x lines x batches)")
 def _data_banks(cfg, facts):
-    bank_entries = facts.profile.cbuf_bank_bytes // entry_bytes(facts.profile)
-    need = -(-cfg.entries * cfg.csc_height_ext * cfg.batches // bank_entries)
+    need = data_banks_needed(cfg, facts.profile)
     if need > cfg.data_bank:
         return (f"the input needs {need} data banks ({cfg.entries} entries x {cfg.csc_height_ext} lines x "
                 f"{cfg.batches} batches), DATA_BANK gives {cfg.data_bank}")
