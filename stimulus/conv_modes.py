@@ -43,6 +43,8 @@ from stimulus import data
 FULL_CBUF = 0.08
 #: Chance that a direct layer's dilation is drawn in 4..8 instead of 1..3.
 WIDE_DILATION = 0.15
+#: Chance that a direct layer's feature data passes the CDMA convertor (golden.units.conv.cdma: the RTL converts it).
+FEATURE_CONVERTOR = 0.15
 #: Chance that a line or surface of the input (feature or pixel) has a gap after it (up to 16 atoms / 512 bytes).
 GAP = 0.4
 
@@ -110,13 +112,22 @@ def direct(choose, profile: Profile, precision: str, batches: int = 1) -> ConvDr
     spec = program.DirectLayer(precision=precision, stride=stride, dilation=dilation, pad=(top, left),
                                pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
                                clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=compressed,
-                               out_hw=(out_h, out_w), line_gap=_gap(c), surface_gap=_gap(c))
+                               out_hw=(out_h, out_w), line_gap=_gap(c), surface_gap=_gap(c),
+                               convertor=_convertor(c, precision))
     cube, weights = values(rng, precision, shape), values(rng, precision, (kernels, channels, rows, cols))
     ctx = program.direct_layer(profile, cube, weights, spec, memory_system(profile))
     choices = {"mode": "batch" if batches > 1 else "direct", "precision": precision, "kernel": (rows, cols),
                "stride": stride, "dilation": dilation, "pad": (top, left), "shape": (channels, height, width),
-               "kernels": kernels, "batches": batches, "compressed": compressed}
+               "kernels": kernels, "batches": batches, "compressed": compressed,
+               "convertor": spec.convertor is not None}
     return ConvDraw(ctx, precision, batches, False, choices, (cube, weights, spec) if batches == 1 else None)
+
+
+def _convertor(choose, precision: str) -> tuple[int, int, int] | None:
+    """Now and then (CVT_OFFSET, CVT_SCALE, CVT_TRUNCATE) for an integer layer's feature data."""
+    if precision == "fp16" or not choose.flag(FEATURE_CONVERTOR):
+        return None
+    return choose.integer(-32, 32), choose.choice((1, choose.integer(-6, 6))), choose.size(0, 4)
 
 
 def reuse(choose, profile: Profile, kept: ConvDraw, data_reuse: bool, weight_reuse: bool) -> ConvDraw:
@@ -148,7 +159,8 @@ def reuse(choose, profile: Profile, kept: ConvDraw, data_reuse: bool, weight_reu
         pad, out_hw = (top, left), (out_h, out_w)
     spec = program.DirectLayer(precision=precision, stride=stride, pad=pad, out_hw=out_hw,
                                pad_value=c.integer(-8, 8) if precision != "fp16" else 0,
-                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=first.compressed)
+                               clip_truncate=c.size(0, 16) if precision != "fp16" else 0, compressed=first.compressed,
+                               convertor=first.convertor)
     ctx = program.direct_layer(profile, cube, weights, spec, memory_system(profile))
     reused = ("data",) * data_reuse + ("weight",) * weight_reuse
     choices = {"mode": "direct", "precision": precision, "kernel": (rows, cols), "stride": stride, "pad": pad,

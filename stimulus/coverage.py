@@ -413,6 +413,9 @@ class Coverage:
             self.point(g, "post_extension", lambda c: c.post_y_extension if c.image else None,
                         POST_EXTENSIONS),
             self.point(g, "image_cvt", lambda c: _image_cvt(c) if c.image else None, ("off", "offset", "mean")),
+            # feature data passes the convertor too (golden.units.conv.cdma; rule CONV-FEATURE-CONVERTOR)
+            self.point(g, "feature_cvt", lambda c: None if c.image or c.winograd or c.in_precision == "fp16"
+                        else ("on" if c.cvt_en else "off"), ("off", "on")),
             self.cross(g, "kernel_w_x_stride_x", ["kernel_w", "stride_x"]),
             self.cross(g, "precision_x_mode", ["precision", "mode"]),
         ]

@@ -239,6 +239,14 @@ def _pixel_convertor(fields, cfg, choose, profile):
     return fields
 
 
+def _feature_convertor(fields, cfg, choose, profile):
+    """The convertor on the feature data of an fp16 or a Winograd layer."""
+    if cfg.image or not (cfg.winograd or cfg.in_precision == "fp16"):
+        return None
+    fields["CDMA.D_CVT_CFG.CVT_EN"] = 1
+    return fields
+
+
 def _winograd_only(breaker):
     """A breaker of a Winograd rule: other layers the generator draws are passed over (None)."""
     def only(fields, cfg, choose, profile):
@@ -396,6 +404,7 @@ CHANGES = {
     "CONV-KEPT-WEIGHT-BANKS": _kept_weight_banks,
     "CONV-PIXEL-SETTINGS": _pixel_x_offset,
     "CONV-PIXEL-CONVERTOR": _pixel_convertor,
+    "CONV-FEATURE-CONVERTOR": _feature_convertor,
     "CONV-PIXEL-Y-OFFSET": _image_only(lambda fields, cfg, choose, profile: {
         **fields, "CDMA.D_PIXEL_OFFSET.PIXEL_Y_OFFSET": choose.integer(1, 7)}),
     "CONV-PIXEL-MAPPING": _image_only(_other("CDMA.D_DATAIN_FORMAT.PIXEL_MAPPING")),
@@ -433,6 +442,8 @@ def requires(rule_id: str, profile) -> bool:
         return "fp16" in profile.feature_types & profile.weight_types
     if rule_id == "CONV-PIXEL-CONVERTOR":  # pixels of one precision into a pipeline of another
         return len(profile.feature_types) > 1
+    if rule_id == "CONV-FEATURE-CONVERTOR":  # fp16 or Winograd feature input
+        return profile.winograd or "fp16" in profile.feature_types
     if rule_id == "CONV-PIXEL-PRECISION":  # 16-bit pixels (T_R16) into an integer pipeline
         return "int16" in profile.feature_types
     if rule_id.startswith("CONV-WINOGRAD-"):

@@ -9,6 +9,13 @@ Compressed weights (in-memory-data-formats: Sparse Compression option) are three
 D_WMB_ADDR, the non-zero weights at D_WEIGHT_ADDR. D_WEIGHT_BYTES stays the uncompressed size
 ("Regardless of weight compress mode or uncompressed mode"); the compressed weight bytes fetched are
 the sum of the WGS entries.
+
+The CDMA convertor (CVT_EN) runs on what CDMA writes into the CBUF, feature data included: NVIDIA's RTL feeds
+the direct (dc2cvt) and Winograd (wg2cvt) writes through the same convertor cells as pixels (nvdla/hw
+NV_NVDLA_CDMA_cvt.v, cvt_cell_en gated by cfg_cvt_en alone) and the C model converts direct-convolution data
+with the feature's own sign (NV_NVDLA_cdma.cpp, DirectConvDataResponseSequencerCommon). precision-preservation's
+cc_cvt row says feature input does not use it; the RTL is followed (rule CONV-FEATURE-CONVERTOR keeps it to
+the integer direct convolution both of NVIDIA's models agree on).
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import numpy as np
 from golden.errors import ConfigurationError
 from golden.formats import compression, feature, weight
 from golden.formats.feature import element_bytes
+from golden.numerics import corners, fp
+from golden.numerics.integer import pixel_to_int, shift_right_round
 from golden.units.base import LayerContext
 from golden.units.conv.config import ConvConfig
 
@@ -76,7 +85,27 @@ def load_feature(ctx: LayerContext, cfg: ConvConfig, channels: int | None = None
     buf = read_bytes(ctx, cfg.data_ram, cfg.data_addr, span)
     cube = feature.unpack_feature(buf, 0, shape, cfg.in_precision, cfg.line_stride, cfg.surf_stride, atom,
                                   batch_stride)
+    if cfg.cvt_en and cfg.in_precision != "fp16":
+        return convert(cube.astype(np.int64), cfg.cvt_offset, cfg)
     return as_values(cube, cfg.in_precision)
+
+
+def convert(values: np.ndarray, offset, cfg: ConvConfig) -> np.ndarray:
+    """The CDMA convertor on 17-bit signed values: saturate(round((x - offset) * CVT_SCALE >> CVT_TRUNCATE)) into
+    the processing precision, int8/int16 as int64, or through int17 to np.float16 in an fp16 pipeline.
+    `offset` is CVT_OFFSET or, for pixels with MEAN_FORMAT, each channel's mean shaped to broadcast."""
+    precision = cfg.proc_precision
+    if corners.active():
+        centred = (values.astype(np.int64) - offset) * cfg.cvt_scale
+        corners.convertor("cdma.cvt", centred, cfg.cvt_truncate, 17)
+        if precision != "fp16":
+            corners.saturation("cdma.cvt.narrow", shift_right_round(centred, cfg.cvt_truncate),
+                               8 if precision == "int8" else 16)
+    if precision == "fp16":
+        bits, _ = fp.pixel_to_fp16(values, offset, cfg.cvt_scale, cfg.cvt_truncate)
+        return np.asarray(bits, dtype=np.uint16).view(np.float16)
+    out, _ = pixel_to_int(values, offset, cfg.cvt_scale, cfg.cvt_truncate, 8 if precision == "int8" else 16)
+    return out.astype(np.int64)
 
 
 def weight_shape(cfg: ConvConfig) -> tuple[int, int, int, int]:

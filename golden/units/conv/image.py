@@ -24,8 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from golden.formats import pixel, weight
-from golden.numerics import corners, fp
-from golden.numerics.integer import pixel_to_int, shift_right_round
 from golden.units.conv import cdma, csc
 from golden.units.conv.config import ConvConfig
 from golden.units.conv.direct import convolve
@@ -58,17 +56,7 @@ def convert(raw: np.ndarray, cfg: ConvConfig) -> np.ndarray:
     channels = values.shape[0]
     means = np.array([m - ((m >> 15) << 16) for m in cfg.mean[:channels]], dtype=np.int64)
     offset = means.reshape(-1, 1, 1) if cfg.mean_format else cfg.cvt_offset
-    if corners.active():
-        centred = (values.astype(np.int64) - offset) * cfg.cvt_scale
-        corners.convertor("cdma.cvt", centred, cfg.cvt_truncate, 17)
-        if precision != "fp16":
-            corners.saturation("cdma.cvt.narrow", shift_right_round(centred, cfg.cvt_truncate),
-                               8 if precision == "int8" else 16)
-    if precision == "fp16":
-        bits, _ = fp.pixel_to_fp16(values, offset, cfg.cvt_scale, cfg.cvt_truncate)
-        return np.asarray(bits, dtype=np.uint16).view(np.float16)
-    out, _ = pixel_to_int(values, offset, cfg.cvt_scale, cfg.cvt_truncate, 8 if precision == "int8" else 16)
-    return out.astype(np.int64)
+    return cdma.convert(values, offset, cfg)
 
 
 def image_weights(ctx, cfg: ConvConfig) -> np.ndarray:

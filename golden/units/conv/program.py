@@ -50,6 +50,7 @@ class DirectLayer:
     out_hw: tuple[int, int] | None = None  # a larger output than the input needs: more right/bottom padding
     line_gap: int = 0  # atoms between one line's end and the next line (0: line-packed)
     surface_gap: int = 0  # atoms between one surface's last line and the next surface (0: surface-packed)
+    convertor: tuple[int, int, int] | None = None  # (CVT_OFFSET, CVT_SCALE, CVT_TRUNCATE): CDMA converts the data
 
 
 def output_size(size: int, pad_before: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -111,6 +112,13 @@ class _Pipeline:
 def _put(fields: dict[str, int], unit: str, reg: str, **values: int) -> None:
     for name, value in values.items():
         fields[f"{unit}.{reg}.{name}"] = int(value)
+
+
+def _put_convertor(fields: dict[str, int], offset: int, scale: int, truncate: int, enable: bool = True) -> None:
+    """The CDMA convertor's offset, scale and truncation (golden.units.conv.cdma.convert) and CVT_EN."""
+    _put(fields, "CDMA", "D_CVT_CFG", CVT_EN=int(enable), CVT_TRUNCATE=truncate)
+    _put(fields, "CDMA", "D_CVT_OFFSET", CVT_OFFSET=offset & 0xFFFF)
+    _put(fields, "CDMA", "D_CVT_SCALE", CVT_SCALE=scale & 0xFFFF)
 
 
 def _pipeline_fields(p: _Pipeline) -> dict[str, int]:
@@ -228,6 +236,8 @@ def direct_layer(profile: Profile, cube: np.ndarray, weights: np.ndarray, layer:
          SURF_PACKED=int(feature.is_surface_packed(cube4.shape, line_stride, surf_stride)))
     _put(fields, "CDMA", "D_BATCH_STRIDE", BATCH_STRIDE=batch_stride)
     _put(fields, "CDMA", "D_NAN_FLUSH_TO_ZERO", NAN_TO_ZERO=int(layer.nan_to_zero))
+    if layer.convertor is not None:
+        _put_convertor(fields, *layer.convertor)
     _put(fields, "CSC", "D_CONV_STRIDE_EXT", CONV_X_STRIDE_EXT=sx - 1, CONV_Y_STRIDE_EXT=sy - 1)
     _put(fields, "CSC", "D_DILATION_EXT", X_DILATION_EXT=dx - 1, Y_DILATION_EXT=dy - 1)
     regs = RegisterValues.encode(RegisterMap.for_profile(profile), fields)
@@ -363,9 +373,7 @@ def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer
     _put(fields, "CDMA", "D_PIXEL_OFFSET", PIXEL_X_OFFSET=layer.x_offset)
     _put(fields, "CDMA", "D_DAIN_ADDR_LOW_1", DATAIN_ADDR_LOW_1=IMAGE_BASE_1)
     _put(fields, "CDMA", "D_LINE_UV_STRIDE", UV_LINE_STRIDE=uv_stride)
-    _put(fields, "CDMA", "D_CVT_CFG", CVT_EN=int(layer.cvt_en), CVT_TRUNCATE=layer.cvt_truncate)
-    _put(fields, "CDMA", "D_CVT_OFFSET", CVT_OFFSET=layer.cvt_offset & 0xFFFF)
-    _put(fields, "CDMA", "D_CVT_SCALE", CVT_SCALE=layer.cvt_scale & 0xFFFF)
+    _put_convertor(fields, layer.cvt_offset, layer.cvt_scale, layer.cvt_truncate, layer.cvt_en)
     if layer.mean is not None:
         ry, gu, bv, ax = (m & 0xFFFF for m in layer.mean)
         _put(fields, "CDMA", "D_MEAN_FORMAT", MEAN_FORMAT=1)

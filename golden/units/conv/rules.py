@@ -126,6 +126,21 @@ def _pixel_convertor(cfg, facts):
                 "(CVT_EN)")
 
 
+@rule("CONV-FEATURE-CONVERTOR", "CONV", "precision-preservation: Convolution convertors (cc_cvt)",
+      ("CDMA.D_CVT_CFG.CVT_EN", "CDMA.D_MISC_CFG.IN_PRECISION", "CSC.D_MISC_CFG.CONV_MODE"),
+      "feature input passes the CDMA convertor only in an int8/int16 direct convolution")
+def _feature_convertor(cfg, facts):
+    # cc_cvt is "not used" for feature input and "INT8/INT16 only". NVIDIA's RTL converts direct and Winograd
+    # feature data alike (golden.units.conv.cdma); its C model rejects fp16 ("Incorrect configuration on
+    # conversion on precision in CDMA") and skips the convertor in Winograd mode, so those two stay out.
+    if cfg.image or not cfg.cvt_en:
+        return None
+    if cfg.in_precision == "fp16":
+        return "fp16 feature input cannot pass the CDMA convertor (CVT_EN): cc_cvt is INT8/INT16 only"
+    if cfg.winograd:
+        return "Winograd feature input does not pass the CDMA convertor (CVT_EN)"
+
+
 @rule("CONV-CLIP-TRUNCATE-FP16", "CONV", TRUNC, ("CACC.D_CLIP_CFG.CLIP_TRUNCATE",),
       "cc_out_trunc applies to INT8/INT16 pipelines only")
 def _clip_fp16(cfg, facts):
