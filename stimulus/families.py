@@ -1,9 +1,10 @@
 """The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests.
 
 A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share, the
-modules of its illegal breakers, its covergroup and the covergroup it is measured by); FAMILIES lists the
-project's, and a plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY
-or FAMILIES is the declaration). `declared()` is the one registry every listing reads (`family`, `names`,
+modules of its illegal breakers, its covergroup and its runs' outcome covergroup (the project's:
+stimulus/covergroups/<family>.py), and the covergroup it is measured by); FAMILIES lists the project's, and a
+plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY or FAMILIES is the
+declaration). `declared()` is the one registry every listing reads (`family`, `names`,
 `available`, `breaker_modules`, `covergroups`); the profile switches a family needs come from its units'
 declarations (golden/units/declaration.py: Unit.switch).
 """
@@ -23,6 +24,12 @@ from golden.config import Profile
 from golden.errors import DeclarationError, NvdlaVerifError
 from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
+from stimulus.covergroups import bdma as bdma_covergroup
+from stimulus.covergroups import cdp as cdp_covergroup
+from stimulus.covergroups import conv as conv_covergroup
+from stimulus.covergroups import pdp as pdp_covergroup
+from stimulus.covergroups import rubik as rubik_covergroup
+from stimulus.covergroups import sdp as sdp_covergroup
 from stimulus.export import write_trace
 
 #: The entry-point group through which another distribution adds families.
@@ -48,8 +55,12 @@ class Family:
     breakers: tuple[str, ...] = ()
     #: covergroup(coverage, group) -> sample(stages, regs, status): builds the points of covergroup `group` (its
     #: `covers`) through the Coverage object's `point` and `cross`, and samples every layer with the stages it
-    #: ran, its register values and (a run layer's) reported status, or None (stimulus/coverage.py); None: none.
+    #: ran, its register values and (a run layer's) reported status, or None (stimulus/coverage.py); or returns a
+    #: stimulus.covergroups.Samplers (also a layer's programming writes, a launch's operations); None: none.
     covergroup: Callable | None = None
+    #: outcomes(coverage, group) -> the same: the covergroup "<covers>_run" of what a run of a layer reported
+    #: (LUT counters, EQL result), built after every family's covergroup by a Coverage with outcomes; None: none.
+    outcomes: Callable | None = None
     #: The covergroup its draws are measured by (coverage-directed drawing, `coverage --unit`); "": its own
     #: covergroup's (named after the family), or none.
     covers: str = ""
@@ -63,7 +74,7 @@ class Family:
             raise DeclarationError("a family's name is a lower-case word", where=where)
         if not self.units or not all(isinstance(stage, str) for stage in self.units):
             raise DeclarationError("units are the stages its layers run", where=where)
-        for what in ("generator", "shared", "covergroup"):
+        for what in ("generator", "shared", "covergroup", "outcomes"):
             hook = getattr(self, what)
             if not callable(hook) and not (hook is None and what != "generator"):
                 raise DeclarationError(f"{what} is not callable", where=where)
@@ -80,19 +91,22 @@ class Family:
         return self.shared(choose, profile) if self.shared is not None else {}
 
 
+#: In the order their covergroups are built and reported.
 FAMILIES = (
     Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_sdp",), covers="sdp"),
-    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covers="pdp"),
-    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_cdp",), covers="cdp"),
+           breakers=("stimulus.illegal_sdp",), covergroup=sdp_covergroup.covergroup, outcomes=sdp_covergroup.outcomes),
+    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covergroup=pdp_covergroup.covergroup),
     Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared,
-           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covers="conv"),
+           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covergroup=conv_covergroup.covergroup),
+    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
+           breakers=("stimulus.illegal_cdp",), covergroup=cdp_covergroup.covergroup, outcomes=cdp_covergroup.outcomes),
     Family("sdp_reg", ("SDP",), _sdp_register_operands, covers="sdp"),
     Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer, covers="pdp"),
+    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",),
+           covergroup=rubik_covergroup.covergroup),
     # the DMA rules of every unit (golden/units/dma_rules.py), each broken from its own unit's family
-    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",), covers="bdma"),
-    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",), covers="rubik"),
+    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",),
+           covergroup=bdma_covergroup.covergroup),
     Family("deconv", ("CONV", "SDP", "RUBIK"), deconv.random_layer, deconv.shared),
 )
 
