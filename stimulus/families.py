@@ -164,17 +164,23 @@ def covergroups() -> dict[str, str]:
     return {f.name: f.covers for f in declared() if f.covers}
 
 
-def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
-    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
-    of a multi-layer sequence the last of them started (a deconvolution's phases and Rubik contract)."""
+def draw_layers(name: str, profile: Profile, choose, count: int = 1) -> list:
+    """`count` back-to-back layers of one trace, every decision from `choose` (stimulus/choose.py; the shrinker's
+    recorder too), and the rest of a multi-layer sequence the last of them started (a deconvolution's phases and
+    Rubik contract)."""
     declaration = family(name)
-    choose = Seeded([seed, index])
     shared = declaration.share(choose, profile)
     drawn = [declaration.generator(choose, profile, slot, **shared) for slot in range(count)]
     chain = shared.get("chain")
     while chain is not None and chain.queue:  # a started sequence ends in the trace: a deconvolution's Rubik
         drawn.append(declaration.generator(choose, profile, count, **shared))  # layer checks (it pops the queue)
     return drawn
+
+
+def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
+    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
+    of a multi-layer sequence the last of them started."""
+    return draw_layers(name, profile, Seeded([seed, index]), count)
 
 
 def write_generated(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:
