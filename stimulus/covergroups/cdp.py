@@ -19,16 +19,13 @@ from stimulus.covergroups.common import (
     sign_class,
     size_class,
     stack,
+    when_run,
 )
 
 
 def covergroup(coverage, group: str) -> Samplers:
-    sample = _points(coverage, group)
-
-    def sample_layer(stages, regs, status) -> None:
-        if "CDP" in stages:
-            sample(decode(regs))
-    return Samplers(layer=sample_layer, writes=lut_accesses(coverage, group, "CDP"))
+    return Samplers(layer=when_run(("CDP",), decode, _points(coverage, group)),
+                    writes=lut_accesses(coverage, group, "CDP"))
 
 
 def outcomes(coverage, group: str):

@@ -64,6 +64,14 @@ def stack(decorators):
     return sample
 
 
+def when_run(stages_run: tuple[str, ...], decode, sample):
+    """A layer sampler: `sample(decode(regs))` of every layer that runs one of `stages_run`."""
+    def sample_layer(stages, regs, status) -> None:
+        if any(stage in stages for stage in stages_run):
+            sample(decode(regs))
+    return sample_layer
+
+
 def memory_points(coverage, g: str, src, dst, high_ignore=()) -> list:
     """RAM type and base address (alignment; on profiles with addresses above 32 bits, whether the high
     word is used) of a unit's source and destination surfaces, each crossed with its RAM type. `src` and

@@ -20,16 +20,12 @@ from stimulus.covergroups.common import (
     ram,
     size_class,
     stack,
+    when_run,
 )
 
 
 def covergroup(coverage, group: str):
-    sample = _points(coverage, group)
-
-    def sample_layer(stages, regs, status) -> None:
-        if "CDMA" in stages or "CONV" in stages:
-            sample(decode(regs))
-    return sample_layer
+    return when_run(("CDMA", "CONV"), decode, _points(coverage, group))
 
 
 def _points(coverage, g: str):

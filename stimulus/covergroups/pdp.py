@@ -12,16 +12,12 @@ from stimulus.covergroups.common import (
     packed,
     size_class,
     stack,
+    when_run,
 )
 
 
 def covergroup(coverage, group: str):
-    sample = _points(coverage, group)
-
-    def sample_layer(stages, regs, status) -> None:
-        if "PDP" in stages:
-            sample(decode(regs))
-    return sample_layer
+    return when_run(("PDP",), decode, _points(coverage, group))
 
 
 def _points(coverage, g: str):

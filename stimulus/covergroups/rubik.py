@@ -13,16 +13,13 @@ from stimulus.covergroups.common import (
     packed,
     size_class,
     stack,
+    when_run,
 )
 
 
 def covergroup(coverage, group: str):
-    sample = _points(coverage, group)
-
-    def sample_layer(stages, regs, status) -> None:
-        if "RUBIK" in stages or "RBK" in stages:
-            sample(RubikLayer.decode(regs, coverage.profile))
-    return sample_layer
+    return when_run(("RUBIK", "RBK"), lambda regs: RubikLayer.decode(regs, coverage.profile),
+                    _points(coverage, group))
 
 
 def _points(coverage, g: str):
