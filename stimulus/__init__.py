@@ -11,7 +11,8 @@ breakers.py  Breaker: one per rule of golden/rules.py's registry, one signature;
 illegal_<unit>.py    each unit's breakers (pdp, sdp, cdp, conv, dma, rubik, sequence: the CBUF pairs), named
                      by their family's declaration
 illegal.py   the breakers gathered by rule id; an illegal layer breaking one rule; run on the golden model
-coverage.py  covergroups (cocotb-coverage) sampled from decoded configurations
+coverage.py  Coverage: the families' covergroups (cocotb-coverage) built, sampled and reported
+covergroups/ the project's covergroups, one module per family (sdp, pdp, conv, cdp, rubik, bdma)
 fuzz.py      legal and illegal layers through the golden model, findings reported
 strategies.py    hypothesis strategies
 fixture_sdp.py   the RTL bench's fixture-subset SDP traces (rtl/suite.py's default layers)

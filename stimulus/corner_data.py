@@ -7,10 +7,11 @@ either side, saturation bounds, zero) on purpose, not by chance.
 A separate, explicit draw: stimulus.families.layers and the default bytes of every seed are unchanged; the
 aimed layers take their extra random numbers from a stream of their own ([seed, index, "corners"]).
 
-An aimer is aim(layer, profile, choose, slot=0) -> Layer. The aimers: SDP stimulus/corner_sdp.py (the output
-convertor's ties and 17-bit bounds, the X stages' int32 bounds and truncation ties), PDP corner_pdp.py, CDP
-corner_cdp.py, convolutions corner_cacc.py (CACC's truncation, and CDMA's image convertor: corner_image.py).
-Other families are returned unchanged.
+An aimer is aim(layer, profile, choose, slot=0) -> Layer, declared by the family whose name is the layer's
+`family` (stimulus/families.py: Family.aim). The aimers: SDP stimulus/corner_sdp.py (the output convertor's ties
+and 17-bit bounds, the X stages' int32 bounds and truncation ties), PDP corner_pdp.py, CDP corner_cdp.py,
+convolutions corner_cacc.py (CACC's truncation, and CDMA's image convertor: corner_image.py). The layers of other
+families are returned unchanged.
 """
 
 from __future__ import annotations
@@ -20,12 +21,8 @@ from pathlib import Path
 
 from golden.config import Profile
 from stimulus.choose import Seeded
-from stimulus.corner_cacc import aim_conv
-from stimulus.corner_cdp import aim_cdp
-from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
-from stimulus.corner_pdp import aim_pdp
-from stimulus.corner_sdp import aim_sdp
 from stimulus.export import write_trace
+from stimulus.families import declared
 from stimulus.families import layers as draw
 from stimulus.layer import Layer
 
@@ -35,7 +32,8 @@ def aimed_layers(family: str, profile: Profile, seed: int, index: int, count: in
     them: an aimer that draws a layer anew places it there)."""
     choose = Seeded([seed, index, zlib.crc32(b"corners")])
     drawn = draw(family, profile, seed, index, count)
-    return [AIMERS.get(layer.family, _unchanged)(layer, profile, choose, slot) for slot, layer in enumerate(drawn)]
+    aimers = {f.name: f.aim for f in declared() if f.aim is not None}
+    return [aimers.get(layer.family, _unchanged)(layer, profile, choose, slot) for slot, layer in enumerate(drawn)]
 
 
 def write_aimed(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:
@@ -50,6 +48,3 @@ def write_aimed(family: str, profile: Profile, seed: int, index: int, out: str |
 def _unchanged(layer, profile, choose, slot=0):
     return layer
 
-
-AIMERS = {"sdp": with_fp16(aim_sdp, aim_sdp_fp16), "sdp_reg": with_fp16(aim_sdp, aim_sdp_fp16),
-          "pdp": with_fp16(aim_pdp, aim_pdp_fp16), "cdp": with_fp16(aim_cdp, aim_cdp_fp16), "conv": aim_conv}

@@ -1,10 +1,12 @@
 """The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests.
 
 A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share, the
-modules of its illegal breakers, its covergroup and the covergroup it is measured by); FAMILIES lists the
-project's, and a plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY
-or FAMILIES is the declaration). `declared()` is the one registry every listing reads (`family`, `names`,
-`available`, `breaker_modules`, `covergroups`); the profile switches a family needs come from its units'
+modules of its illegal breakers, its covergroup and its runs' outcome covergroup (the project's:
+stimulus/covergroups/<family>.py), its corner aimer, the trace lengths a suite draws and the covergroup it is
+measured by); FAMILIES lists the project's, and a
+plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY or FAMILIES is the
+declaration). `declared()` is the one registry every listing reads (`family`, `names`, `available`,
+`breaker_modules`, `aimable`, `drawn_by`, `covergroups`); the profile switches a family needs come from its units'
 declarations (golden/units/declaration.py: Unit.switch).
 """
 
@@ -23,6 +25,17 @@ from golden.config import Profile
 from golden.errors import DeclarationError, NvdlaVerifError
 from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Seeded
+from stimulus.corner_cacc import aim_conv
+from stimulus.corner_cdp import aim_cdp
+from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
+from stimulus.corner_pdp import aim_pdp
+from stimulus.corner_sdp import aim_sdp
+from stimulus.covergroups import bdma as bdma_covergroup
+from stimulus.covergroups import cdp as cdp_covergroup
+from stimulus.covergroups import conv as conv_covergroup
+from stimulus.covergroups import pdp as pdp_covergroup
+from stimulus.covergroups import rubik as rubik_covergroup
+from stimulus.covergroups import sdp as sdp_covergroup
 from stimulus.export import write_trace
 
 #: The entry-point group through which another distribution adds families.
@@ -48,8 +61,19 @@ class Family:
     breakers: tuple[str, ...] = ()
     #: covergroup(coverage, group) -> sample(stages, regs, status): builds the points of covergroup `group` (its
     #: `covers`) through the Coverage object's `point` and `cross`, and samples every layer with the stages it
-    #: ran, its register values and (a run layer's) reported status, or None (stimulus/coverage.py); None: none.
+    #: ran, its register values and (a run layer's) reported status, or None (stimulus/coverage.py); or returns a
+    #: stimulus.covergroups.Samplers (also a layer's programming writes, a launch's operations); None: none.
     covergroup: Callable | None = None
+    #: outcomes(coverage, group) -> the same: the covergroup "<covers>_run" of what a run of a layer reported
+    #: (LUT counters, EQL result), built after every family's covergroup by a Coverage with outcomes; None: none.
+    outcomes: Callable | None = None
+    #: aim(layer, profile, choose, slot=0) -> the drawn layer with its data rebuilt to land on arithmetic corners
+    #: (stimulus/corner_data.py; applied to the drawn layers whose `family` is this name); None: not aimed.
+    aim: Callable | None = None
+    #: The trace lengths (layers per trace) a conformance suite generates of it (ci/suite/build.py): 2 besides 1
+    #: where only two layers cover something (convolution's data/weight reuse and weight ring, BDMA's second
+    #: launch register).
+    lengths: tuple[int, ...] = (1,)
     #: The covergroup its draws are measured by (coverage-directed drawing, `coverage --unit`); "": its own
     #: covergroup's (named after the family), or none.
     covers: str = ""
@@ -58,17 +82,20 @@ class Family:
         object.__setattr__(self, "covers", self.covers or (self.name if self.covergroup is not None else ""))
         object.__setattr__(self, "units", tuple(self.units))
         object.__setattr__(self, "breakers", tuple(self.breakers))
+        object.__setattr__(self, "lengths", tuple(self.lengths))
         where = f"family {self.name!r}"
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
             raise DeclarationError("a family's name is a lower-case word", where=where)
         if not self.units or not all(isinstance(stage, str) for stage in self.units):
             raise DeclarationError("units are the stages its layers run", where=where)
-        for what in ("generator", "shared", "covergroup"):
+        for what in ("generator", "shared", "covergroup", "outcomes", "aim"):
             hook = getattr(self, what)
             if not callable(hook) and not (hook is None and what != "generator"):
                 raise DeclarationError(f"{what} is not callable", where=where)
         if not all(isinstance(module, str) for module in self.breakers):
             raise DeclarationError("breakers are module names", where=where)
+        if not self.lengths or not all(isinstance(n, int) and n >= 1 for n in self.lengths):
+            raise DeclarationError("lengths are layer counts of 1 or more", where=where)
 
     def needs(self) -> tuple[str, ...]:
         """The profile switches of its units (none: every profile runs it)."""
@@ -80,19 +107,28 @@ class Family:
         return self.shared(choose, profile) if self.shared is not None else {}
 
 
+#: SDP's aimer (sdp and sdp_reg layers): the fixed-point corners, or fp16's where the layer is fp16.
+_AIM_SDP = with_fp16(aim_sdp, aim_sdp_fp16)
+#: In the order their covergroups are built and reported.
 FAMILIES = (
     Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_sdp",), covers="sdp"),
-    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covers="pdp"),
-    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_cdp",), covers="cdp"),
+           breakers=("stimulus.illegal_sdp",), covergroup=sdp_covergroup.covergroup, outcomes=sdp_covergroup.outcomes,
+           aim=_AIM_SDP),
+    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covergroup=pdp_covergroup.covergroup,
+           aim=with_fp16(aim_pdp, aim_pdp_fp16)),
     Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared,
-           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covers="conv"),
-    Family("sdp_reg", ("SDP",), _sdp_register_operands, covers="sdp"),
+           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covergroup=conv_covergroup.covergroup,
+           aim=aim_conv, lengths=(1, 2)),
+    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
+           breakers=("stimulus.illegal_cdp",), covergroup=cdp_covergroup.covergroup, outcomes=cdp_covergroup.outcomes,
+           aim=with_fp16(aim_cdp, aim_cdp_fp16)),
+    Family("sdp_reg", ("SDP",), _sdp_register_operands, covers="sdp", aim=_AIM_SDP),
     Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer, covers="pdp"),
+    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",),
+           covergroup=rubik_covergroup.covergroup),
     # the DMA rules of every unit (golden/units/dma_rules.py), each broken from its own unit's family
-    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",), covers="bdma"),
-    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",), covers="rubik"),
+    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",),
+           covergroup=bdma_covergroup.covergroup, lengths=(1, 2)),
     Family("deconv", ("CONV", "SDP", "RUBIK"), deconv.random_layer, deconv.shared),
 )
 
@@ -145,22 +181,41 @@ def breaker_modules() -> tuple[str, ...]:
     return tuple(dict.fromkeys(module for f in declared() for module in f.breakers))
 
 
+def aimable() -> list[str]:
+    """The families whose layers can be aimed at arithmetic corners (Family.aim), sorted."""
+    return sorted(f.name for f in declared() if f.aim is not None)
+
+
+def drawn_by(stage: str) -> str:
+    """The family whose legal layers are the stage's own: the first declared whose first unit it is."""
+    found = next((f.name for f in declared() if f.units[0] == stage), None)
+    if found is None:
+        raise NvdlaVerifError(f"no stimulus family draws {stage} layers")
+    return found
+
+
 def covergroups() -> dict[str, str]:
     """family -> the covergroup its draws are measured by; families without one cannot be directed."""
     return {f.name: f.covers for f in declared() if f.covers}
 
 
-def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
-    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
-    of a multi-layer sequence the last of them started (a deconvolution's phases and Rubik contract)."""
+def draw_layers(name: str, profile: Profile, choose, count: int = 1) -> list:
+    """`count` back-to-back layers of one trace, every decision from `choose` (stimulus/choose.py; the shrinker's
+    recorder too), and the rest of a multi-layer sequence the last of them started (a deconvolution's phases and
+    Rubik contract)."""
     declaration = family(name)
-    choose = Seeded([seed, index])
     shared = declaration.share(choose, profile)
     drawn = [declaration.generator(choose, profile, slot, **shared) for slot in range(count)]
     chain = shared.get("chain")
     while chain is not None and chain.queue:  # a started sequence ends in the trace: a deconvolution's Rubik
         drawn.append(declaration.generator(choose, profile, count, **shared))  # layer checks (it pops the queue)
     return drawn
+
+
+def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
+    """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
+    of a multi-layer sequence the last of them started."""
+    return draw_layers(name, profile, Seeded([seed, index]), count)
 
 
 def write_generated(family: str, profile: Profile, seed: int, index: int, out: str | Path, count: int = 1) -> Path:

@@ -24,9 +24,7 @@ from golden.units.bdma import BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
 from stimulus import bdma
 from stimulus.breakers import Breaker, Fields, declare
-
-#: The registry unit of a DMA rule -> the stimulus family whose legal layers it breaks.
-FAMILIES = {"PDP": "pdp", "SDP": "sdp", "CDP": "cdp", "CONV": "conv", "BDMA": "bdma"}
+from stimulus.families import drawn_by
 
 
 def _align_breaker(dma: Dma):
@@ -82,7 +80,7 @@ def _feature_breakers(dma: Dma) -> tuple[Breaker, ...]:
         changes[f"{dma.id}-LINE-STRIDE"] = _line_breaker(dma)
     if dma.strides and "surface_stride" in dma.fields:
         changes[f"{dma.id}-SURFACE-STRIDE"] = _surface_breaker(dma)
-    return declare(changes, Fields(FAMILIES[dma.unit], seen=_surface_of(dma)), requires)
+    return declare(changes, Fields(drawn_by(dma.unit), seen=_surface_of(dma)), requires)
 
 
 # -- BDMA --------------------------------------------------------------------------------------------------------

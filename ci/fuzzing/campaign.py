@@ -35,7 +35,7 @@ import numpy as np
 
 from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
-from ci.fuzzing.feedback import GoldenRun, Seen, broken, features, worth
+from ci.fuzzing.feedback import STAGE_UNITS, GoldenRun, Seen, broken, features, worth
 from ci.options import environment, families_for
 from ci.ownership import FOLDER_LOCK
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
@@ -48,8 +48,8 @@ from golden.implementation import Golden
 from golden.numerics import corners
 from golden.player import observe, prepare
 from golden.regs.regmap import RegisterMap
-from stimulus.corner_data import AIMERS
 from stimulus.export import write_trace
+from stimulus.families import aimable
 
 #: The test kind a finding's record has: a generated layer's, so that regress's triage buckets it and its
 #: shrinking replays it as one (ci/regression/kinds/generated.py, shrinkable).
@@ -237,9 +237,9 @@ class Campaign:
         if not o.directed or fallback:
             return generated(number, o.families, rng, o.axi_pause)
         if not self.corpus or rng.random() < 0.3:
-            aimable = [f for f in o.families if f in AIMERS]
-            if aimable and self._side_rng().random() < CORNER_SHARE:
-                return aimed(number, aimable, rng, o.axi_pause)
+            aimed_families = [f for f in o.families if f in aimable()]
+            if aimed_families and self._side_rng().random() < CORNER_SHARE:
+                return aimed(number, aimed_families, rng, o.axi_pause)
             return generated(number, o.families, rng, o.axi_pause, pair=rng.random() < 0.25)
         parent = self.corpus[int(rng.integers(len(self.corpus)))]
         mutator = Mutator(self.profile, self.seen.by_source.get("fields", set()))
@@ -258,8 +258,8 @@ class Campaign:
             layers = candidate.draw(self.profile)
             for layer in layers:
                 values = layer.values(self.regmap)
-                for unit in {"SDP": "SDP", "PDP": "PDP", "CDP": "CDP", "CDMA": "CONV"}.items():
-                    if unit[0] in layer.enable and (ids := broken(unit[1], values, self.profile)):
+                for stage, unit in STAGE_UNITS.items():  # a generated layer enables groups: CDMA, not CONV
+                    if stage in layer.enable and (ids := broken(unit, values, self.profile)):
                         self._drop(f"rule {ids[0]}")
                         return None
             folder = self.out / "work" / candidate.id

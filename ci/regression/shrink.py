@@ -28,7 +28,7 @@ from golden.config import get_profile
 from golden.errors import NvdlaVerifError
 from stimulus.choose import Seeded
 from stimulus.export import GenerationError, write_trace
-from stimulus.families import family as declared_family
+from stimulus.families import draw_layers
 
 #: Decisions that seed bulk data: replayed, never shrunk (another seed is not a smaller layer).
 DATA = -1
@@ -76,13 +76,6 @@ class Recorder:
 
     def values_drawn(self) -> list[int]:
         return [value for _, _, value in self.drawn]
-
-
-def draw_layers(family: str, profile, choose, count: int) -> list:
-    """The layers of one trace, as stimulus.families.layers draws them, from any chooser."""
-    declaration = declared_family(family)
-    shared = declaration.share(choose, profile)
-    return [declaration.generator(choose, profile, slot, **shared) for slot in range(count)]
 
 
 class _Attempts:

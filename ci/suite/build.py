@@ -33,10 +33,8 @@ from golden.config import Profile
 from stimulus.directed import directed
 from stimulus.export import GenerationError
 from stimulus.families import available, covergroups, write_generated
+from stimulus.families import family as declared_family
 
-#: Trace lengths (layers per trace) generated per family besides one: what only 2+ layers cover (convolution's
-#: data/weight reuse and weight ring, BDMA's second launch register).
-LENGTHS = {"conv": (1, 2), "bdma": (1, 2)}
 #: Draws in a row that close no hole before a family's drawing stops.
 PATIENCE = 60
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -113,7 +111,7 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
     # generated layers: coverage-directed per family and trace length
     generated, written = {}, []
     for family in families or have:
-        for count in LENGTHS.get(family, (1,)):
+        for count in declared_family(family).lengths:
             seed = derived_seed(profile.name, version, family, count)
             if family in covergroups():
                 found = directed(family, profile, seed, max_layers, patience, count)

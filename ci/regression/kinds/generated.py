@@ -47,13 +47,13 @@ def check_drawn(path: Path, name: str, entry: dict) -> None:
     if not isinstance(layers, int) or not 1 <= layers <= 2:
         raise PlanError(f"{path}: test {name}: layers must be 1 or 2 (register groups 0 and 1)")
     if "corners" in entry:
-        from stimulus.corner_data import AIMERS
+        from stimulus.families import aimable
 
         if entry["kind"] != "generated" or not isinstance(entry["corners"], bool):
             raise PlanError(f"{path}: test {name}: corners must be true or false, on a generated test")
-        if entry["corners"] and entry["family"] not in AIMERS:
+        if entry["corners"] and entry["family"] not in aimable():
             raise PlanError(f"{path}: test {name}: family {entry['family']!r} has no corner aimer "
-                            f"(stimulus/corner_data.py: {', '.join(sorted(AIMERS))})")
+                            f"(stimulus/families.py Family.aim: {', '.join(aimable())})")
 
 
 def directed_at(test: dict, level: str) -> bool:

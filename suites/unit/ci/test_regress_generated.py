@@ -145,6 +145,24 @@ def test_the_shrinkers_recorded_decisions_replay_the_seeded_layers(family):
     assert smaller[0].family == expected[0].family
 
 
+
+def test_a_shrink_replay_of_a_deconvolution_draws_its_rubik_contract_too():
+    """A deconvolution is stride_x * stride_y convolution phases and then one Rubik contract layer interleaving them
+    (programming guide: "Deconvolution is a software feature"; stimulus/deconv.py): the shrinker's replay of a
+    recorded draw is the whole sequence, as `generate` writes it, not its first phase alone."""
+    from ci.regression.shrink import Recorder, draw_layers
+    from golden.config import get_profile
+    from stimulus.families import layers
+
+    profile = get_profile("nv_full")
+    recorder = Recorder(seed=[21, 0])
+    draw_layers("deconv", profile, recorder, 1)
+    replayed = draw_layers("deconv", profile, Recorder(values=recorder.values_drawn()), 1)
+    stride_y, stride_x = replayed[0].choices["stride"]
+    assert [layer.choices["phase"] for layer in replayed] == [*range(stride_y * stride_x), "contract"]
+    assert replayed[-1].enable == ("RBK",)
+    assert _same(replayed, layers("deconv", profile, 21, 0, 1))
+
 def _same(got, expected) -> bool:
     return [(x.fields, [i.data for i in x.images]) for x in got] == [(x.fields, [i.data for i in x.images])
                                                                      for x in expected]
