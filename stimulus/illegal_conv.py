@@ -21,8 +21,6 @@ from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, image_e
 from stimulus.breakers import Fields, declare
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
-PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
-
 
 def _bump(*names: str, by: int = 1):
     """Move one field (the first of `names` the layer programs) by `by`, up or, at the top of its width, down."""
@@ -55,7 +53,7 @@ def _other(name: str, choices: int = 2):
 
 
 def _feature_precision(fields, cfg, choose, profile):
-    other = (PRECISION_CODES[cfg.in_precision] + 1) % 3
+    other = (program.PRECISION_CODES[cfg.in_precision] + 1) % 3
     fields.update({"CDMA.D_MISC_CFG.IN_PRECISION": other, "CSC.D_MISC_CFG.IN_PRECISION": other})
     return fields
 
@@ -339,7 +337,7 @@ def _fp16_pixels(fields, cfg, choose, profile):
         return None
     fields["CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"] = pixel.pixel_format("T_R16_F").code
     fields["CDMA.D_CVT_CFG.CVT_EN"] = 1
-    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", PRECISION_CODES["fp16"])}
+    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", program.PRECISION_CODES["fp16"])}
 
 
 def _winograd_to_pdp(fields, cfg, choose, profile):
