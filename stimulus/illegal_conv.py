@@ -17,7 +17,7 @@ from golden.formats import pixel
 from golden.formats.feature import element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
-from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, image_entries_per_slice
+from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, first_kernel_group, image_entries_per_slice
 from stimulus.breakers import Fields, declare
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
 
@@ -184,7 +184,7 @@ def _weight_banks(fields, cfg, choose, profile):
     (Output_Height - 1) * stride_y + R' == PT + Input_Height + PB still holds."""
     if cfg.weight_format != "uncompressed" or cfg.winograd:
         return None
-    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    group = first_kernel_group(cfg, profile)
     row_bytes = cfg.byte_per_kernel // cfg.weight_height_ext  # S * C * BPE of one kernel row
     rows = max(cfg.weight_height_ext, -(-(profile.cbuf_bank_bytes - 127) // (row_bytes * group)))
     pad_bottom = cfg.pad_bottom + (rows - cfg.weight_height_ext) * cfg.dilation_y
@@ -204,7 +204,7 @@ def _kept_weight_banks(fields, cfg, choose, profile):
     bytes (CONV-WEIGHT-BANKS), when the layer's weights need more than those."""
     if cfg.weight_format != "uncompressed" or cfg.winograd:
         return None
-    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    group = first_kernel_group(cfg, profile)
     banks = -(-(cfg.byte_per_kernel * group + 128) // profile.cbuf_bank_bytes)
     if cfg.weight_bytes <= banks * profile.cbuf_bank_bytes:
         return None
