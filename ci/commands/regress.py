@@ -49,7 +49,7 @@ DEFAULT_DATA = PACKAGES.parent / "shared" / "nvdla"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan stage to run (cumulative)")
+    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan milestone to run (cumulative)")
     parser.add_argument("--impl", default="rtl", metavar="NAME[:ARG]",
                         help="the implementation under test (default: rtl, the fixture DUT; e.g. golden)")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
