@@ -12,6 +12,11 @@ from golden.config import Profile, get_profile, infer_profile_name, load_spec
 from golden.errors import NvdlaVerifError, ProfileError
 from golden.implementation import Implementation
 
+#: The reference an implementation's outcome is compared with when --ref is not given (reference_spec).
+DEFAULT_REFERENCE = "golden"
+#: How every command's --ref help says the default.
+REF_DEFAULT_HELP = f"default: {DEFAULT_REFERENCE}, none when --impl is {DEFAULT_REFERENCE}"
+
 
 def add_profile_options(parser) -> None:
     group = parser.add_mutually_exclusive_group()
@@ -41,8 +46,8 @@ def add_implementation_options(parser) -> None:
                         help=f"the implementation to play the traces on (registered: {registered}; "
                              "default: golden); e.g. --impl 'command:./my_model --fast'")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
-                        help="the reference its outcome is compared with through the scoreboards (default: "
-                             "golden, none when --impl is golden); 'none': judge by the trace's own checks only "
+                        help=f"the reference its outcome is compared with through the scoreboards "
+                             f"({REF_DEFAULT_HELP}); 'none': judge by the trace's own checks only "
                              "(e.g. a layer the golden model rejects)")
     add_rtl_options(parser)
 
@@ -68,15 +73,17 @@ def implementations(args) -> tuple[Implementation, Implementation | None]:
     return resolve(args.impl, args.ref)
 
 
-DEFAULT_REFERENCE = "golden"
+def default_reference(impl: str) -> str | None:
+    """The reference when --ref is not given: the golden model, none for the golden model itself."""
+    return DEFAULT_REFERENCE if impl.partition(":")[0] != DEFAULT_REFERENCE else None
 
 
 def reference_spec(impl: str, ref: str | None) -> str | None:
-    """The reference --impl and --ref mean: --ref, else the golden model; none when it would be the implementation
+    """The reference --impl and --ref mean: --ref, else the default; none when it would be the implementation
     itself or when --ref is 'none'."""
     if ref == "none":
         return None
-    ref = ref or (DEFAULT_REFERENCE if impl.partition(":")[0] != DEFAULT_REFERENCE else None)
+    ref = ref or default_reference(impl)
     return ref if ref and ref != impl else None
 
 

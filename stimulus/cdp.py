@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from golden.config import Profile
-from golden.formats.feature import feature_span
+from golden.formats.feature import element_bits, feature_span
 from golden.units.lut import LE_DEPTH, LO_DEPTH, OFFSET_LIMITS, SELECT_LIMITS
 from stimulus import data, sdp_lut
 from stimulus.layer import Image, Layer, Region
@@ -152,7 +152,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, lut: Lut | None = None
     dst_line, dst_surface = data.strides(c, shape, atom)
     src = BASE + slot * SLOT + atom * c.size(0, 63)
     dst = BASE + slot * SLOT + DST_OFFSET + atom * c.size(0, 63)
-    bits = 8 if precision == "int8" else 16
+    bits = element_bits(precision)
     fp = precision == "fp16"
     fields = {
         "CDP_RDMA.D_DATA_CUBE_WIDTH.WIDTH": shape[2] - 1, "CDP_RDMA.D_DATA_CUBE_HEIGHT.HEIGHT": shape[1] - 1,

@@ -42,7 +42,7 @@ from dataclasses import replace
 import numpy as np
 
 from golden.config import Profile
-from golden.formats.feature import pack_feature
+from golden.formats.feature import element_bits, pack_feature
 from golden.numerics import corners
 from golden.numerics.integer import as_signed
 from golden.regs.regmap import RegisterMap
@@ -186,7 +186,7 @@ def aim_cdp(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     if cfg.precision not in INT_RANGES:
         return layer
     rng = choose.data()
-    bits = 8 if cfg.precision == "int8" else 16
+    bits = element_bits(cfg.precision)
     kind = choose.choice(CONVERTORS)
     lut_fields, writes = _lut(layer, cfg.precision)
     fields = {**layer.fields, **_convertors(kind, choose, cfg.precision), **lut_fields}

@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from golden.config import Profile
+from golden.formats.feature import element_bits
 from golden.numerics import corners
 from golden.numerics.integer import as_signed, shift_right_round
 from golden.regs.regmap import RegisterMap
@@ -115,7 +116,7 @@ def _pad_values(layer: Layer, profile: Profile) -> tuple[int, ...]:
 def aim_pdp(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
     rng = choose.data()
     spec = average_spec(choose, profile, slot=slot)
-    out_bits = 8 if spec.precision == "int8" else 16
+    out_bits = element_bits(spec.precision)
     lo, hi = INT_RANGES[spec.precision]
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw
     pad_sum = padding_sum(spec.shape[1:], spec.kernel, spec.stride, spec.pads, _pad_values(

@@ -17,11 +17,9 @@ from golden.formats import pixel
 from golden.formats.feature import element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
-from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, image_entries_per_slice
+from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, first_kernel_group, image_entries_per_slice
 from stimulus.breakers import Fields, declare
 from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
-
-PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 
 
 def _bump(*names: str, by: int = 1):
@@ -55,7 +53,7 @@ def _other(name: str, choices: int = 2):
 
 
 def _feature_precision(fields, cfg, choose, profile):
-    other = (PRECISION_CODES[cfg.in_precision] + 1) % 3
+    other = (program.PRECISION_CODES[cfg.in_precision] + 1) % 3
     fields.update({"CDMA.D_MISC_CFG.IN_PRECISION": other, "CSC.D_MISC_CFG.IN_PRECISION": other})
     return fields
 
@@ -186,7 +184,7 @@ def _weight_banks(fields, cfg, choose, profile):
     (Output_Height - 1) * stride_y + R' == PT + Input_Height + PB still holds."""
     if cfg.weight_format != "uncompressed" or cfg.winograd:
         return None
-    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    group = first_kernel_group(cfg, profile)
     row_bytes = cfg.byte_per_kernel // cfg.weight_height_ext  # S * C * BPE of one kernel row
     rows = max(cfg.weight_height_ext, -(-(profile.cbuf_bank_bytes - 127) // (row_bytes * group)))
     pad_bottom = cfg.pad_bottom + (rows - cfg.weight_height_ext) * cfg.dilation_y
@@ -206,7 +204,7 @@ def _kept_weight_banks(fields, cfg, choose, profile):
     bytes (CONV-WEIGHT-BANKS), when the layer's weights need more than those."""
     if cfg.weight_format != "uncompressed" or cfg.winograd:
         return None
-    group = min(profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2, cfg.kernels)
+    group = first_kernel_group(cfg, profile)
     banks = -(-(cfg.byte_per_kernel * group + 128) // profile.cbuf_bank_bytes)
     if cfg.weight_bytes <= banks * profile.cbuf_bank_bytes:
         return None
@@ -339,7 +337,7 @@ def _fp16_pixels(fields, cfg, choose, profile):
         return None
     fields["CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"] = pixel.pixel_format("T_R16_F").code
     fields["CDMA.D_CVT_CFG.CVT_EN"] = 1
-    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", PRECISION_CODES["fp16"])}
+    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", program.PRECISION_CODES["fp16"])}
 
 
 def _winograd_to_pdp(fields, cfg, choose, profile):

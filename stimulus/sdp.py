@@ -140,7 +140,8 @@ def _y_stage(b: _Builder, proc: str, memory: bool = True, lut=None, eql: bool = 
     compare mode (programming-guide Limitation/SDP/General: the ALU convertor bypassed for integers, nothing
     after the ALU: LUT bypassed)."""
     c = b.choose
-    lut_on = lut is not None and not eql and c.flag(0.7)
+    lut_on = lut is not None and keeps(("SDP-EQL-LUT",), y=SimpleNamespace(eql=eql, lut_bypass=False)) \
+        and c.flag(0.7)
     if not lut_on and not eql and c.flag(0.25):
         b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=1, EW_LUT_BYPASS=1)
         b.choices["EW"] = "bypass"
@@ -151,9 +152,13 @@ def _y_stage(b: _Builder, proc: str, memory: bool = True, lut=None, eql: bool = 
     b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=0, EW_ALU_BYPASS=int(not alu), EW_ALU_ALGO=algo,
           EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=int(not lut_on))
     sources = {"ALU": alu and memory and (eql or c.flag(0.5)), "MUL": mul and memory and c.flag(0.5)}
-    for which in ("ALU", "MUL"):
-        # FP16 operands from memory go through the operand convertor (programming-guide: Limitation/SDP/General)
-        cvt_bypass = int(c.flag()) if not (proc == "fp16" and sources[which]) else 0
+    for which, active in (("ALU", alu), ("MUL", mul)):
+        operand = which.lower()
+        bypassed = SimpleNamespace(**{f"{operand}_active": active, f"{operand}_cvt_bypass": True,
+                                      f"{operand}_src": "MEM" if sources[which] else "REG"})
+        cvt_bypass = int(c.flag()) if keeps((f"SDP-EW-FP16-{which}-CVT",), proc_precision=proc, y=bypassed) else 0
+        # stricter than SDP-EQL-ALU-CVT, which asks it of an operand from memory only: a register operand's
+        # convertor is bypassed too, so the registry's predicate cannot decide it without changing those layers
         if eql and which == "ALU" and proc != "fp16":
             cvt_bypass = 1
         b.put("SDP", f"D_DP_EW_{which}_CFG", **{f"EW_{which}_SRC": "MEM" if sources[which] else "REG",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ci.options import add_rtl_options, environment, positive, rtl_environment, workers
+from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
 
@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
                         help="the implementation under test, e.g. 'command:./my_model --fast' (protocol 2)")
     parser.add_argument("--impl-version", metavar="TEXT", help="the implementation's version, for the statement")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
-                        help="the reference it is compared with (default: golden, none when --impl is golden)")
+                        help=f"the reference it is compared with ({REF_DEFAULT_HELP})")
     parser.add_argument("--waivers", metavar="FILE",
                         help="JSON or hjson: {\"waivers\": [{\"test\": ID, \"reason\": TEXT}, ...]} or {ID: REASON}")
     parser.add_argument("--out", required=True, metavar="PKG", help="the package folder (new or empty)")

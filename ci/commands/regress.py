@@ -27,7 +27,16 @@ from pathlib import Path
 
 from ci.cli import invocation
 from ci.implementations.command import absolute_spec, keep_folder
-from ci.options import add_rtl_options, environment, positive, rtl_arguments, rtl_environment, rtl_profile, workers
+from ci.options import (
+    REF_DEFAULT_HELP,
+    add_rtl_options,
+    environment,
+    positive,
+    rtl_arguments,
+    rtl_environment,
+    rtl_profile,
+    workers,
+)
 from ci.ownership import owned
 from ci.regression import html, kinds
 from ci.regression.engine import Settings
@@ -49,11 +58,11 @@ DEFAULT_DATA = PACKAGES.parent / "shared" / "nvdla"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan stage to run (cumulative)")
+    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan milestone to run (cumulative)")
     parser.add_argument("--impl", default="rtl", metavar="NAME[:ARG]",
                         help="the implementation under test (default: rtl, the fixture DUT; e.g. golden)")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
-                        help="the reference its outcome is compared with (default: golden, none for --impl golden)")
+                        help=f"the reference its outcome is compared with ({REF_DEFAULT_HELP})")
     parser.add_argument("--profile", help="a hardware profile for every layer (default: from the folder names)")
     add_rtl_options(parser)
     parser.add_argument("--seed", type=int, help="the base seed (default: a new one, printed)")

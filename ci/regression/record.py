@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from golden.errors import NvdlaVerifError
+from golden.status import Status
 
 
 class _Absent:
@@ -31,7 +32,7 @@ class Record:
     kind: str
     tests: list
     testpoints: list
-    status: str  # passed, failed, error, skipped, not applicable (ci/regression/results.py STATUSES)
+    status: Status  # golden.status.RECORDED; given as its word (a kind, an older run's JSON) it is read as one
     verdict: str
     detail: str
     impl: str
@@ -52,8 +53,15 @@ class Record:
     ran_on: dict = ABSENT
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        try:
+            self.status = Status(self.status)
+        except ValueError:
+            raise NvdlaVerifError(f"regression record {self.id}: status {self.status!r} is none of "
+                                  f"{', '.join(Status)}") from None
+
     @classmethod
-    def of(cls, item, settings, status: str, verdict: str, detail: str, reproduce: str, **values) -> Record:
+    def of(cls, item, settings, status: Status | str, verdict: str, detail: str, reproduce: str, **values) -> Record:
         """A test's record: the item's identity, the run's implementations, and the kind's fields."""
         known = {f.name for f in fields(cls)} - {"extra"}
         record = cls(item.id, item.kind, list(item.tests), list(item.testpoints), status, verdict, detail,
@@ -64,13 +72,13 @@ class Record:
 
     @classmethod
     def crash(cls, item, settings, exc: BaseException) -> Record:
-        return cls(item.id, item.kind, list(item.tests), list(item.testpoints), "error", "crash",
+        return cls(item.id, item.kind, list(item.tests), list(item.testpoints), Status.ERROR, "crash",
                    f"{type(exc).__name__}: {exc}", settings.impl, settings.reference_spec(), item.params.get("seed"),
                    signature={"unit": "?", "implementation": settings.impl, "check": "crash",
                               "pattern": type(exc).__name__}, seconds=0.0)
 
     @classmethod
-    def unfinished(cls, item: dict, manifest: dict, status: str, verdict: str, detail: str,
+    def unfinished(cls, item: dict, manifest: dict, status: Status | str, verdict: str, detail: str,
                    signature: dict | None) -> Record:
         """A manifest item (a dict) that left no record: its outcome from pytest's JUnit XML, or why it has none."""
         return cls(item["id"], item["kind"], item["tests"], item["testpoints"], status, verdict, detail,
@@ -78,6 +86,7 @@ class Record:
 
     def to_json(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        row["status"] = self.status.value
         return {**{k: v for k, v in row.items() if v is not ABSENT}, **self.extra}
 
     @classmethod

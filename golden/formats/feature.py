@@ -41,6 +41,11 @@ def element_bytes(precision: str) -> int:
     return element_dtype(precision).itemsize
 
 
+def element_bits(precision: str) -> int:
+    """Bits per element: 8 for int8, 16 for int16 and fp16 (the width int results saturate to)."""
+    return 8 * element_bytes(precision)
+
+
 def as_elements(cube, precision: str) -> np.ndarray:
     """The cube as a C-contiguous array of the precision's dtype (fp16 also accepts raw uint16 bits)."""
     dtype = element_dtype(precision)

@@ -26,6 +26,7 @@ from ci.regression.item import Item
 from ci.regression.planning import PlanError
 from ci.regression.record import Record
 from ci.regression.signature import result_signature
+from golden.status import Status
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ class TestKind:
         """A command that reproduces the item's result pasted into a shell in any folder."""
         return engine.regress_command(item, settings)
 
-    def record(self, item: Item, settings: Settings, status: str, verdict: str, detail: str, **fields) -> Record:
+    def record(self, item: Item, settings: Settings, status: Status | str, verdict: str, detail: str,
+               **fields) -> Record:
         return Record.of(item, settings, status, verdict, detail, self.reproduce(item, settings), **fields)
 
     def play_trace(self, item: Item, path: Path, settings: Settings, profile_name: str | None = None) -> Run:

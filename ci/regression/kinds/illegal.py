@@ -11,7 +11,7 @@ import fnmatch
 import re
 from pathlib import Path
 
-from ci.options import DEFAULT_REFERENCE
+from ci.options import default_reference
 from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
@@ -81,7 +81,7 @@ class Illegal(TestKind):
                                    "launch on its own as a trace")
         path = write_unchecked(illegal.sequence(layer), folder / name, name, profile)
         rtl = settings.impl.partition(":")[0] == "rtl"
-        judge = (settings.reference_spec() or DEFAULT_REFERENCE) if rtl else settings.impl
+        judge = (settings.reference_spec() or default_reference(settings.impl)) if rtl else settings.impl
         result = engine.play_layer(path, profile, judge, None, settings.timeout_scale)
         named = re.search(rf"(rule: |also ){re.escape(rule_id)}(?![\w-])", result.detail) is not None
         shown = engine.shown_path(path, settings)

@@ -24,7 +24,7 @@ import numpy as np
 
 from golden.errors import ConfigurationError
 from golden.formats import compression, feature, weight
-from golden.formats.feature import element_bytes
+from golden.formats.feature import element_bits, element_bytes
 from golden.numerics import corners, fp
 from golden.numerics.integer import pixel_to_int, shift_right_round
 from golden.units.base import LayerContext
@@ -100,11 +100,11 @@ def convert(values: np.ndarray, offset, cfg: ConvConfig) -> np.ndarray:
         corners.convertor("cdma.cvt", centred, cfg.cvt_truncate, 17)
         if precision != "fp16":
             corners.saturation("cdma.cvt.narrow", shift_right_round(centred, cfg.cvt_truncate),
-                               8 if precision == "int8" else 16)
+                               element_bits(precision))
     if precision == "fp16":
         bits, _ = fp.pixel_to_fp16(values, offset, cfg.cvt_scale, cfg.cvt_truncate)
         return np.asarray(bits, dtype=np.uint16).view(np.float16)
-    out, _ = pixel_to_int(values, offset, cfg.cvt_scale, cfg.cvt_truncate, 8 if precision == "int8" else 16)
+    out, _ = pixel_to_int(values, offset, cfg.cvt_scale, cfg.cvt_truncate, element_bits(precision))
     return out.astype(np.int64)
 
 

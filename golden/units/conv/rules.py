@@ -13,6 +13,7 @@ from __future__ import annotations
 from golden.errors import ConfigurationError
 from golden.formats import pixel
 from golden.formats.feature import element_bytes
+from golden.formats.weight import kernels_per_group
 from golden.rules import rule
 from golden.units.conv.cbuf import data_key, weight_key
 
@@ -565,12 +566,16 @@ def _data_banks(cfg, facts):
                 f"{cfg.batches} batches), DATA_BANK gives {cfg.data_bank}")
 
 
+def first_kernel_group(cfg, profile) -> int:
+    """Kernels in the layer's first kernel group: atomic K (halved for two-byte weights), or all if fewer."""
+    return min(kernels_per_group(cfg.proc_precision, profile.mac_atomic_k), cfg.kernels)
+
+
 @rule("CONV-WEIGHT-BANKS", "CONV", GENERAL, ("CDMA.D_BANK.WEIGHT_BANK",),
       "WEIGHT_BANK holds one kernel group plus 128 bytes (uncompressed weights)")
 def _weight_banks(cfg, facts):
     profile = facts.profile
-    group = profile.mac_atomic_k if cfg.proc_precision == "int8" else profile.mac_atomic_k // 2
-    group_bytes = cfg.byte_per_kernel * min(group, cfg.kernels)
+    group_bytes = cfg.byte_per_kernel * first_kernel_group(cfg, profile)
     if cfg.weight_format == "uncompressed" and group_bytes + 128 > cfg.weight_bank * profile.cbuf_bank_bytes:
         return f"WEIGHT_BANK {cfg.weight_bank} cannot hold one kernel group ({group_bytes} bytes) plus 128 bytes"
 

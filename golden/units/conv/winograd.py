@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from golden.formats.feature import element_bytes
+from golden.formats.feature import element_bits, element_bytes
 from golden.numerics import corners
 from golden.numerics.fp import fp16_to_fp17, fp17_to_fp16
 from golden.numerics.fp_arith import fp_add, fp_sub
@@ -91,8 +91,8 @@ def pre_transform(tile: np.ndarray, precision: str, pra_truncate: int) -> np.nda
     if precision == "fp16":
         return pre_transform_fp16(tile)
     wide = np.einsum("ij,...jk,lk->...il", BT, tile.astype(np.int64), BT)
-    corners.convertor("conv.pra_truncate", wide, pra_truncate, 8 if precision == "int8" else 16)
-    out, _ = truncate(wide, pra_truncate, 8 if precision == "int8" else 16)
+    corners.convertor("conv.pra_truncate", wide, pra_truncate, element_bits(precision))
+    out, _ = truncate(wide, pra_truncate, element_bits(precision))
     return out
 
 

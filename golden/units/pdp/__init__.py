@@ -15,6 +15,7 @@ import numpy as np
 
 from golden import provenance
 from golden.errors import ConfigurationError
+from golden.formats.feature import element_bits
 from golden.memory import MemorySystem
 from golden.numerics import fp
 from golden.numerics.integer import as_signed
@@ -82,7 +83,7 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
         out, tolerance = _pool_fp16(cfg, bits, status)
         status["D_NAN_OUTPUT_NUM"] = fp.nan_count(out)
     else:
-        bits = 8 if cfg.precision == "int8" else 16
+        bits = element_bits(cfg.precision)
         pads = tuple(as_signed(v, n) for v, n in zip(cfg.pad_values, PAD_VALUE_BITS[cfg.precision], strict=True))
         out = pool_int(cube, cfg.method, cfg.kernel, cfg.stride, cfg.pads, pads, cfg.recip, bits)
     base, line, surface, cvsram = cfg.dst

@@ -178,10 +178,7 @@ def _check_disjoint(layer: RubikLayer, surface: Surface) -> None:
     if layer.in_cvsram != layer.out_cvsram:
         return
     start, size = layer.input_span()
-    channels, height, width = surface.shape
-    per_atom = surface.atom_bytes // layer.element_bytes
-    end = surface.base + ((surface_count(channels, per_atom) - 1) * surface.surface_stride
-                          + (height - 1) * surface.line_stride + max(width * surface.atom_bytes, ATOM))
+    end = surface.base + surface.span()
     if surface.base < start + size and start < end:
         raise ConfigurationError(
             f"input bytes [{start:#x}, {start + size:#x}) and output bytes [{surface.base:#x}, {end:#x}) overlap",

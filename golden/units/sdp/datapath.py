@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.formats.feature import element_bits
 from golden.numerics import corners, fp, fp_arith
 from golden.numerics.integer import shift_left_saturate, shift_right_round
 from golden.units import lut
@@ -123,8 +124,8 @@ def int_output(x, cvt, out_precision):
         corners.fp16_rounding("sdp.cvt_out.fp16_round", t, 0)
         corners.fp16_patterns("sdp.out.fp16", h)
         return h, int(np.count_nonzero((h & 0x7FFF) == 0x7BFF))
-    corners.saturation("sdp.cvt_out.narrow", t, 16 if out_precision == "int16" else 8)
-    return _clip(t, 16 if out_precision == "int16" else 8), count
+    corners.saturation("sdp.cvt_out.narrow", t, element_bits(out_precision))
+    return _clip(t, element_bits(out_precision)), count
 
 
 # ---- FP16 pipe ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ keeps the rule. PReLU with an active ALU is advisory (NVIDIA's own traces progra
 from __future__ import annotations
 
 from golden.formats import auxiliary
+from golden.formats.feature import element_bytes
 from golden.rules import rule
 
 GENERAL = "programming-guide: Limitation/SDP/General"
@@ -276,7 +277,7 @@ def _layout_rules(prefix: str, which: str) -> None:
         if surf is None:
             return None
         atom = facts.atom
-        per_atom = atom // (1 if precision == "int8" else 2)
+        per_atom = atom // element_bytes(precision)
         if cfg.width == 1 and cfg.height == 1 and cfg.channel > per_atom \
                 and (surf.line_stride, surf.surface_stride) != (atom, atom):
             return "a 1x1xC cube must be line packed and surface packed"

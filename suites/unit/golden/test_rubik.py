@@ -421,3 +421,12 @@ def test_split_planes_cover_their_lines_whole_atoms():
     start, end = surface_span(result.surfaces[0])
     assert (start, end) == (OUT_BASE, OUT_BASE + 2 * 64 + 32)  # lines at 0, 64, 128 of 32 bytes each
     assert (memory.pri.read(OUT_BASE + 2 * 64 + 2, 30) == 0).all()
+
+
+def test_split_output_may_end_where_its_input_starts():
+    """17 int16 elements (34 bytes) per plane line are written as two whole 32-byte atoms; three lines 64 bytes
+    apart end 2*64 + 64 = 192 bytes after DAOUT_ADDR: ending at DAIN_ADDR is disjoint, a line later overlaps."""
+    case = split_case(width=17, height=3, in_channels=1, out_channels=1, in_line=17 * 32, in_surf=3 * 17 * 32)
+    run(regs("SPLIT", "int16", **{**case, "out_addr": IN_BASE - 192}), filled_memory())
+    with pytest.raises(ConfigurationError, match="overlap"):
+        run(regs("SPLIT", "int16", **{**case, "out_addr": IN_BASE - 128}), filled_memory())
