@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from golden.formats import pixel
-from golden.formats.feature import element_bytes
+from golden.formats.feature import PRECISION_CODES, element_bytes
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, first_kernel_group, image_entries_per_slice
@@ -53,7 +53,7 @@ def _other(name: str, choices: int = 2):
 
 
 def _feature_precision(fields, cfg, choose, profile):
-    other = (program.PRECISION_CODES[cfg.in_precision] + 1) % 3
+    other = (PRECISION_CODES[cfg.in_precision] + 1) % 3
     fields.update({"CDMA.D_MISC_CFG.IN_PRECISION": other, "CSC.D_MISC_CFG.IN_PRECISION": other})
     return fields
 
@@ -337,7 +337,7 @@ def _fp16_pixels(fields, cfg, choose, profile):
         return None
     fields["CDMA.D_DATAIN_FORMAT.PIXEL_FORMAT"] = pixel.pixel_format("T_R16_F").code
     fields["CDMA.D_CVT_CFG.CVT_EN"] = 1
-    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", program.PRECISION_CODES["fp16"])}
+    return {**fields, **set_both("D_MISC_CFG", "IN_PRECISION", PRECISION_CODES["fp16"])}
 
 
 def _winograd_to_pdp(fields, cfg, choose, profile):

@@ -12,13 +12,13 @@ from __future__ import annotations
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.formats import auxiliary
+from golden.formats.feature import PRECISION_CODES
 from golden.regs.regmap import RegisterMap
 from golden.units.sdp.checks import check_profile
 from golden.units.sdp.config import decode
 from stimulus import sdp_lut
 from stimulus.breakers import Fields, declare
 
-PRECISION_CODES = {"INT8": 0, "INT16": 1, "FP16": 2}
 STAGE = {"B": "BS", "N": "BN", "E": "EW"}
 
 
@@ -93,7 +93,7 @@ def _mirror(key: str):
             fields["SDP_RDMA.D_FEATURE_MODE_CFG.FLYING_MODE"] = "ON"
         else:
             name = f"SDP_RDMA.D_FEATURE_MODE_CFG.{key}"
-            fields[name] = (PRECISION_CODES[str(fields[name])] + 1) % 3
+            fields[name] = (PRECISION_CODES[str(fields[name]).lower()] + 1) % 3
         return fields
     return breaker
 

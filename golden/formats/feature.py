@@ -37,6 +37,10 @@ def element_dtype(precision: str) -> np.dtype:
             rule="in-memory-data-formats: Precision Type", fields=("PRECISION",)) from None
 
 
+#: The register encoding of a precision (IN_PRECISION, PROC_PRECISION and the like in every unit).
+PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
+
+
 def element_bytes(precision: str) -> int:
     return element_dtype(precision).itemsize
 

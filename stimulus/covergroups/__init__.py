@@ -9,7 +9,8 @@ PDP precision, method, kernel and stride per axis, padding, split count, size cl
 mode, kernel, stride, dilation, padding, channels and kernels against the MAC atoms, weight compression,
 CBUF data banks (one, several, all but the weights' bank), data/weight reuse (traces of 2+ layers), batch
 class (up to MAX_BATCH_SIZE), and for image input the pixel format (Table 33, fp16 ones only where the
-profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean).
+profile has fp16), channel post-extension and CDMA convertor (off / offset / per-channel mean), and for
+feature input of a direct convolution whether it passes the convertor too.
 Crosses: precision x stage modes, X1 x X2, PDP method x precision, kernel x stride, method x split,
 convolution kernel x stride, precision x mode and precision x batch class; CDP precision, local size,
 LE function, bypasses, LUT priorities, channels, width, and local size x LE function / precision; BDMA

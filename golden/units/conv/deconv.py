@@ -17,12 +17,13 @@ import numpy as np
 
 from golden.config import Profile
 from golden.formats import feature, weight
+from golden.formats.feature import PRECISION_CODES
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units import conv, load
 from golden.units.base import LayerContext
-from golden.units.conv.program import PRECISION_CODES, DirectLayer, direct_layer
+from golden.units.conv.program import DirectLayer, direct_layer
 
 ATOM = 32
 PHASE_BASE = 0x9000_0000

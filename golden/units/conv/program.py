@@ -15,6 +15,7 @@ import numpy as np
 from golden.config import Profile
 from golden.errors import ConfigurationError
 from golden.formats import compression, feature, weight
+from golden.formats.feature import PRECISION_CODES
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
@@ -28,7 +29,6 @@ from golden.units.conv.limits import (
     image_entries_per_slice,
 )
 
-PRECISION_CODES = {"int8": 0, "int16": 1, "fp16": 2}
 DATA_BASE = 0x8000_0000
 WEIGHT_BASE = 0x8400_0000
 WMB_BASE = 0x8800_0000
