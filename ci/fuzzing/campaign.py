@@ -35,7 +35,7 @@ import numpy as np
 
 from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
-from ci.fuzzing.feedback import STAGE_UNITS, GoldenRun, Seen, broken, features, worth
+from ci.fuzzing.feedback import GoldenRun, Seen, broken, features, stages_enabled, worth
 from ci.options import environment, families_for
 from ci.ownership import FOLDER_LOCK
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
@@ -258,8 +258,8 @@ class Campaign:
             layers = candidate.draw(self.profile)
             for layer in layers:
                 values = layer.values(self.regmap)
-                for stage, unit in STAGE_UNITS.items():  # a generated layer enables groups: CDMA, not CONV
-                    if stage in layer.enable and (ids := broken(unit, values, self.profile)):
+                for stage in stages_enabled(layer.enable):
+                    if ids := broken(stage, values, self.profile):
                         self._drop(f"rule {ids[0]}")
                         return None
             folder = self.out / "work" / candidate.id

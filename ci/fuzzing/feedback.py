@@ -15,10 +15,10 @@ novelty. The loop runs a candidate on the implementation under test only when it
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import golden.units
 from golden import rules
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
@@ -123,29 +123,21 @@ class FieldTransitions:
         return found
 
 
-#: Units whose registers decode to the configuration their rules read (golden/rules.py predicates).
-def _decoders() -> dict[str, Callable]:
-    from golden.units.cdp.config import decode as cdp
-    from golden.units.conv.config import decode as conv
-    from golden.units.pdp.config import decode as pdp
-    from golden.units.sdp.config import decode as sdp
-
-    return {"SDP": sdp, "PDP": pdp, "CDP": cdp, "CONV": conv}
+def stages_enabled(groups) -> list[str]:
+    """The units (their stages: CONV, SDP, ...) a layer's enabled register groups belong to (golden/units
+    declarations: Unit.groups); a generated layer enables CDMA, not CONV."""
+    return [u.stage for u in golden.units.declared() if set(u.groups) & set(groups)]
 
 
-STAGE_UNITS = {"SDP": "SDP", "PDP": "PDP", "CDP": "CDP", "CDMA": "CONV", "CONV": "CONV"}
 #: The steps a field is moved by to find the nearest bound of a rule: a rule broken one step away is at
 #: distance 0, two steps 1, within eight "few", else "far".
 PROBES = ((1, "0"), (2, "1"), (8, "few"))
 
 
 def broken(unit: str, regs, profile: Profile) -> list[str]:
-    """The ids of the unit's rules these register values break (none when the unit has no decoder here)."""
-    decode = _decoders().get(unit)
-    if decode is None:
-        return []
+    """The ids of the rules of a unit (its stage) these register values break."""
     rules.all_rules()
-    cfg = decode(regs)
+    cfg = golden.units.unit(unit).decode(regs, profile)
     return [r.id for r, _ in rules.violations(unit, cfg, rules.Facts(regs, profile))]
 
 
@@ -163,9 +155,7 @@ def rule_distances(regs, unit: str, profile: Profile) -> dict[str, str]:
     """{"RULE-ID/UNIT.REGISTER.FIELD": 0, 1, few or far}: how far each field a rule names is from where the rule
     breaks (the field moved by PROBES steps either way, the rest of the layer kept), for the rules the layer
     keeps. A move the field's width does not allow is no bound of a rule."""
-    decode = _decoders().get(unit)
-    if decode is None:
-        return {}
+    decode = golden.units.unit(unit).decode
     facts = rules.Facts(regs, profile)
     out = {}
     rules.all_rules()
@@ -183,13 +173,13 @@ def rule_distances(regs, unit: str, profile: Profile) -> dict[str, str]:
                     if moved is None:
                         continue
                     try:
-                        if rule.check(decode(moved), rules.Facts(moved, profile)) is not None:
+                        if rule.check(decode(moved, profile), rules.Facts(moved, profile)) is not None:
                             distance = label
                             break
                     except Exception:  # a moved value the decoder cannot read: no bound found that way
                         continue
             try:
-                kept = rule.check(decode(regs), facts) is None
+                kept = rule.check(decode(regs, profile), facts) is None
             except Exception:
                 kept = False
             if kept:
@@ -206,7 +196,7 @@ class RuleDistances:
         for layer in run.layers:
             if layer.regs is None:
                 continue
-            for unit in {STAGE_UNITS[s] for s in layer.stages if s in STAGE_UNITS}:
+            for unit in set(layer.stages):
                 try:
                     found |= {f"{k}={v}" for k, v in rule_distances(layer.regs, unit, run.profile).items()}
                 except Exception:  # feedback must never stop the loop: a layer the decoder cannot read adds none

@@ -14,7 +14,17 @@ pytest.importorskip("cocotb_coverage")
 import ci.fuzzing.campaign as campaign_module  # noqa: E402
 from ci.cli import main as cli  # noqa: E402
 from ci.fuzzing.campaign import FuzzError  # noqa: E402
-from ci.fuzzing.feedback import CbufBanks, FieldTransitions, GoldenRun, Seen, rule_distances, value_class, worth  # noqa: E402
+from ci.fuzzing.feedback import (  # noqa: E402
+    CbufBanks,
+    FieldTransitions,
+    GoldenRun,
+    Seen,
+    broken,
+    rule_distances,
+    stages_enabled,
+    value_class,
+    worth,
+)
 from golden.config import get_profile  # noqa: E402
 from golden.regs.regmap import RegisterMap  # noqa: E402
 from golden.regs.values import RegisterValues  # noqa: E402
@@ -163,6 +173,23 @@ def test_rule_distance_of_a_surface_stride(surface_stride, distance):
     # 16 * (3 - 1) + 16 = 48 bytes: 48 is at the bound, 49 one step inside, 52 a few, 64 sixteen away
     key = "SDP-SRC-SURFACE-STRIDE/SDP_RDMA.D_SRC_SURFACE_STRIDE.SRC_SURFACE_STRIDE"
     assert rule_distances(_sdp(surface_stride), "SDP", get_profile("nv_small"))[key] == distance
+
+
+def test_every_declared_unit_has_rule_distances_a_rubik_contract_too():
+    # programming guide, Rubik/Contract: DATAOUT_CHANNEL+1 = (DATAIN_CHANNEL+1) / ((x stride+1) * (y stride+1)), an
+    # equation, so moving DATAOUT_CHANNEL by one either way breaks it: distance 0 (the loop once knew four units)
+    from stimulus.families import layers
+
+    profile = get_profile("nv_full")
+    regmap = RegisterMap.for_profile(profile)
+    layer = layers("rubik", profile, 5, 1)[0]
+    assert stages_enabled(layer.enable) == ["RUBIK"]
+    values = layer.values(regmap)
+    key = "RUBIK-CONTRACT-CHANNELS/RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"
+    assert rule_distances(values, "RUBIK", profile)[key] == "0" and broken("RUBIK", values, profile) == []
+    channels = values.value("RBK", "D_DATAOUT_SIZE_1")
+    assert "RUBIK-CONTRACT-CHANNELS" in broken("RUBIK", values.with_values({("RBK", "D_DATAOUT_SIZE_1"): channels + 1}),
+                                               profile)
 
 
 def test_transitions_and_novelty():
