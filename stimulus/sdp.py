@@ -24,6 +24,7 @@ from golden import rules
 from golden.config import Profile
 from golden.formats import auxiliary as aux
 from golden.formats.feature import feature_span
+from golden.regs.regmap import RegisterMap
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
 
@@ -37,6 +38,8 @@ OFFSETS = {"src": 0, "dst": 0x400000, "B": 0x800000, "N": 0xA00000, "E": 0xC0000
 #: cases, an fp16 input processed as fp16, int16 -> int8 processed as int8).
 PRECISION_RULES = ("SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-INT16-TO-INT8")
 STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
+#: The decoded configuration's attribute of each stage (golden/units/sdp/config.py SdpConfig).
+STAGE_ATTRIBUTES = {"BS": "x1", "BN": "x2", "EW": "y"}
 OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
 
 
@@ -91,6 +94,7 @@ class _Builder:
     def __init__(self, choose, profile: Profile, slot: int):
         self.choose, self.profile, self.slot = choose, profile, slot
         self.atom = profile.memory_atomic_size
+        self.regmap = RegisterMap.for_profile(profile)
         self.rng = choose.data()
         self.fields: dict = {}
         self.images: list[Image] = []
@@ -100,6 +104,22 @@ class _Builder:
     def put(self, unit: str, register: str, **values) -> None:
         for name, value in values.items():
             self.fields[f"{unit}.{register}.{name}"] = value
+
+
+def _algorithms(b: _Builder, name: str) -> list[str]:
+    """The ALU algorithms a stage draws from: its ALU_ALGO field's enum (the register map), those of X1/X2 that
+    the registry's SDP-{BS,BN}-NO-EQL keep; Y's EQL is compare mode, drawn apart (random_layer's `eql`)."""
+    names = list(b.regmap.get("SDP", f"D_DP_{name}_CFG").field(f"{name}_ALU_ALGO").enum)
+    if name == "EW":
+        return [a for a in names if a != "EQL"]
+    return [a for a in names if keeps((f"SDP-{name}-NO-EQL",), **{STAGE_ATTRIBUTES[name]: SimpleNamespace(
+        alu_active=True, alu_algo=a)})]
+
+
+def _prelu(b: _Builder, name: str, alu: bool) -> bool:
+    """Whether the registry's SDP-{stage}-PRELU-ALU lets the stage's multiplier be a PReLU beside this ALU."""
+    return keeps((f"SDP-{name}-PRELU-ALU",), **{STAGE_ATTRIBUTES[name]: SimpleNamespace(
+        mul_active=True, mul_prelu=True, alu_bypass=not alu)})
 
 
 def _x_stage(b: _Builder, name: str, proc: str, memory: bool = True) -> dict:
@@ -112,8 +132,8 @@ def _x_stage(b: _Builder, name: str, proc: str, memory: bool = True) -> dict:
         return {}
     alu = c.flag(0.7)
     mul = c.flag(0.7)
-    prelu = mul and not alu and c.flag(0.4)
-    algo = c.choice(("MAX", "MIN", "SUM"))
+    prelu = mul and _prelu(b, name, alu) and c.flag(0.4)
+    algo = c.choice(_algorithms(b, name))
     b.put("SDP", cfg, **{f"{name}_BYPASS": 0, f"{name}_ALU_BYPASS": int(not alu), f"{name}_ALU_ALGO": algo,
                          f"{name}_MUL_BYPASS": int(not mul), f"{name}_MUL_PRELU": int(prelu),
                          f"{name}_RELU_BYPASS": int(c.flag())})
@@ -147,8 +167,8 @@ def _y_stage(b: _Builder, proc: str, memory: bool = True, lut=None, eql: bool = 
         b.choices["EW"] = "bypass"
         return {}
     alu, mul = eql or c.flag(0.7), not eql and c.flag(0.7)
-    prelu = mul and not alu and c.flag(0.4)
-    algo = "EQL" if eql else c.choice(("MAX", "MIN", "SUM"))
+    prelu = mul and _prelu(b, "EW", alu) and c.flag(0.4)
+    algo = "EQL" if eql else c.choice(_algorithms(b, "EW"))
     b.put("SDP", "D_DP_EW_CFG", EW_BYPASS=0, EW_ALU_BYPASS=int(not alu), EW_ALU_ALGO=algo,
           EW_MUL_BYPASS=int(not mul), EW_MUL_PRELU=int(prelu), EW_LUT_BYPASS=int(not lut_on))
     sources = {"ALU": alu and memory and (eql or c.flag(0.5)), "MUL": mul and memory and c.flag(0.5)}
@@ -310,7 +330,9 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
         b.put("SDP", "D_DP_EW_ALU_CVT_OFFSET_VALUE", EW_ALU_CVT_OFFSET=0)
         b.put("SDP", "D_DP_EW_ALU_CVT_SCALE_VALUE", EW_ALU_CVT_SCALE=0x3C00 if proc == "fp16" else 1)
         b.put("SDP", "D_DP_EW_ALU_CVT_TRUNCATE_VALUE", EW_ALU_CVT_TRUNCATE=0)
-    _convertor(b, out, identity=eql)
+    # the registry's SDP-EQL-OUTPUT-CVT: does this EQL layer keep a convertor that is not identity?
+    _convertor(b, out, identity=not keeps(("SDP-EQL-OUTPUT-CVT",), y=SimpleNamespace(eql=eql), proc_precision=proc,
+                                          cvt=SimpleNamespace(offset=1, scale=1, shift=0)))
     b.images.insert(0, Image(src_mem, src, data.surface_bytes(b.rng, cube, inp, src_line, src_surface, atom),
                              "src"))
     if to_pdp:
