@@ -17,9 +17,11 @@ import numpy as np
 from golden.config import Profile
 from golden.formats.feature import feature_span
 from golden.numerics import fp
+from golden.units.pdp.config import Split
 from golden.units.pdp.rules import PAD_VALUE_FIELD_BITS, PAD_VALUES
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
+from stimulus.registry import ids, keeps
 
 BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
 METHODS = {"average": "POOLING_METHOD_AVERAGE", "max": "POOLING_METHOD_MAX", "min": "POOLING_METHOD_MIN"}
@@ -129,7 +131,8 @@ def split_inputs(outs: tuple, kernel: int, stride: int, left: int, right: int) -
 
 
 def _split(choose, kernel: int, stride: int, left: int, right: int, out: int, width: int) -> tuple | None:
-    """A legal split of the width into 2..4 parts, or None when this geometry has none."""
+    """A split of the width into 2..4 parts that the registry's PDP-SPLIT-* rules keep, or None when this draw
+    has none."""
     if out < 2:
         return None
     count = choose.size(2, min(4, out))
@@ -141,11 +144,10 @@ def _split(choose, kernel: int, stride: int, left: int, right: int, out: int, wi
     first = choose.integer(1, rest - 1)
     outs = (first, mid, rest - first)
     ins = split_inputs(outs, kernel, stride, left, right)
-    inner = [ins[0]] + ([ins[1]] if mids else [])
-    outer = [ins[2]] + ([ins[1]] if mids else [])
-    overlap_ok = all(kernel - stride <= w for w in inner) if kernel >= stride else all(stride - kernel < w
-                                                                                     for w in outer)
-    if min(ins) < 1 or not overlap_ok or ins[0] + ins[1] * mids + ins[2] != width:
+    if min(ins) < 1:  # a part of no columns cannot be programmed (the fields hold the width minus one)
+        return None
+    if not keeps(ids("PDP", "PDP-SPLIT-"), split=Split(*ins, *outs, count), on_the_fly=False, kernel=(kernel, 1),
+                 stride=(stride, 1), pads=(left, 0, right, 0), in_width=width, out_width=out):
         return None
     return count, ins, outs
 

@@ -17,16 +17,15 @@ strides. Stages the profile lacks (SDP_BS/BN/EW/LUT) stay bypassed. Generated el
 
 from __future__ import annotations
 
-from functools import cache
 from types import SimpleNamespace
 
-from golden import rules
 from golden.config import Profile
 from golden.formats import auxiliary as aux
 from golden.formats.feature import feature_span
 from golden.regs.regmap import RegisterMap
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
+from stimulus.registry import keeps
 
 SLOT = 0x1000000
 BASE = 0x80000000
@@ -41,18 +40,6 @@ STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
 #: The decoded configuration's attribute of each stage (golden/units/sdp/config.py SdpConfig).
 STAGE_ATTRIBUTES = {"BS": "x1", "BN": "x2", "EW": "y"}
 OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
-
-
-@cache
-def _sdp_rules() -> dict[str, rules.Rule]:
-    return {r.id: r for r in rules.rules("SDP")}
-
-
-def keeps(rule_ids, **drawn) -> bool:
-    """Whether the layer drawn so far keeps these SDP rules of the registry: their own predicates, given the
-    decoded configuration's attributes (golden/units/sdp/config.py SdpConfig) that they read and the draw has
-    settled."""
-    return all(_sdp_rules()[rule_id].check(SimpleNamespace(**drawn), None) is None for rule_id in rule_ids)
 
 
 def processing(in_precision: str, out_precision: str) -> str | None:
