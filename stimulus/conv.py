@@ -384,12 +384,11 @@ def _sdp_stages(choose, profile: Profile, slot: int, precision: str, shape: tupl
 def _pool_axis(choose, size: int) -> tuple[int, int, int, int, int]:
     """(kernel, stride, pad before, pad after, output) pooling an axis of `size` legally (see module)."""
     for _ in range(8):
-        kernel, stride = choose.size(1, 8), choose.size(1, 8)
-        before = choose.size(0, kernel - 1)
-        for after in range(kernel):
-            total = before + size + after
-            if total >= kernel and (total - kernel) % stride == 0:
-                return kernel, stride, before, after, (total - kernel) // stride + 1
+        kernel, stride = choose.size(1, pdp.kernel_max()), choose.size(1, 8)
+        before = choose.size(0, pdp.pad_max(kernel))
+        for after in range(pdp.pad_max(kernel) + 1):
+            if pdp.strided(kernel, stride, before, after, size):
+                return kernel, stride, before, after, (before + size + after - kernel) // stride + 1
     return 1, 1, 0, 0, size
 
 

@@ -11,6 +11,7 @@ Split width (2..4 parts) when the geometry allows one. Not yet generated: on the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from golden.units.pdp.config import Split
 from golden.units.pdp.rules import PAD_VALUE_FIELD_BITS, PAD_VALUES
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
-from stimulus.registry import ids, keeps
+from stimulus.registry import ids, keeps, largest
 
 BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
 METHODS = {"average": "POOLING_METHOD_AVERAGE", "max": "POOLING_METHOD_MAX", "min": "POOLING_METHOD_MIN"}
@@ -111,10 +112,32 @@ def fields(spec: PdpSpec) -> dict:
     return values
 
 
+@cache
+def kernel_max() -> int:
+    """The largest pooling kernel the registry keeps (PDP-KERNEL-SIZE) of what KERNEL_WIDTH (4 bits) holds."""
+    return largest(("PDP-KERNEL-SIZE",), 1, 16, lambda k: {"kernel": (k, k)})
+
+
+@cache
+def pad_max(kernel: int) -> int:
+    """The largest padding the registry keeps beside a kernel (PDP-PAD-LEFT-RIGHT, PDP-PAD-TOP-BOTTOM) of what
+    PAD_LEFT (3 bits) holds."""
+    return largest(("PDP-PAD-LEFT-RIGHT", "PDP-PAD-TOP-BOTTOM"), 0, 7,
+                   lambda p: {"kernel": (kernel, kernel), "pads": (p, p, p, p)})
+
+
+def strided(kernel: int, stride: int, before: int, after: int, size: int) -> bool:
+    """Whether the registry's PDP-WIDTH-STRIDE and PDP-HEIGHT-STRIDE keep an axis of `size` padded and pooled
+    so (asked of a layer that pools both axes alike)."""
+    return keeps(("PDP-WIDTH-STRIDE", "PDP-HEIGHT-STRIDE"), kernel=(kernel, kernel), stride=(stride, stride),
+                 pads=(before, before, after, after), in_width=size, in_height=size)
+
+
 def _axis(choose, max_out: int) -> tuple[int, int, int, int, int, int]:
-    """(kernel, stride, pad before, pad after, input size, output size) of one axis, legal by construction."""
-    kernel, stride, out = choose.size(1, 8), choose.size(1, 8), choose.size(1, max_out)
-    before, after = choose.size(0, kernel - 1), choose.size(0, kernel - 1)
+    """(kernel, stride, pad before, pad after, input size, output size) of one axis: the input size from the
+    guide's pooled-size equation, so that it keeps the registry's stride rules."""
+    kernel, stride, out = choose.size(1, kernel_max()), choose.size(1, 8), choose.size(1, max_out)
+    before, after = choose.size(0, pad_max(kernel)), choose.size(0, pad_max(kernel))
     size = (out - 1) * stride + kernel - before - after
     if size < 1:
         before, after = 0, 0

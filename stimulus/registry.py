@@ -18,3 +18,9 @@ def keeps(rule_ids, facts: rules.Facts | None = None, **drawn) -> bool:
 def ids(unit: str, prefix: str) -> tuple[str, ...]:
     """The ids of a unit's rules that start with `prefix` ("PDP-SPLIT-"), in checking order."""
     return tuple(r.id for r in rules.rules(unit) if r.id.startswith(prefix))
+
+
+def largest(rule_ids, low: int, high: int, attributes) -> int:
+    """The largest value v in [low, high] whose `attributes(v)` keep the rules (rules that bound v from above:
+    every smaller value keeps them too); low - 1 when none does."""
+    return max((v for v in range(low, high + 1) if keeps(rule_ids, **attributes(v))), default=low - 1)
