@@ -25,3 +25,12 @@ def test_rule_ids_by_prefix_in_checking_order():
     assert ids("PDP", "PDP-SPLIT-") == ("PDP-SPLIT-OFFLINE", "PDP-SPLIT-OUT-SUM", "PDP-SPLIT-FIRST-IN",
                                         "PDP-SPLIT-MID-IN", "PDP-SPLIT-LAST-IN", "PDP-SPLIT-OVERLAP",
                                         "PDP-SPLIT-IN-SUM")
+
+
+def test_pooling_bounds_read_from_the_registry_are_the_guides():
+    # programming-guide Limitation/PDP: kernel up to 8, PL/PR < kernel width; (PL + W + PR - kernel) % stride == 0
+    from stimulus import pdp
+
+    assert pdp.kernel_max() == 8
+    assert [pdp.pad_max(k) for k in range(1, 9)] == list(range(8))
+    assert pdp.strided(3, 2, 1, 0, 6) and not pdp.strided(3, 2, 1, 1, 6)  # 1 + 6 + 0 - 3 = 4; 1 + 6 + 1 - 3 = 5
