@@ -185,16 +185,24 @@ def directed_report(planned: dict | None, functional: dict) -> list[dict]:
     """Per coverage-directed test of the run (the manifest's `directed`, ci/regression/plan.py): its family,
     traces kept of its budget, draws, and per covergroup its draws reached whether the run's passed tests closed
     it ("closed") or the holes they left (a shard's own report judges only its own tests; the merge, all)."""
+    # a covergroup the run does not sample (the arithmetic corners) is shared by the profile's tests drawing it,
+    # in plan order: the last one's holes are what they leave together
+    drawn = {(found["profile"], group): found["holes_left"] for found in (planned or {}).values()
+             for group in found["groups"]}
     rows = []
     for test, found in sorted((planned or {}).items(), key=lambda pair: pair[0]):
         groups = functional.get(found["profile"], {})
         state = {group: ("closed" if group in groups and not groups[group]["holes"] else
                          sum(map(len, groups[group]["holes"].values())) if group in groups else
-                         f"{found['holes_left']} holes when drawn (not sampled by the run)")
+                         _when_drawn(drawn[found["profile"], group]))
                  for group in found["groups"]}
         rows.append({"test": test, **{k: found[k] for k in ("family", "profile", "traces", "budget", "draws",
                                                             "holes_left")}, "groups": state})
     return rows
+
+
+def _when_drawn(holes: int | None) -> str:
+    return ("closed when drawn" if holes == 0 else f"{holes} holes when drawn") + " (not sampled by the run)"
 
 
 def directed_lines(rows: list[dict]) -> list[str]:

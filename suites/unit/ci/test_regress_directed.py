@@ -166,3 +166,21 @@ def test_the_nightly_generated_tests_close_nv_small_covergroups_on_the_golden_mo
     with capsys.disabled():
         print(f"\nnightly generated tests on the golden model: {report['counts']['total']} tests, "
               f"{seconds:.0f} s; holes left: {sum(map(len, holes.values()))} (the generators' gaps)")
+
+
+def test_the_corner_tests_share_one_covergroup_and_are_reported_by_what_they_leave_together():
+    # the nightly on NVIDIA's nv_small RTL printed "corners_cdp ... corners 18 holes when drawn" although the corner
+    # tests after it (corners_conv) left none: the shared covergroup's state is the last test's, in plan order
+    from ci.regression.coverage import directed_lines, directed_report
+
+    def drawn(family, holes):
+        return {"family": family, "profile": "nv_small", "traces": 2, "budget": 20, "draws": 9, "holes_left": holes,
+                "groups": ["corners"]}
+
+    planned = {"corners_sdp_reg": drawn("sdp_reg", 66), "corners_cdp": drawn("cdp", 18),
+               "corners_conv": drawn("conv", 0)}
+    lines = directed_lines(directed_report(planned, {}))
+    assert sum("corners closed when drawn" in line for line in lines) == 3 and "holes" not in "".join(lines)
+    planned["corners_conv"] = drawn("conv", 4)
+    lines = directed_lines(directed_report(planned, {}))
+    assert sum("corners 4 holes when drawn" in line for line in lines) == 3
