@@ -23,6 +23,7 @@ from golden.config import Profile
 from golden.formats import auxiliary as aux
 from golden.formats.feature import feature_span
 from golden.regs.regmap import RegisterMap
+from golden.units.sdp import rules as sdp_rules
 from stimulus import data
 from stimulus.layer import Image, Layer, Region
 from stimulus.registry import keeps
@@ -37,8 +38,8 @@ OFFSETS = {"src": 0, "dst": 0x400000, "B": 0x800000, "N": 0xA00000, "E": 0xC0000
 #: cases, an fp16 input processed as fp16, int16 -> int8 processed as int8).
 PRECISION_RULES = ("SDP-PRECISION-CONVERSION", "SDP-INPUT-PROCESSING", "SDP-INT16-TO-INT8")
 STAGES = (("BS", "B", "SDP_BS"), ("BN", "N", "SDP_BN"), ("EW", "E", "SDP_EW"))
-#: The decoded configuration's attribute of each stage (golden/units/sdp/config.py SdpConfig).
-STAGE_ATTRIBUTES = {"BS": "x1", "BN": "x2", "EW": "y"}
+#: The decoded configuration's attribute of each stage (golden/units/sdp/config.py SdpConfig: x1, x2, y).
+STAGE_ATTRIBUTES = {name: attribute for attribute, _, name in sdp_rules.STAGES}
 OPERAND_DMA = {"B": "BS", "N": "BN", "E": "EW"}
 
 
