@@ -127,6 +127,15 @@ def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:
     return found
 
 
+def violated(stage: str, regs, profile, cbuf=None) -> list[str]:
+    """The ids of the rules of a unit (its stage) that the layer in `regs` breaks, in checking order (advisory ones
+    included), decoded as the unit declares; `cbuf` as for check."""
+    import golden.units
+
+    cfg = golden.units.unit(stage).decode(regs, profile)
+    return [r.id for r, _ in violations(stage, cfg, Facts(regs, profile, cbuf))]
+
+
 def check(stage: str, regs, profile, strict: bool = False, cbuf=None):
     """Decode the layer of a unit in `regs` (golden.regs.values.RegisterValues) and validate it as the unit
     declares (golden/units/declaration.py: Unit.validate, else its rules alone); returns the configuration.

@@ -99,10 +99,8 @@ def broken_rules(layer: Layer, profile: Profile, unit: str) -> set[str]:
     regmap = RegisterMap.for_profile(profile)
     if unit == "BDMA":  # every operation the layer caches
         return {r.id for r, _ in rules.violations(unit, bdma_group(layer, regmap), rules.Facts(profile=profile))}
-    regs = layer.values(regmap)
-    decoded = golden.units.unit(unit).decode(regs, profile)
     left = None
     if unit == "CONV" and layer.follows:
         decode = golden.units.unit("CONV").decode
         left = left_by(decode(earlier.values(regmap), profile) for earlier in layer.follows if "CDMA" in earlier.enable)
-    return {r.id for r, _ in rules.violations(unit, decoded, rules.Facts(regs, profile, left))}
+    return set(rules.violated(unit, layer.values(regmap), profile, left))

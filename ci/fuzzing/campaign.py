@@ -35,13 +35,14 @@ import numpy as np
 
 from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
-from ci.fuzzing.feedback import GoldenRun, Seen, broken, features, stages_enabled, worth
+from ci.fuzzing.feedback import GoldenRun, Seen, features, stages_enabled, worth
 from ci.options import environment, families_for
 from ci.ownership import FOLDER_LOCK
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
 from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
 from ci.regression.results import buckets
 from ci.regression.signature import result_signature, text
+from golden import rules
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.implementation import Golden
@@ -259,7 +260,7 @@ class Campaign:
             for layer in layers:
                 values = layer.values(self.regmap)
                 for stage in stages_enabled(layer.enable):
-                    if ids := broken(stage, values, self.profile):
+                    if ids := rules.violated(stage, values, self.profile):
                         self._drop(f"rule {ids[0]}")
                         return None
             folder = self.out / "work" / candidate.id

@@ -16,7 +16,7 @@ bench's AXI back-pressure. Kinds:
     axi          a corpus entry with other AXI back-pressure (the probability a memory channel stalls per cycle)
 
 Only fields that change no memory footprint are moved (operands, shifts, algorithms, bypasses, convertors:
-`mutable`); the rule registry then decides (golden/rules.py predicates, `feedback.broken`): a mutated layer that
+`mutable`); the rule registry then decides (golden/rules.py predicates, `rules.violated`): a mutated layer that
 breaks a rule is dropped, never run.
 """
 

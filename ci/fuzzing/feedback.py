@@ -134,13 +134,6 @@ def stages_enabled(groups) -> list[str]:
 PROBES = ((1, "0"), (2, "1"), (8, "few"))
 
 
-def broken(unit: str, regs, profile: Profile) -> list[str]:
-    """The ids of the rules of a unit (its stage) these register values break."""
-    rules.all_rules()
-    cfg = golden.units.unit(unit).decode(regs, profile)
-    return [r.id for r, _ in rules.violations(unit, cfg, rules.Facts(regs, profile))]
-
-
 def _moved(regs, key: str, step: int):
     unit, name, field_name = key.split(".")
     register = regs.regmap.get(unit, name)

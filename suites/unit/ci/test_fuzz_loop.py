@@ -19,12 +19,12 @@ from ci.fuzzing.feedback import (  # noqa: E402
     FieldTransitions,
     GoldenRun,
     Seen,
-    broken,
     rule_distances,
     stages_enabled,
     value_class,
     worth,
 )
+from golden import rules  # noqa: E402
 from golden.config import get_profile  # noqa: E402
 from golden.regs.regmap import RegisterMap  # noqa: E402
 from golden.regs.values import RegisterValues  # noqa: E402
@@ -186,10 +186,10 @@ def test_every_declared_unit_has_rule_distances_a_rubik_contract_too():
     assert stages_enabled(layer.enable) == ["RUBIK"]
     values = layer.values(regmap)
     key = "RUBIK-CONTRACT-CHANNELS/RBK.D_DATAOUT_SIZE_1.DATAOUT_CHANNEL"
-    assert rule_distances(values, "RUBIK", profile)[key] == "0" and broken("RUBIK", values, profile) == []
+    assert rule_distances(values, "RUBIK", profile)[key] == "0" and rules.violated("RUBIK", values, profile) == []
     channels = values.value("RBK", "D_DATAOUT_SIZE_1")
-    assert "RUBIK-CONTRACT-CHANNELS" in broken("RUBIK", values.with_values({("RBK", "D_DATAOUT_SIZE_1"): channels + 1}),
-                                               profile)
+    assert "RUBIK-CONTRACT-CHANNELS" in rules.violated("RUBIK", values.with_values({("RBK", "D_DATAOUT_SIZE_1"):
+                                                                                  channels + 1}), profile)
 
 
 def test_transitions_and_novelty():
