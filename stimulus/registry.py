@@ -3,6 +3,7 @@ settled so far keep some rules, by the rules' own predicates, so that no generat
 
 from __future__ import annotations
 
+from functools import cache
 from types import SimpleNamespace
 
 from golden import rules
@@ -15,8 +16,10 @@ def keeps(rule_ids, facts: rules.Facts | None = None, **drawn) -> bool:
     return all(rules.find(rule_id).check(settled, facts) is None for rule_id in rule_ids)
 
 
+@cache
 def ids(unit: str, prefix: str) -> tuple[str, ...]:
-    """The ids of a unit's rules that start with `prefix` ("PDP-SPLIT-"), in checking order."""
+    """The ids of a unit's rules that start with `prefix` ("PDP-SPLIT-"), in checking order (asked once: asking
+    imports the unit's rule modules, which register all its rules)."""
     return tuple(r.id for r in rules.rules(unit) if r.id.startswith(prefix))
 
 

@@ -238,7 +238,8 @@ class Campaign:
         if not o.directed or fallback:
             return generated(number, o.families, rng, o.axi_pause)
         if not self.corpus or rng.random() < 0.3:
-            aimed_families = [f for f in o.families if f in aimable()]
+            can_aim = aimable()
+            aimed_families = [f for f in o.families if f in can_aim]
             if aimed_families and self._side_rng().random() < CORNER_SHARE:
                 return aimed(number, aimed_families, rng, o.axi_pause)
             return generated(number, o.families, rng, o.axi_pause, pair=rng.random() < 0.25)
