@@ -23,6 +23,12 @@ from stimulus.families import layers as draw
 _PREFIXES = itertools.count()
 
 
+def most_draws(n: int, patience: int) -> int:
+    """How many traces a directed drawing of at most `n` kept with `patience` may draw: every index it keeps is
+    below this (ci/regression/kinds/generated.py names a test's possible items from it without drawing)."""
+    return n * patience
+
+
 @dataclass
 class Directed:
     indices: list[int]  # the trace indices (of `seed`) that closed a hole, in drawing order
@@ -82,7 +88,7 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
             return _touched(family, profile, seed, n, patience, count, coverage)
         group = covergroups()[family]
     left, idle, chosen, index = holes(coverage, group), 0, [], 0
-    while idle < patience and index < n * patience:
+    while idle < patience and index < most_draws(n, patience):
         if corners:  # the corner covergroup samples a golden run of the layers together
             coverage.sample_layers(aimed_layers(family, profile, seed, index, count))
         else:
@@ -104,7 +110,7 @@ def _touched(family: str, profile: Profile, seed: int, n: int, patience: int, co
     idle, chosen, index = 0, [], 0
     hit = sum(_hit(coverage, group) for group in coverage.groups)
     reached = [group for group in coverage.groups if _hit(coverage, group)]
-    while idle < patience and index < n * patience:
+    while idle < patience and index < most_draws(n, patience):
         for layer in draw(family, profile, seed, index, count):
             coverage.sample_layer(layer)
         index += 1

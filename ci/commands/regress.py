@@ -12,7 +12,6 @@ report OUT/report.html (ci/regression/html.py). Exit status 0 when nothing faile
 
 from __future__ import annotations
 
-import fnmatch
 import importlib.util
 import json
 import os
@@ -42,7 +41,17 @@ from ci.regression import html, kinds
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.launchers import LAUNCHERS
-from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, plan_file, shard
+from ci.regression.plan import (
+    DEFAULT_PLAN,
+    LEVELS,
+    Item,
+    PlanError,
+    load_plan,
+    parse_shard,
+    plan_file,
+    selects,
+    shard,
+)
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
 from golden.config import get_profile
 
@@ -170,14 +179,11 @@ def _regress(args) -> int:
                         "verif folder layout, trace_tests/<config>/<test>/ and traceplayer/<test>/)")
     seed = _seed(args)
     target = rtl_profile(args) if args.impl.partition(":")[0] == "rtl" else None
-    items = plan.items(args.level, seed, data, target)
+    items = plan.items(args.level, seed, data, target, select=args.test)  # draws only what --test keeps
     plan_items = len(items)
     for pattern in args.test:
-        if not any(fnmatch.fnmatchcase(i.id, pattern) for i in items):
-            raise PlanError(f"--test {pattern!r} matches none of the {len(items)} tests of level {args.level} "
-                            "(--list shows them)")
-    if args.test:
-        items = [i for i in items if any(fnmatch.fnmatchcase(i.id, pattern) for pattern in args.test)]
+        if not any(selects([pattern], i.id) for i in items):
+            raise PlanError(f"--test {pattern!r} matches none of the tests of level {args.level} (--list shows them)")
     if args.shard and args.launcher:
         raise PlanError(f"--shard runs one part here; --on {args.launcher['on']} runs every part: give one of them")
     if args.shard:
@@ -203,7 +209,7 @@ def _regress(args) -> int:
                 "plan_items": plan_items,
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
-                "directed": plan.directed(args.level, seed, target),
+                "directed": plan.directed(args.level, seed, target, select=args.test),
                 "settings": {k: v for k, v in vars(settings).items() if k != "work"},
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
     if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given

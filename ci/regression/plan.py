@@ -2,7 +2,8 @@
 into the items one level of the regression runs.
 
     load_plan(path) -> Plan                   checks every field; a bad plan is one PlanError naming the entry
-    plan.items(level, seed, data_root) -> [Item]   sorted by id, one per distinct layer (or mutant)
+    plan.items(level, seed, data_root, target, select) -> [Item]   sorted by id, one per distinct layer (or mutant);
+                                              `select`: regress --test's patterns, drawing only what they keep
     shard(items, "i/n") -> [Item]             the i-th of n deterministic parts
 
 A test's kind (ci/regression/kinds/: nvidia_traces, random_sdp, mutants, generated, illegal, and the plugins')
@@ -18,6 +19,8 @@ everywhere.
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +30,8 @@ from ci.regression.kinds.base import Expansion
 from ci.regression.kinds.generated import GENERATED_PROFILE
 from ci.regression.planning import LEVELS, PlanError
 
-__all__ = ["DEFAULT_PLAN", "LEVELS", "Item", "Plan", "PlanError", "load_plan", "parse_shard", "plan_file", "shard"]
+__all__ = ["DEFAULT_PLAN", "LEVELS", "Item", "Plan", "PlanError", "load_plan", "parse_shard", "plan_file", "selects",
+           "shard"]
 
 DEFAULT_PLAN = Path(__file__).resolve().with_name("testplan.hjson")
 #: Where the testplan lived before it moved into the package: a --plan naming it, now missing, reads DEFAULT_PLAN.
@@ -51,19 +55,24 @@ class Plan:
         names = {t for tp in self.testpoints_for(level) for t in tp["tests"]}
         return sorted(n for n in names if not self.tests[n].get("available", True))
 
-    def items(self, level: str, seed: int, data_root: Path, target: str | None = None) -> list[Item]:
+    def items(self, level: str, seed: int, data_root: Path, target: str | None = None,
+              select: Sequence[str] = ()) -> list[Item]:
         """The level's items; `target` (a profile name or .spec path: the RTL's declared profile) is the profile
-        generated and illegal tests that name none draw for (default nv_small)."""
+        generated and illegal tests that name none draw for (default nv_small). `select` (regress --test: shell
+        patterns of item ids) keeps the items one matches, and only the directed tests that can have such an item
+        are drawn (with the ones they draw after): the items kept are the same as without it."""
         if level not in LEVELS:
             raise PlanError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
-        expansion = Expansion(level, seed, data_root, target or GENERATED_PROFILE, self)
+        expansion = Expansion(level, seed, data_root, target or GENERATED_PROFILE, self, tuple(select))
         merged: dict[str, Item] = {}
         for testpoint in self.testpoints_for(level):
             for test_name in testpoint["tests"]:
                 test = self.tests[test_name]
-                if not test.get("available", True):
+                if not test.get("available", True) or not self._may_select(test, expansion):
                     continue
                 for item in kinds.get(test["kind"]).expand(test, expansion):
+                    if select and not selects(select, item.id):
+                        continue
                     old = merged.get(item.id)
                     tests = tuple(sorted({*(old.tests if old else ()), test_name}))
                     points = tuple(sorted({*(old.testpoints if old else ()), testpoint["name"]}))
@@ -71,29 +80,51 @@ class Plan:
                     merged[item.id] = Item(item.id, item.kind, params, tests, points)
         return [merged[key] for key in sorted(merged)]
 
-    def directed(self, level: str, seed: int, target: str | None = None) -> dict[str, dict]:
-        """{test: what its directed drawing kept and left} for the level's directed tests."""
+    def directed(self, level: str, seed: int, target: str | None = None,
+                 select: Sequence[str] = ()) -> dict[str, dict]:
+        """{test: what its directed drawing kept and left} for the level's directed tests (those `select` can
+        have items of)."""
+        expansion = Expansion(level, seed, Path(), target or GENERATED_PROFILE, self, tuple(select))
         return {name: {k: v for k, v in found.items() if k != "indices"}
-                for name, found in self._directed_runs(level, seed, target or GENERATED_PROFILE).items()}
+                for name, found in self._directed_runs(expansion).items()
+                if self._may_select(self.tests[name], expansion)}
 
-    def directed_run(self, test: str, level: str, seed: int, target: str) -> dict:
+    def directed_run(self, test: str, expansion: Expansion) -> dict:
         """What the directed drawing of one test kept (its indices included)."""
-        return self._directed_runs(level, seed, target)[test]
+        return self._directed_runs(expansion)[test]
 
-    def _directed_runs(self, level: str, seed: int, target: str) -> dict[str, dict]:
-        """Every directed test of the level, drawn once per (level, seed, target) in this process, each kind's
-        together in the plan's order."""
+    def _may_select(self, test: dict, expansion: Expansion) -> bool:
+        """Whether `expansion.select` can keep an item of the test (always without a selection)."""
+        if not expansion.select:
+            return True
+        ids = kinds.get(test["kind"]).possible_ids(test, expansion)
+        return ids is None or any(fnmatch.filter(ids, pattern) for pattern in expansion.select)
+
+    def _directed_runs(self, expansion: Expansion) -> dict[str, dict]:
+        """The level's directed tests the selection needs, drawn once per (level, seed, target) in this process,
+        each kind's together in the plan's order: a wanted test and every test drawn before it on its coverage."""
+        level = expansion.level
         listed = {t for tp in self.testpoints_for(level) for t in tp["tests"]}
         names = [name for name, test in self.tests.items() if test.get("available", True) and name in listed
                  and kinds.get(test["kind"]).directed_at(test, level)]
-        key = (level, seed, target, tuple(names))
+        together = {n: (self.tests[n]["kind"], kinds.get(self.tests[n]["kind"]).drawn_together(
+            self.tests[n], expansion.target)) for n in names}
+        last = {together[n]: position for position, n in enumerate(names)
+                if self._may_select(self.tests[n], expansion)}
+        needed = [n for position, n in enumerate(names) if position <= last.get(together[n], -1)]
+        key = (level, expansion.seed, expansion.target, tuple(needed))
         if key not in self._directed_cache:
             runs = {}
-            for kind in dict.fromkeys(self.tests[n]["kind"] for n in names):
-                chosen = [self.tests[n] for n in names if self.tests[n]["kind"] == kind]
-                runs.update(kinds.get(kind).directed_runs(chosen, level, seed, target))
+            for kind in dict.fromkeys(self.tests[n]["kind"] for n in needed):
+                chosen = [self.tests[n] for n in needed if self.tests[n]["kind"] == kind]
+                runs.update(kinds.get(kind).directed_runs(chosen, level, expansion.seed, expansion.target))
             self._directed_cache[key] = runs
         return self._directed_cache[key]
+
+
+def selects(patterns: Sequence[str], item_id: str) -> bool:
+    """Whether one of regress --test's shell patterns matches the item id."""
+    return any(fnmatch.fnmatchcase(item_id, pattern) for pattern in patterns)
 
 
 def plan_file(path: str | Path) -> Path:

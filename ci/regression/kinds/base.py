@@ -32,17 +32,19 @@ from golden.status import Status
 @dataclass(frozen=True)
 class Expansion:
     """What a test expands against: the level, the run's base seed, NVIDIA's data, the profile generated layers
-    draw for (the RTL's declared one, else nv_small), and the plan (its directed draws, shared by its tests)."""
+    draw for (the RTL's declared one, else nv_small), the plan (its directed draws, shared by its tests) and the
+    run's selection."""
 
     level: str
     seed: int
     data_root: Path
     target: str
     plan: Any = None
+    select: tuple[str, ...] = ()  # regress --test's patterns: the items wanted (none: all)
 
     def directed(self, test: dict) -> dict:
         """What the directed drawing of `test` kept (ci/regression/plan.py draws a level's directed tests once)."""
-        return self.plan.directed_run(test["name"], self.level, self.seed, self.target)
+        return self.plan.directed_run(test["name"], self)
 
 
 class TestKind:
@@ -90,6 +92,16 @@ class TestKind:
         """{test: what its directed drawing kept and left} for the kind's directed tests of the level, in the
         plan's order."""
         return {}
+
+    def drawn_together(self, test: dict, target: str) -> object:
+        """What the test's directed drawing shares with the kind's other directed tests of a level: those with the
+        same value draw one after another in the plan's order, so drawing one needs the ones before it drawn."""
+        return test["name"]
+
+    def possible_ids(self, test: dict, expansion: Expansion) -> list[str] | None:
+        """Every id the test's items can have when that is known without expanding it (a directed test's, before
+        drawing); None: expand it to know (cheap for a test that draws nothing to expand)."""
+        return None
 
     def expand(self, test: dict, expansion: Expansion) -> list[Item]:
         raise NotImplementedError(f"test kind {self.name} expands into no item")

@@ -65,6 +65,10 @@ def _layers_suffix(layers: int) -> str:
     return f"_{layers}l" if layers > 1 else ""
 
 
+def _directed_id(profile: str, family: str, corners: bool, seed: int, index: int, layers: int) -> str:
+    return f"gen/{profile}/{family}/{'corners_' if corners else ''}s{seed}_{index}{_layers_suffix(layers)}"
+
+
 class Generated(TestKind):
     name = "generated"
     required = ("family", "seeds")
@@ -107,12 +111,28 @@ class Generated(TestKind):
 
     def _directed_items(self, test: dict, expansion: Expansion) -> list[Item]:
         found = expansion.directed(test)
-        family, layers, suffix = found["family"], found["layers"], _layers_suffix(found["layers"])
         aimed = {"corners": True} if found["corners"] else {}
-        return [Item(f"gen/{found['profile']}/{family}/{'corners_' if aimed else ''}s{found['seed']}_{index}{suffix}",
-                     self.name, {"family": family, "profile": found["profile_arg"], "seed": found["seed"],
-                                 "index": index, "layers": layers, "directed": test["name"], **aimed})
+        return [Item(_directed_id(found["profile"], found["family"], found["corners"], found["seed"], index,
+                                  found["layers"]),
+                     self.name, {"family": found["family"], "profile": found["profile_arg"], "seed": found["seed"],
+                                 "index": index, "layers": found["layers"], "directed": test["name"], **aimed})
                 for index in found["indices"]]
+
+    def possible_ids(self, test: dict, expansion: Expansion) -> list[str] | None:
+        """A directed test's items are some of its drawing's indices: every id they can have, without drawing."""
+        if not self.directed_at(test, expansion.level):
+            return None
+        from stimulus.directed import most_draws
+
+        profile = get_profile(test.get("profile", expansion.target)).name
+        seed = derived_seed(expansion.seed, f"{test['name']}:directed", 0)
+        draws = most_draws(count_for(test, expansion.level), test.get("patience", DIRECTED_PATIENCE))
+        return [_directed_id(profile, test["family"], bool(test.get("corners")), seed, index, test.get("layers", 1))
+                for index in range(draws)]
+
+    def drawn_together(self, test: dict, target: str) -> tuple[str, bool]:
+        """A profile's directed tests share one coverage, its corner tests another (directed_runs)."""
+        return get_profile(test.get("profile", target)).name, bool(test.get("corners"))
 
     def directed_runs(self, tests: list[dict], level: str, base: int, target: str) -> dict[str, dict]:
         """The directed tests' draws, a profile's tests on one coverage in the plan's order (stimulus/directed.py)."""
@@ -122,7 +142,9 @@ class Generated(TestKind):
         for test in tests:
             profile_arg = test.get("profile", target)
             profile = get_profile(profile_arg)
-            coverage = coverages.setdefault(profile.name, new_coverage(profile, f"plan_{level}_{base}"))
+            if profile.name not in coverages:
+                coverages[profile.name] = new_coverage(profile, f"plan_{level}_{base}")
+            coverage = coverages[profile.name]
             seed = derived_seed(base, f"{test['name']}:directed", 0)
             budget, patience, layers = count_for(test, level), test.get("patience", DIRECTED_PATIENCE), test.get(
                 "layers", 1)
