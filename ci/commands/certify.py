@@ -1,8 +1,11 @@
 """`nvdla-verif certify --suite DIR --impl I --out PKG`: run every test of a conformance suite on an
 implementation and write the submission package (ci/suite/certify.py) that `nvdla-verif verify` checks.
 
+`--sign KEY` adds signature.json, an Ed25519 signature over the statement and every file's hash
+(ci/suite/signature.py).
+
 Exit status 0 when the results are conformant (every mustpass test passed, not supported or waived), 1 otherwise,
-2 for a wrong option, suite or waiver file.
+2 for a wrong option, suite, waiver or key file.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
+from ci.suite.signature import SIGNATURE, fingerprint, load_private_key
 
 NAME = "certify"
 HELP = "run a conformance suite on an implementation and write a submission package (statement, results, summary)"
@@ -33,15 +37,21 @@ def add_arguments(parser) -> None:
                         help="continue a stopped run into the same --out: keep its journal's results, run the rest")
     parser.add_argument("--coverage", action="store_true",
                         help="write the functional coverage of the tests that passed into the package (coverage.txt)")
+    parser.add_argument("--sign", metavar="KEY",
+                        help="sign the package with this Ed25519 private key (PEM, e.g. from `nvdla-verif keygen` or "
+                             "`openssl genpkey -algorithm ed25519`): signature.json, checked by verify --key")
     add_rtl_options(parser)
 
 
 def run(args) -> int:
+    signing_key = load_private_key(args.sign, "--sign") if args.sign else None  # a bad key before the run
     kept = {} if "NVDLA_COMMAND_KEEP_DIR" in os.environ else \
         {"NVDLA_COMMAND_KEEP_DIR": str(Path(args.out).absolute()) + ".kept"}  # outside the package
     with environment(rtl_environment(args) | kept), owned(args.out, "file"):
         verdict = certify(args.suite, args.impl, args.ref, args.waivers, args.out, jobs=workers(args.j),
                           impl_version=args.impl_version, resume=args.resume,
-                          coverage=args.coverage)
+                          coverage=args.coverage, signing_key=signing_key)
+    if signing_key is not None:
+        print(f"signed by key {fingerprint(signing_key.public_key())} ({SIGNATURE}; verify it with --key)")
     print(f"package: {args.out} (nvdla-verif verify {args.out} --suite {args.suite})")
     return 0 if verdict.conformant else 1

@@ -25,6 +25,7 @@ from golden.errors import NvdlaVerifError
 
 SUITE_FORMAT = "nvdla-verif-suite/1"
 PACKAGE_FORMAT = "nvdla-verif-package/1"
+PACKAGE_MANIFEST = "manifest.json"
 MANIFEST = "suite.json"
 MUSTPASS = "mustpass.txt"
 GOLDEN = Path(golden.__file__).resolve().parent

@@ -24,7 +24,9 @@ The package folder:
     summary.html     one static page: per family passed / failed / errors / waived / not supported, the failing
                      tests with their mismatches, the waivers with their reasons
     suite/           the suite's suite.json and mustpass.txt
-    manifest.json    sha256 of every other file
+    manifest.json    sha256 of every other file (but signature.json)
+    signature.json   with a signing key (certify --sign): an Ed25519 signature over the statement and the manifest's
+                     hashes (ci/suite/signature.py)
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from ci.suite import (
     file_hashes,
     golden_fingerprint,
 )
+from ci.suite.signature import SIGNATURE, sign_package
 from ci.suite.summary import write_summary
 from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counts, judge
 from golden.config import Profile, get_profile
@@ -127,7 +130,7 @@ def _within(text: str, folder: str) -> str:
 
 def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: str | None, out: str | Path, *,
             jobs: int = 1, impl_version: str | None = None, resume: bool = False, coverage: bool = False,
-            say=print) -> Verdict:
+            signing_key=None, say=print) -> Verdict:
     suite = Suite(suite_folder)
     problems = suite.check()
     if problems:
@@ -202,6 +205,10 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
         passed = [suite.trace(e["id"]) for e in entries if e["result"] == "pass"]
         (out / "coverage.txt").write_text(coverage_of(passed, profile))
     _write_package(out, suite, implementation, impl, impl_version, ref_spec, entries, waivers, verdict)
+    if signing_key is not None:
+        sign_package(out, signing_key)
+    else:  # a resumed run's earlier signature is over what was just rewritten
+        (out / SIGNATURE).unlink(missing_ok=True)
     journal.close(done=True)
     return verdict
 
@@ -259,4 +266,5 @@ def _write_package(out: Path, suite: Suite, implementation, impl: str, impl_vers
         (out / "suite" / name).write_bytes((suite.folder / name).read_bytes())
     write_summary(out / "summary.html", statement, entries, waivers, verdict)
     (out / PACKAGE_MANIFEST).write_text(dumps({"format": PACKAGE_FORMAT,
-                                               "files": file_hashes(out, skip=(PACKAGE_MANIFEST, "certify.journal"))}))
+                                               "files": file_hashes(out, skip=(PACKAGE_MANIFEST, SIGNATURE,
+                                                                             "certify.journal"))}))

@@ -2,13 +2,19 @@
 
     verify(package, suite=None) -> Verdict(line, reasons, conformant)
 
-Checks, in order: every file the package manifest lists is there with its sha256 and nothing else is; the
+Checks, in order: every file the package manifest lists is there with its sha256 and nothing else is (but
+signature.json); the
 statement, results and waivers are readable; the suite matches (with --suite: the folder's own files against its
 suite.json, and its version and suite.json sha256 against the package's statement; without: the package's copy
 of suite.json and mustpass.txt against the statement); every mustpass test has exactly one result and nothing
 else has one; every waiver names a test of the suite and gives a reason, every waived result has a waiver. Any of
 these wrong makes the package invalid. A valid package is conformant when no mustpass test failed or errored
 (passed, not supported or waived each count as allowed), as the Khronos CTS's allowed results.
+
+The verdict line ends with what the package's signature.json says (ci/suite/signature.py): "; unsigned", "; signed
+by key FP (not checked: give --key)" or, with `key` (a PEM Ed25519 public key file), "; signed by key FP
+(checked)". With `key`, an unsigned package, a signature of another key or one not over the package's statement
+and hashes makes the package invalid, as a malformed signature.json always does.
 """
 
 from __future__ import annotations
@@ -17,9 +23,19 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ci.suite import MANIFEST, MUSTPASS, PACKAGE_FORMAT, Suite, SuiteError, file_hashes, read_mustpass, sha256
+from ci.suite import (
+    MANIFEST,
+    MUSTPASS,
+    PACKAGE_FORMAT,
+    PACKAGE_MANIFEST,
+    Suite,
+    SuiteError,
+    file_hashes,
+    read_mustpass,
+    sha256,
+)
+from ci.suite.signature import SIGNATURE, SignatureError, check_signature, load_public_key
 
-PACKAGE_MANIFEST = "manifest.json"
 #: The results a test can have in a package; the first three are allowed.
 ALLOWED = ("pass", "not supported", "waived")
 RESULTS = (*ALLOWED, "fail", "error")
@@ -50,14 +66,22 @@ def judge(results: list[dict]) -> Verdict:
     return Verdict(line, [], True)
 
 
-def verify(package: str | Path, suite: str | Path | None = None) -> Verdict:
+def verify(package: str | Path, suite: str | Path | None = None, key: str | Path | None = None) -> Verdict:
     package = Path(package)
+    public_key = load_public_key(key) if key is not None else None
     if not package.is_dir():
         raise SuiteError(f"{package}: no such package folder")
     reasons = _check(package, suite)
-    if reasons:
+    try:
+        signed = check_signature(package, public_key)
+    except SignatureError as exc:
+        reasons = [str(exc), *reasons]
         return Verdict(f"invalid package: {reasons[0]}", reasons)
-    return judge(json.loads((package / "results.json").read_text())["results"])
+    if reasons:
+        return Verdict(f"invalid package: {reasons[0]}; {signed}", reasons)
+    verdict = judge(json.loads((package / "results.json").read_text())["results"])
+    verdict.line += f"; {signed}"
+    return verdict
 
 
 def _load(path: Path, what: str):
@@ -87,7 +111,7 @@ def _problems(package: Path, suite_folder) -> list[str]:
     manifest = _load(manifest_path, "manifest")
     if not isinstance(manifest, dict) or manifest.get("format") != PACKAGE_FORMAT:
         raise _Invalid(f"{PACKAGE_MANIFEST}: not a package manifest ({PACKAGE_FORMAT})")
-    listed, present = manifest.get("files", {}), file_hashes(package, skip=(PACKAGE_MANIFEST,))
+    listed, present = manifest.get("files", {}), file_hashes(package, skip=(PACKAGE_MANIFEST, SIGNATURE))
     reasons = [f"{name}: altered (sha256 differs from {PACKAGE_MANIFEST})" for name in sorted(listed)
                if name in present and present[name] != listed[name]]
     reasons += [f"{name}: missing (listed in {PACKAGE_MANIFEST})" for name in sorted(set(listed) - set(present))]

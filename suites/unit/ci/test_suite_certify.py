@@ -110,7 +110,7 @@ def test_the_golden_model_certifies_and_its_package_verifies_conformant(suite, g
     for folder in (suite, None):
         code, lines = _verify(capsys, golden_package, folder)
         assert code == 0 and lines[0] == f"conformant: {len(results)} passed, 0 waived, 0 not supported of " \
-                                         f"{len(results)} tests", lines
+                                         f"{len(results)} tests; unsigned", lines
 
 
 def test_planted_errors_are_named_in_the_summary_and_make_the_package_not_conformant(suite, tmp_path, capsys,
@@ -132,7 +132,8 @@ def test_planted_errors_are_named_in_the_summary_and_make_the_package_not_confor
         row = next(line for line in page.splitlines() if f"<td>{test}</td>" in line and "class=bad" in line)
         assert unit in row, row
     code, lines = _verify(capsys, package, suite)
-    assert code == 1 and lines[0] == f"not conformant: {len(PLANTED)} failed, 1 errors of {len(results)} tests", lines
+    assert code == 1 and lines[0] == (f"not conformant: {len(PLANTED)} failed, 1 errors of {len(results)} tests; "
+                                      "unsigned"), lines
     for test in [test for test, _, _ in PLANTED] + [generated]:
         assert any(test in line for line in lines[1:]), (test, lines)
 
@@ -260,4 +261,4 @@ def test_verify_refuses_a_package_of_another_suite_version(golden_package, nvdla
                  "--nvidia", "sdp_1x1x1_pass_through_int8"]) == 0
     code, lines = _verify(capsys, golden_package, other)
     assert code == 1 and lines[0] == ("invalid package: suite version 2026.1 of the package does not match the "
-                                      "suite's 2026.2"), lines
+                                      "suite's 2026.2; unsigned"), lines
