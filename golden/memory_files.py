@@ -112,6 +112,7 @@ def _parse_records_by_line(text: str, path: str) -> list[tuple[int, np.ndarray]]
     return records
 
 
+CONTAINMENT_RULE = "a trace reads only files inside its folder; conform/play --data-root DIR widens that"
 _TXN_DATA = re.compile(r"^\s*0x[0-9a-fA-F]{1,2}(\s+0x[0-9a-fA-F]{1,2})*\s*$")
 #: The lines of a traceplayer .dat other than data lines (../shared/nvdla/README.md, "traceplayer/"): blank,
 #: `# comment`, `KEY = VALUE` (an optional trailing comment), and a dump's `dumped memory,start_address=...`,
@@ -149,21 +150,24 @@ def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: P
     that folder, or inside `data_root` when the user names one. An absolute name, a `..` leading out, or a
     symbolic link whose target lies outside is a DataFileError at the trace's line."""
     boxes = [Path(folder)] + ([Path(data_root)] if data_root is not None else [])
-    rule = f"a trace reads only files inside its folder {folder}" + (
-        f" or the data root {data_root}" if data_root is not None else "; --data-root DIR widens that")
+    box = f"the trace's folder {folder}" + (f" and the data root {data_root}" if data_root is not None else "")
+
+    def refused(message: str) -> DataFileError:
+        return DataFileError(message, path=path, line=line, rule=CONTAINMENT_RULE)
+
     if os.path.isabs(name):
-        raise DataFileError(f"data file {name!r} is an absolute path ({rule})", path=path, line=line)
+        raise refused(f"data file {name!r} is an absolute path, outside {box}")
     try:
         target = (Path(folder) / name).resolve()
         roots = [box.resolve() for box in boxes]
     except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symbolic link loop
-        raise DataFileError(f"data file {name!r} cannot be resolved: {exc}", path=path, line=line) from None
+        raise refused(f"data file {name!r} cannot be resolved: {exc}") from None
     if any(target.is_relative_to(root) for root in roots):
         return Path(folder) / name
     lexical = Path(os.path.normpath(Path(folder).absolute() / name))
-    how = ("a symbolic link on the way leads to " if any(lexical.is_relative_to(box.absolute()) for box in boxes)
-           else "'..' leads out to ")
-    raise DataFileError(f"data file {name!r} lies outside: {how}{target} ({rule})", path=path, line=line)
+    how = ("a symbolic link on the way leads to" if any(lexical.is_relative_to(b.absolute()) for b in boxes)
+           else "'..' leads out to")
+    raise refused(f"data file {name!r} lies outside {box}: {how} {target}")
 
 
 def is_record_syntax(text: str) -> bool:

@@ -175,8 +175,8 @@ def _refuse_outside(trace: Path) -> None:
     except TraceError:  # malformed: played, it is excluded with its error
         return
     except DataFileError as exc:
-        raise SuiteError(f"NVIDIA trace {trace.parent.name} reads outside its folder, so a suite could not hash "
-                         f"what it reads: {exc} (--nvidia GLOB selects the traces to take)") from None
+        raise SuiteError(f"NVIDIA trace {trace.parent.name} reads outside its folder, which no hash of a suite "
+                         f"covers: {exc.where}: {exc.message} (--nvidia GLOB selects the traces to take)") from None
 
 
 def _run_all(paths: list[Path], profile: Profile, jobs: int) -> list[tuple[str, str, list[str]]]:
