@@ -24,6 +24,12 @@ def add_profile_options(parser) -> None:
     group.add_argument("--profile-spec", metavar="FILE", help="a .spec file defining the profile")
 
 
+def add_data_root_option(parser) -> None:
+    parser.add_argument("--data-root", metavar="DIR",
+                        help="let traces read data files inside DIR too (named relative to the trace's folder, "
+                        "e.g. ../../shared/x.dat); without it a trace reads only files inside its own folder")
+
+
 def fixed_profile(args) -> Profile | None:
     """The profile the options name for every trace, or None to infer it per trace."""
     if args.profile_spec:

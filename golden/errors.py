@@ -81,13 +81,18 @@ class MemoryAccessError(NvdlaVerifError):
 
 
 class DataFileError(NvdlaVerifError):
-    """A memory file (.dat/.mem) that cannot be parsed."""
+    """A memory file (.dat/.mem) that cannot be parsed or read, or one a trace may not read (outside its folder).
 
-    def __init__(self, message: str, *, path: str, line: int | None = None):
+    `read_by` is the trace's file:line of the command reading it, when `path` is the memory file's own.
+    """
+
+    def __init__(self, message: str, *, path: str, line: int | None = None, read_by: str | None = None,
+                 rule: str | None = None):
         self.path = path
         self.line = line
+        self.read_by = read_by
         where = f"{path}:{line}" if line is not None else path
-        super().__init__(message, where=where)
+        super().__init__(message + (f" (read by the trace at {read_by})" if read_by else ""), where=where, rule=rule)
 
 
 class NotModelledError(NvdlaVerifError):

@@ -4,11 +4,16 @@
 in three spellings (wrapped, flat, warehouse), and the nvdlav1 traceplayer's lines of `0xNN` bytes.
 A record must end within the memory limit (golden.limits.memory_limit(): the offsets are relative to the
 load address, and the player may build an image of the file); numbers too long to be one are rejected
-before they are converted.
+before they are converted. A traceplayer file's lines other than data lines must be the header lines NVIDIA
+writes (`KEY = VALUE`, `# comment`, the dump's banner lines), so that an HTML page or binary is refused.
+
+inside(folder, name, ...) is the one rule of where a trace's data files may lie: inside the trace's
+folder, or inside a data root the user names.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -107,7 +112,13 @@ def _parse_records_by_line(text: str, path: str) -> list[tuple[int, np.ndarray]]
     return records
 
 
+CONTAINMENT_RULE = "a trace reads only files inside its folder; conform/play --data-root DIR widens that"
 _TXN_DATA = re.compile(r"^\s*0x[0-9a-fA-F]{1,2}(\s+0x[0-9a-fA-F]{1,2})*\s*$")
+#: The lines of a traceplayer .dat other than data lines (../shared/nvdla/README.md, "traceplayer/"): blank,
+#: `# comment`, `KEY = VALUE` (an optional trailing comment), and a dump's `dumped memory,start_address=...`,
+#: `memory type:dram`, `=====` and `dump done`.
+_TXN_HEADER = re.compile(r"\s*(?:#.*|=+|dump done|dumped memory,[\w =]*|memory type\s*:\s*\w+"
+                         r"|\w+\s*=\s*[\w.+-]+\s*(?:#.*)?)?\s*")
 
 
 def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
@@ -115,7 +126,13 @@ def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
 
     ../shared/nvdla/README.md, "traceplayer/: the nvdlav1 input.txn format".
     """
-    lines = [line for line in split_lines(text) if line.strip().startswith("0x")]
+    lines = []
+    for number, line in enumerate(split_lines(text), 1):
+        if line.lstrip().startswith("0x"):
+            lines.append(line)
+        elif not _TXN_HEADER.fullmatch(line):
+            raise DataFileError(f"not a line of NVIDIA's memory-file syntaxes: {line.strip()[:60]!r} (neither "
+                                "a data line of 0xNN bytes nor a KEY = VALUE header)", path=path, line=number)
     joined = _SHORT_BYTE.sub(r"0\1", " ".join(lines)).replace("0x", "")
     try:
         return np.frombuffer(bytes.fromhex(joined), np.uint8).copy()
@@ -126,6 +143,31 @@ def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
         if stripped.startswith("0x") and not _TXN_DATA.match(stripped):
             raise DataFileError(f"bad data line {stripped[:60]!r}", path=path, line=number)
     raise DataFileError("bad data bytes", path=path)
+
+
+def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: Path | None = None) -> Path:
+    """The file `name` that a trace (`path`, `line`) reads, relative to the trace's `folder`: it must lie inside
+    that folder, or inside `data_root` when the user names one. An absolute name, a `..` leading out, or a
+    symbolic link whose target lies outside is a DataFileError at the trace's line."""
+    boxes = [Path(folder)] + ([Path(data_root)] if data_root is not None else [])
+    box = f"the trace's folder {folder}" + (f" and the data root {data_root}" if data_root is not None else "")
+
+    def refused(message: str) -> DataFileError:
+        return DataFileError(message, path=path, line=line, rule=CONTAINMENT_RULE)
+
+    if os.path.isabs(name):
+        raise refused(f"data file {name!r} is an absolute path, outside {box}")
+    try:
+        target = (Path(folder) / name).resolve()
+        roots = [box.resolve() for box in boxes]
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symbolic link loop
+        raise refused(f"data file {name!r} cannot be resolved: {exc}") from None
+    if any(target.is_relative_to(root) for root in roots):
+        return Path(folder) / name
+    lexical = Path(os.path.normpath(Path(folder).absolute() / name))
+    how = ("a symbolic link on the way leads to" if any(lexical.is_relative_to(b.absolute()) for b in boxes)
+           else "'..' leads out to")
+    raise refused(f"data file {name!r} lies outside {box}: {how} {target}")
 
 
 def is_record_syntax(text: str) -> bool:

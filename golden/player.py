@@ -1,7 +1,8 @@
 """Play a trace on an implementation and judge it against what the trace expects.
 
-    play(trace_or_path, profile, implementation=None) -> TraceResult    never raises for a trace or model problem
-    prepare(trace_or_path, profile) -> Program                            load, check input files, compile
+    play(trace_or_path, profile, implementation=None, data_root=None) -> TraceResult    never raises for a trace
+                                                                         or model problem
+    prepare(trace_or_path, profile, data_root=None) -> Program           load, check input files, compile
     observe(implementation, program, profile) -> Outcome                 run, problems turned into outcome statuses
     Player(trace, profile).run() -> TraceResult                          the golden model, raising; .regs, .memory,
                                                                          .luts, .hardware to inspect afterwards
@@ -43,9 +44,10 @@ class MissingFiles(TraceError):
         super().__init__(f"missing file: {', '.join(names)}", path=path)
 
 
-def prepare(trace: Trace | str | Path, profile: Profile) -> Program:
-    """The compiled program of a trace (a TraceError, MissingFiles included, when it cannot be run)."""
-    trace = trace if isinstance(trace, Trace) else load_trace(trace)
+def prepare(trace: Trace | str | Path, profile: Profile, data_root: str | Path | None = None) -> Program:
+    """The compiled program of a trace (a TraceError, MissingFiles included, when it cannot be run; a
+    DataFileError for a data file outside the trace's folder, or `data_root` when given, or not NVIDIA's)."""
+    trace = trace if isinstance(trace, Trace) else load_trace(trace, data_root=data_root)
     missing = trace.missing_files()
     if missing:
         raise MissingFiles(missing, str(trace.path))
@@ -82,13 +84,14 @@ def _run(implementation: Implementation, program: Program, profile: Profile) -> 
             Status.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
 
 
-def play(trace: Trace | str | Path, profile: Profile, implementation: Implementation | None = None) -> TraceResult:
+def play(trace: Trace | str | Path, profile: Profile, implementation: Implementation | None = None,
+         data_root: str | Path | None = None) -> TraceResult:
     """Play a trace and judge it against its own checks; never raises for a problem of the trace or a model."""
     implementation = implementation or Golden()
     started = time.perf_counter()
     name = trace.name if isinstance(trace, Trace) else trace_label(Path(trace))
     try:
-        program = prepare(trace, profile)
+        program = prepare(trace, profile, data_root)
     except NvdlaVerifError as exc:
         detail = str(exc) if not isinstance(exc, MissingFiles) else exc.message
         return TraceResult(name, profile.name, Status.ERROR, detail, path=str(getattr(exc, "path", trace)),

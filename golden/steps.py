@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import memory_files
-from golden.errors import NvdlaVerifError, TraceError
+from golden.errors import DataFileError, NvdlaVerifError, TraceError
 from golden.limits import memory_limit
 from golden.memory import read_memory_file
 from golden.regs.regmap import Register, RegisterMap
@@ -200,7 +200,7 @@ def _step(c: Command, trace: Trace, regmap: RegisterMap) -> Step | None:
     if isinstance(c, CheckCrc):
         return CheckRegion(where, "check_crc", c.sync, c.memory, c.base, c.size, crc=c.crc)
     if isinstance(c, CheckFile):
-        expected = file_image(trace.folder / c.file, c.size, c, SHORT_GOLDEN_FILE)
+        expected = file_image(trace, c, SHORT_GOLDEN_FILE)
         verb = "dump_mem" if c.sync is None else "check_file"
         return CheckRegion(where, verb, c.sync, c.memory, c.base, c.size, expected=expected, file=c.file)
     if isinstance(c, SyncNotify | SyncWait | MemReserve | MemRelease):
@@ -226,34 +226,44 @@ def interrupt_bit(source: str, regmap: RegisterMap, command: Command) -> int:
 
 
 def _load_records(trace: Trace, c: MemLoad) -> tuple[tuple[int, np.ndarray], ...]:
-    path = trace.folder / c.file
     if c.size is None:
-        return memory_records(path)
-    return ((0, file_image(path, c.size, c, SHORT_LOAD)),)
+        return memory_records(trace.data_file(c), c)
+    return ((0, file_image(trace, c, SHORT_LOAD)),)
 
 
-def memory_records(path: Path) -> tuple[tuple[int, np.ndarray], ...]:
-    """The (offset, bytes) records of a memory file; parsed once while the file is unchanged."""
+def memory_records(path: Path, command: Command | None = None) -> tuple[tuple[int, np.ndarray], ...]:
+    """The (offset, bytes) records of a memory file; parsed once while the file is unchanged. A file that cannot
+    be read, is not in NVIDIA's syntaxes or holds no bytes is a DataFileError naming it and the command's line."""
+    read_by = command.where if command is not None else None
     try:
         stat = os.stat(path)
     except OSError as exc:
-        raise TraceError(f"cannot read memory file: {exc.strerror}", path=str(path)) from None
-    return _records(str(path), stat.st_mtime_ns, stat.st_size)
+        raise DataFileError(f"cannot read memory file: {exc.strerror}", path=str(path), read_by=read_by) from None
+    try:
+        return _records(str(path), stat.st_mtime_ns, stat.st_size)
+    except DataFileError as exc:
+        if read_by is None or exc.read_by is not None:
+            raise
+        raise DataFileError(exc.message, path=exc.path, line=exc.line, read_by=read_by) from None
 
 
 @lru_cache(maxsize=64)
 def _records(path: str, mtime_ns: int, size: int) -> tuple[tuple[int, np.ndarray], ...]:
     records = tuple(read_memory_file(path))
+    if not any(data.size for _, data in records):
+        raise DataFileError("holds no data bytes (NVIDIA's files hold {offset:..., size:..., payload:...} records "
+                            "or lines of 0xNN bytes)", path=path)
     for _, data in records:
         data.flags.writeable = False  # shared by every program compiled from the file
     return records
 
 
-def file_image(path: Path, size: int, c: MemLoad | CheckFile, short: str) -> np.ndarray:
-    """The first `size` bytes of a memory file (gaps as zero); a file that holds fewer is a TraceError at the
-    command, its message `short` formatted with file, end and size."""
-    records = memory_records(path)
+def file_image(trace: Trace, c: MemLoad | CheckFile, short: str) -> np.ndarray:
+    """The first `c.size` bytes of the command's memory file (gaps as zero); a file that holds fewer is a
+    DataFileError at the command, its message `short` formatted with file, end and size."""
+    path = trace.data_file(c)
+    records = memory_records(path, c)
     end = max((offset + data.size for offset, data in records), default=0)
-    if end < size:
-        raise TraceError(short.format(file=c.file, end=end, size=size), path=c.path, line=c.line)
-    return memory_files.file_image(records, size, str(path), memory_limit())
+    if end < c.size:
+        raise DataFileError(short.format(file=c.file, end=end, size=c.size), path=c.path, line=c.line)
+    return memory_files.file_image(records, c.size, str(path), memory_limit())

@@ -17,10 +17,11 @@ command classes, so a player (golden/player.py, the RTL bench) handles them alik
     MemReserve / MemRelease                      accepted, no effect on a model
 
 API:
-    load_trace(path) -> Trace          a .cfg file, an input.txn file, or a test folder holding one
+    load_trace(path, data_root=None) -> Trace   a .cfg file, an input.txn file, or a test folder holding one
     parse_cfg(text, path, regmap) / parse_txn(text, path, regmap) -> Trace
     find_traces(*paths) -> [Path]      every trace under the folders (both layouts), sorted
-    Trace.files() / .missing_files()   memory files the trace reads ([(command, Path)])
+    Trace.files() / .missing_files()   memory files the trace reads ([(command, Path)]), each inside the trace's
+                                       folder or its data_root (golden.memory_files.inside; else DataFileError)
     Trace.segments() -> [Segment]      the commands cut after each launch's synchronisation
     format_cfg(trace or commands) -> str, write_cfg(trace, path)
 
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from golden.errors import RegisterError, TraceError
-from golden.memory_files import split_lines
+from golden.memory_files import inside, split_lines
 from golden.regs.regmap import Register, RegisterMap
 
 MEMORIES = {"pri_mem": "pri_mem", "sec_mem": "sec_mem", "1": "pri_mem"}
@@ -174,6 +175,8 @@ class Trace:
     format: str  # "cfg" or "txn"
     layout: str  # register map layout the addresses/names were resolved in
     commands: list[Command]
+    #: A folder the user names whose files the trace may read too (names stay relative to the trace's folder).
+    data_root: Path | None = None
 
     @property
     def name(self) -> str:
@@ -183,11 +186,15 @@ class Trace:
     def folder(self) -> Path:
         return self.path.parent
 
+    def data_file(self, command: MemLoad | CheckFile) -> Path:
+        """The file a command reads; a DataFileError at its line when it lies outside the trace's box."""
+        return inside(self.folder, command.file, path=command.path, line=command.line, data_root=self.data_root)
+
     def files(self) -> list[tuple[Command, Path]]:
-        return [(c, self.folder / c.file) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
+        return [(c, self.data_file(c)) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
 
     def missing_files(self) -> list[str]:
-        return sorted({p.name for _, p in self.files() if not path_is_file(p)})
+        return sorted({c.file for c, p in self.files() if not path_is_file(p)})
 
     def registers_written(self) -> list[tuple[str, int]]:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
@@ -446,8 +453,10 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
 
 
 # -- files ----------------------------------------------------------------------------------------------
-def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool = False) -> Trace:
-    """Parse a `.cfg`, an `input.txn`/`.txn`, or the folder of a test holding exactly one of them."""
+def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool = False,
+               data_root: str | Path | None = None) -> Trace:
+    """Parse a `.cfg`, an `input.txn`/`.txn`, or the folder of a test holding exactly one of them. Its data
+    files are read from inside its folder, or inside `data_root` when given (Trace.data_file)."""
     path = Path(path)
     if path_is_dir(path):
         found = [p for p in sorted(path.iterdir()) if _is_trace_file(p)]
@@ -460,11 +469,11 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise TraceError(f"cannot read trace: {reason}", path=str(path)[:300]) from None
-    if path.suffix == ".txn":
-        return parse_txn(text, path, regmap, strict)
-    if path.suffix == ".cfg":
-        return parse_cfg(text, path, regmap, strict)
-    raise TraceError("not a trace file (expected .cfg or .txn)", path=str(path))
+    if path.suffix not in (".txn", ".cfg"):
+        raise TraceError("not a trace file (expected .cfg or .txn)", path=str(path))
+    trace = (parse_txn if path.suffix == ".txn" else parse_cfg)(text, path, regmap, strict)
+    trace.data_root = Path(data_root) if data_root is not None else None
+    return trace
 
 
 def path_is_file(path: Path) -> bool:

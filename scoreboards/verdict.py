@@ -44,7 +44,7 @@ from scoreboards.writes import write_check
 
 
 def verify(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
-           reference: Implementation | None = None) -> TraceResult:
+           reference: Implementation | None = None, data_root: str | Path | None = None) -> TraceResult:
     started = time.perf_counter()
     name = trace.name if isinstance(trace, Trace) else trace_label(Path(trace))
     path = str(trace.path if isinstance(trace, Trace) else trace)
@@ -53,7 +53,7 @@ def verify(trace: Trace | str | Path, profile: Profile, implementation: Implemen
         return TraceResult(name, profile.name, Status.NOT_APPLICABLE, lacking, path=path,
                            implementation=implementation.name)
     try:
-        program = prepare(trace, profile)
+        program = prepare(trace, profile, data_root)
     except NvdlaVerifError as exc:
         detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
         return TraceResult(name, profile.name, Status.ERROR, detail, path=path,

@@ -22,6 +22,7 @@ from ci.conformance import draw_pictures, label
 from ci.implementations.command import keep_folder
 from ci.journal import Journal
 from ci.options import (
+    add_data_root_option,
     add_implementation_options,
     add_profile_options,
     environment,
@@ -48,6 +49,7 @@ HELP = "play NVIDIA traces (.cfg / input.txn) on an implementation and report pa
 def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="trace files or folders to search")
     add_profile_options(parser)
+    add_data_root_option(parser)
     parser.add_argument("-k", action="append", default=[], metavar="PATTERN",
                         help="run only traces whose name contains PATTERN (repeatable: any matches)")
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON (and, while running, each "
@@ -65,14 +67,15 @@ def _created(spec: str | None):
     return registry.create(spec) if spec else None
 
 
-def _play_one(task: tuple[str, Profile | None, str, str | None, str | None]) -> tuple[TraceResult, list[Path]]:
+def _play_one(task: tuple[str, Profile | None, str, str | None, str | None, str | None]
+              ) -> tuple[TraceResult, list[Path]]:
     """The result of one trace (registers and memories stay in the worker) and the pictures drawn of it."""
-    path, fixed, impl, ref, pictures = task
+    path, fixed, impl, ref, pictures, data_root = task
     try:
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
         return TraceResult(label(Path(path)), "?", Status.ERROR, str(exc), path=path, implementation=impl), []
-    result = verify(path, profile, _created(impl), _created(ref))
+    result = verify(path, profile, _created(impl), _created(ref), data_root)
     drawn = draw_pictures(result, pictures) if pictures else []
     result.layers, result.memory, result.reports = [], None, []
     return result, drawn
@@ -110,7 +113,7 @@ def _conform(args) -> int:
         raise NvdlaVerifError("--resume needs --json OUT: the run's journal is OUT.journal")
     fixed = fixed_profile(args)
     args.j = workers(args.j)
-    tasks = [(str(p), fixed, args.impl, ref_spec, args.pictures) for p in paths]
+    tasks = [(str(p), fixed, args.impl, ref_spec, args.pictures, args.data_root) for p in paths]
     journal = _journal(args, ref_spec, paths)
     finished = journal.finished() if journal and args.resume else {}
     selected = {path for path, *_ in tasks}
@@ -162,6 +165,8 @@ def _journal(args, ref_spec: str | None, paths: list[Path]) -> Journal | None:
         return None
     header = {"command": "conform", "implementation": args.impl, "reference": ref_spec,
               "profile": args.profile or args.profile_spec, "traces": len(paths)}
+    if args.data_root:
+        header["data_root"] = args.data_root
     return Journal(Path(args.json + ".journal"), header)
 
 

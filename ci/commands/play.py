@@ -11,6 +11,7 @@ import numpy as np
 
 from ci.conformance import draw_pictures
 from ci.options import (
+    add_data_root_option,
     add_implementation_options,
     add_profile_options,
     environment,
@@ -35,6 +36,7 @@ HELP = "play a trace (.cfg or input.txn) on the golden model; without TRACE, the
 def add_arguments(parser) -> None:
     parser.add_argument("trace", nargs="?", metavar="TRACE", help="a .cfg, an input.txn or a test folder")
     add_profile_options(parser)
+    add_data_root_option(parser)
     parser.add_argument("--registers", action="store_true", help="print the decoded registers of every layer")
     parser.add_argument("--pictures", metavar="DIR", help="draw each mismatching surface's picture into DIR (PNG)")
     add_implementation_options(parser)
@@ -47,7 +49,7 @@ def run(args) -> int:
 
 def _play(args) -> int:
     implementation, reference = implementations(args)
-    trace = load_trace(args.trace or DEFAULT_TRACE)
+    trace = load_trace(args.trace or DEFAULT_TRACE, data_root=args.data_root)
     fixed = fixed_profile(args) or (get_profile(DEFAULT_PROFILE) if args.trace is None else None)
     profile = profile_for(trace.path, fixed)
     compared = f", compared with {reference.name}" if reference is not None else ""

@@ -12,13 +12,17 @@ A suite folder:
     mustpass.txt                   one test id per line: the tests a conformant implementation passes
     nvidia/<profile>/<test>/       NVIDIA's trace folders as nvdla/hw has them (test id nvidia/<test>)
     generated/<profile>/<test>/    generated traces with the golden model's CRCs (test id generated/<test>)
+
+A suite is self-contained: every test's trace is a file of the folder that suite.json hashes, the folder holds no
+symbolic link, and a trace reads only files inside its own folder (golden.memory_files.inside), so every byte a
+certification reads is one the suite's hashes cover.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import golden
 from golden.errors import NvdlaVerifError
@@ -48,6 +52,33 @@ def file_hashes(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     found = {p.relative_to(folder).as_posix(): p for p in files}
     return {name: sha256(path) for name, path in sorted(found.items()) if name not in skip}
+
+
+def outside(name) -> bool:
+    """Whether a name a manifest lists does not name a file inside its folder (absolute, `..`, not a string)."""
+    if not isinstance(name, str) or not name or "\\" in name:
+        return True
+    pure = PurePosixPath(name)
+    return pure.is_absolute() or ".." in pure.parts
+
+
+def links(folder: Path) -> list[str]:
+    """The symbolic links under a folder (relative POSIX paths): a suite or package holds plain files only."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_symlink())
+
+
+def test_problems(manifest: dict) -> list[str]:
+    """Tests of a suite manifest whose trace is not one of the files the manifest hashes, inside the folder."""
+    files = manifest.get("files", {})
+    problems = []
+    for test in manifest.get("tests", []):
+        name = test.get("trace") if isinstance(test, dict) else None
+        if outside(name):
+            problems.append(f"test {test.get('id') if isinstance(test, dict) else test}: trace {name!r} lies "
+                            "outside the suite folder")
+        elif name not in files:
+            problems.append(f"test {test.get('id')}: trace {name} is not among the files {MANIFEST} hashes")
+    return problems
 
 
 def golden_fingerprint() -> str:
@@ -87,7 +118,9 @@ class Suite:
         self.sha256 = sha256(path)
 
     def check(self) -> list[str]:
-        """What differs from the manifest: altered, missing or unlisted files, a mustpass id without a test."""
+        """What differs from the manifest: altered, missing or unlisted files, a mustpass id without a test, and
+        anything that is not self-contained (a listed name or test outside the folder, an unhashed test, a
+        symbolic link)."""
         listed = self.manifest["files"]
         present = file_hashes(self.folder, skip=(MANIFEST,))
         problems = [f"{name}: altered (sha256 differs from {MANIFEST})" for name in sorted(listed)
@@ -96,6 +129,10 @@ class Suite:
         problems += [f"{name}: not in {MANIFEST}" for name in sorted(set(present) - set(listed))]
         problems += [f"{MUSTPASS}: {test} has no test in {MANIFEST}" for test in self.mustpass
                      if test not in self.tests]
+        problems += [f"{name}: lies outside the suite folder (listed in {MANIFEST})" for name in sorted(listed)
+                     if outside(name)]
+        problems += test_problems(self.manifest)
+        problems += [f"{name}: a symbolic link (a suite holds plain files only)" for name in links(self.folder)]
         return problems
 
     def trace(self, test: str) -> Path:

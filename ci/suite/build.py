@@ -8,7 +8,8 @@ What it holds (ci/suite/__init__.py has the folder's layout):
   nv_full), copied file by file so that the suite needs nothing else. Each is played on the golden model first:
   only the ones it passes are tests (their own CRCs and golden files are the expected results); the others (a
   missing input file in the public snapshot, a feature the profile lacks) are listed in suite.json's
-  `excluded` with the golden model's verdict.
+  `excluded` with the golden model's verdict. A trace that reads a file outside its folder (an absolute name,
+  `..`, a symbolic link leading out) stops the build before anything is written: no hash could cover it.
 * Generated traces of every stimulus family the profile has, drawn coverage-directed (stimulus/directed.py:
   only the draws that closed a hole of the family's covergroup are kept, at most --max-layers per family and
   trace length) with the golden model's CRCs. Seeds come from the version: sha256("PROFILE:VERSION:FAMILY:L").
@@ -30,6 +31,9 @@ from pathlib import Path
 import golden
 from ci.suite import MANIFEST, MUSTPASS, SUITE_FORMAT, SuiteError, dumps, file_hashes, golden_fingerprint
 from golden.config import Profile
+from golden.errors import DataFileError, TraceError
+from golden.memory_files import inside
+from golden.trace import load_trace
 from stimulus.directed import directed
 from stimulus.export import GenerationError
 from stimulus.families import available, covergroups, write_generated
@@ -86,6 +90,8 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
         raise SuiteError(f"NVIDIA's traces not found at {data} (use --nvdla-data DIR)")
     chosen = [p for p in nvidia_traces(data, profile)
               if nvidia is None or any(fnmatch.fnmatchcase(p.parent.name, g) for g in nvidia)]
+    for trace in chosen:
+        _refuse_outside(trace)
     out.mkdir(parents=True, exist_ok=True)
     tests, excluded = [], []
 
@@ -158,6 +164,19 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
                         "bytes": sum((out / name).stat().st_size for name in manifest["files"])}
     (out / MANIFEST).write_text(dumps(manifest))
     return manifest
+
+
+def _refuse_outside(trace: Path) -> None:
+    """A SuiteError when the trace, or a file of its folder that the build copies, reads outside its folder."""
+    try:
+        for entry in sorted(trace.parent.iterdir()):
+            inside(trace.parent, entry.name, path=str(entry), line=None)
+        load_trace(trace).files()
+    except TraceError:  # malformed: played, it is excluded with its error
+        return
+    except DataFileError as exc:
+        raise SuiteError(f"NVIDIA trace {trace.parent.name} reads outside its folder, which no hash of a suite "
+                         f"covers: {exc.where}: {exc.message} (--nvidia GLOB selects the traces to take)") from None
 
 
 def _run_all(paths: list[Path], profile: Profile, jobs: int) -> list[tuple[str, str, list[str]]]:

@@ -31,8 +31,11 @@ from ci.suite import (
     Suite,
     SuiteError,
     file_hashes,
+    links,
+    outside,
     read_mustpass,
     sha256,
+    test_problems,
 )
 from ci.suite.signature import SIGNATURE, SignatureError, check_signature, load_public_key
 
@@ -116,6 +119,9 @@ def _problems(package: Path, suite_folder) -> list[str]:
                if name in present and present[name] != listed[name]]
     reasons += [f"{name}: missing (listed in {PACKAGE_MANIFEST})" for name in sorted(set(listed) - set(present))]
     reasons += [f"{name}: not listed in {PACKAGE_MANIFEST}" for name in sorted(set(present) - set(listed))]
+    reasons += [f"{name}: lies outside the package (listed in {PACKAGE_MANIFEST})" for name in sorted(listed)
+                if outside(name)]
+    reasons += [f"{name}: a symbolic link (a package holds plain files only)" for name in links(package)]
     if reasons:
         return reasons
     statement = _load(package / "statement.json", "statement")
@@ -165,6 +171,9 @@ def _suite(package: Path, statement: dict, suite_folder) -> tuple[list[str], lis
             return [], [f"suite/{MANIFEST}: not the suite the statement names (sha256 differs)"]
         suite_manifest = json.loads(copy.read_text())
         mustpass = read_mustpass(package / "suite" / MUSTPASS)
+        contained = test_problems(suite_manifest)
+        if contained:
+            return mustpass, [f"suite/{MANIFEST}: {problem}" for problem in contained]
         if sha256(package / "suite" / MUSTPASS) != suite_manifest["files"].get(MUSTPASS):
             return mustpass, [f"suite/{MUSTPASS}: not the suite's mustpass list (sha256 differs from its {MANIFEST})"]
         return mustpass, []

@@ -12,13 +12,15 @@ and traces of generated layers (seeds.py):
     datfile    one memory file the trace loads damaged: cut short, a huge offset or size, a bad byte,
                records (or lines of bytes) dropped or repeated, a huge number as a byte, not UTF-8, empty
 
-The mutated files are plain bytes; `Case.write(folder)` lays the case out next to links to the seed's other
-files, so a reproducer is the folder.
+The mutated files are plain bytes; `Case.write(folder)` lays the case out next to hard links to (or copies of)
+the seed's other files, so a reproducer is the folder (a trace may not read a symbolic link leading out of it).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,17 +59,26 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)  # mutated memory files by name
 
     def write(self, folder: Path) -> Path:
-        """Lay the case out in `folder` (links to the seed's unchanged files); returns the trace path."""
+        """Lay the case out in `folder` (the seed's unchanged files hard-linked or copied); returns the trace path."""
         folder.mkdir(parents=True, exist_ok=True)
         for name in self.seed.files:
             target = folder / name
             if name in self.files:
+                target.unlink(missing_ok=True)  # never write through a link into the seed
                 target.write_bytes(self.files[name])
             elif not target.exists():
-                target.symlink_to(self.seed.trace.parent / name)
+                _share(self.seed.trace.parent / name, target)
         trace = folder / self.seed.trace.name
         trace.write_bytes(self.trace_text)
         return trace
+
+
+def _share(source: Path, target: Path) -> None:
+    """The seed's file as a plain file of the case: a hard link where the file system allows, else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def make_seed(trace: Path, profile: str, origin: str = "nvidia") -> Seed | None:
