@@ -96,6 +96,13 @@ def dumps(data) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _field(path: Path, manifest: dict, name: str, kind: type):
+    value = manifest.get(name)
+    if not isinstance(value, kind):
+        raise SuiteError(f"{path}: malformed suite manifest: {name!r} must be a {kind.__name__}")
+    return value
+
+
 class Suite:
     """A suite folder as its suite.json describes it."""
 
@@ -111,9 +118,13 @@ class Suite:
             raise SuiteError(f"{path}: not JSON: {exc}") from None
         if not isinstance(self.manifest, dict) or self.manifest.get("format") != SUITE_FORMAT:
             raise SuiteError(f"{path}: not a suite manifest of nvdla-verif (format {SUITE_FORMAT} expected)")
-        self.version = self.manifest["suite_version"]
-        self.profile = self.manifest["profile"]
-        self.tests = {test["id"]: test for test in self.manifest["tests"]}
+        self.version = _field(path, self.manifest, "suite_version", str)
+        self.profile = _field(path, self.manifest, "profile", str)
+        _field(path, self.manifest, "files", dict)
+        tests = _field(path, self.manifest, "tests", list)
+        if not all(isinstance(test, dict) and isinstance(test.get("id"), str) for test in tests):
+            raise SuiteError(f"{path}: malformed suite manifest: every entry of 'tests' needs an 'id'")
+        self.tests = {test["id"]: test for test in tests}
         self.mustpass = read_mustpass(self.folder / MUSTPASS)
         self.sha256 = sha256(path)
 

@@ -111,3 +111,16 @@ def test_suite_build_refuses_an_nvidia_trace_reading_an_absolute_path(tmp_path, 
     line = [text for text in said.splitlines() if "evil_0" in text]
     assert len(line) == 1 and "/etc/hostname" in line[0] and "evil_0.cfg:1" in line[0], said
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("change", [
+    {"tests": [{"trace": "x.cfg"}]}, {"tests": "all"}, {"suite_version": None}, {"files": []},
+])
+def test_a_malformed_suite_manifest_is_one_suite_error(tmp_path, change):
+    from ci.suite import SuiteError
+
+    manifest = {"format": SUITE_FORMAT, "suite_version": "1", "profile": "nv_small", "files": {}, "tests": [],
+                **change}
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(SuiteError, match="malformed suite manifest"):
+        Suite(tmp_path)
