@@ -15,12 +15,12 @@ import os
 import pkgutil
 import shlex
 import shutil
-import signal
 import sys
 import traceback
 from pathlib import Path
 
 import ci.commands
+from ci import signals
 from golden import __version__, limits
 from golden.errors import NvdlaVerifError
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_limit:
         limits.set_memory_limit(args.memory_limit)
         os.environ[limits.ENVIRONMENT] = str(args.memory_limit)
-    previous = signal.signal(signal.SIGTERM, _terminate)  # a scheduler's SIGTERM stops a run as Ctrl-C does
+    restore = signals.install()  # a scheduler's SIGTERM, or Ctrl-C to a job started with `&`, stops a run
     try:
         return int(args.handler(args) or 0)
     except NvdlaVerifError as exc:
@@ -98,11 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for user input; --debug shows it
         return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
     finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
+        restore()
 
 
 def _fail(args, exc: BaseException, message: str, code: int) -> int:

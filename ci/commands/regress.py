@@ -18,10 +18,10 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,6 +44,7 @@ from ci.regression.finish import finish
 from ci.regression.launchers import LAUNCHERS
 from ci.regression.plan import DEFAULT_PLAN, LEVELS, Item, PlanError, load_plan, parse_shard, plan_file, shard
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
+from ci.signals import stop_group
 from golden.config import get_profile
 
 NAME = "regress"
@@ -357,24 +358,11 @@ def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
                 if "regress: [" in line:
                     print(line[line.index("regress: ["):], end="", flush=True)
             return process.wait()
-        except KeyboardInterrupt:
-            _stop(process)
+        except BaseException:  # Ctrl-C, SIGTERM, a full disk: the suite's group ends with this process
+            printed = stop_group(process)  # tests end without a record, programs are killed
+            with suppress(OSError):
+                log.write(printed)
             raise
-
-
-def _stop(process: subprocess.Popen, grace_s: float = 30.0) -> None:
-    """Interrupt the suite's process group (tests end without a record, programs are killed), then kill what is
-    left after the grace period."""
-    for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGKILL, None)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.wait(timeout=wait_s)
-            break
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _interrupted(out: Path, manifest: dict) -> None:
