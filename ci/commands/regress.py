@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -111,6 +112,13 @@ def add_arguments(parser) -> None:
                        "failure, preemption, time limit) again up to N times (default 2)")
     batch.add_argument("--poll", type=float, metavar="S", help="ask the scheduler every S seconds (default 15)")
     batch.add_argument("--launcher-config", metavar="FILE", help="the settings above from a JSON file")
+
+
+def continues(args) -> str:
+    """What a run stopped by a full disk keeps, and the command that goes on (ci/cli.py prints it)."""
+    out = shlex.quote(str(Path(args.out)))
+    return (f"the tests that finished keep their results in {out}; once there is space, "
+            f"`{invocation()} regress --resume --out {out}` runs the rest")
 
 
 def run(args) -> int:
