@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def disk_full(exc: OSError, args) -> DiskFullError:
     """A full disk as one error: the path being written, and what the command keeps and how it continues."""
-    path = exc.filename if isinstance(exc.filename, str) else None
+    path = next((p for p in (exc.filename2, exc.filename) if isinstance(p, str)), None)  # a copy's: (source, target)
     command = sys.modules[args.handler.__module__]
     kept = getattr(command, "continues", None)
     after = kept(args) if kept is not None else None

@@ -117,8 +117,9 @@ def _fill_after(monkeypatch, cls, method: str, calls: int, filename: str | None 
     monkeypatch.setattr(cls, method, full)
 
 
+@pytest.mark.parametrize("writes, done", [(0, 0), (2, 1)])  # journal lines written before the disk is full
 def test_a_full_disk_under_conform_is_one_clear_error_and_the_run_resumes(nvdla_data, tmp_path, monkeypatch,
-                                                                          capsys):
+                                                                          capsys, writes, done):
     from ci.journal import Journal
 
     traces = nvdla_data / "trace_tests" / "nv_small"
@@ -126,14 +127,14 @@ def test_a_full_disk_under_conform_is_one_clear_error_and_the_run_resumes(nvdla_
     command = ["conform", str(traces / "sdp_1x1x1_pass_through_int8"), str(traces / "sdp_1x1x8_pass_through_int8_0"),
                str(traces / "sdp_8x8x32_bypass_int8_0"), "--impl", "golden", "--json", str(out)]
     with monkeypatch.context() as patched:
-        _fill_after(patched, Journal, "_write", 3)  # the header and the first result fit
+        _fill_after(patched, Journal, "_write", writes + 1)
         assert cli(command) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1, err
     assert "internal error" not in err and "No space left" not in err
     assert f"{out}.journal" in err and "--resume" in err
     assert cli([*command, "--resume"]) == 0
-    assert "1 done before" in capsys.readouterr().out
+    assert f"playing {3 - done} traces" in capsys.readouterr().out
     assert json.loads(out.read_text())["summary"]["passed"] == 3
 
 
