@@ -76,8 +76,8 @@ def memory_exhausted(exc: MemoryError | None = None) -> MemoryExhaustedError:
     text = f"out of memory{f' ({failed})' if failed else ''}: the golden model's memory limit is {human_size(limit)}"
     if space is not None:
         text += (f" (--memory-limit) and this process's address space is limited to {human_size(space)} "
-                 f"(ulimit -v); lower --memory-limit well below the address-space limit (a layer too big for it is "
-                 f"then refused before it runs), raise the address-space limit, or run fewer jobs in parallel (-j)")
+                 "(ulimit -v); lower --memory-limit well below the address-space limit (a layer too big for it is "
+                 "then refused before it runs), raise the address-space limit, or run fewer jobs in parallel (-j)")
     else:
         text += (" (--memory-limit) and the host had no more memory to give; lower --memory-limit (a layer too "
                  "big for it is then refused before it runs) or run fewer jobs in parallel (-j)")
