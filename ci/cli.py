@@ -2,27 +2,31 @@
 
 Subcommands live in ci/commands/, one module each with NAME, HELP,
 add_arguments(parser) and run(args) -> exit code; they are found
-automatically. Errors of the project's own family print one line and exit 2; any other exception
-prints one line naming it and exits 3 (`--debug` prints the traceback instead). `--memory-limit SIZE`
-raises the golden model's memory limit (golden/limits.py) for the command and its worker processes.
+automatically. Errors of the project's own family print one line and exit 2; so do running out of memory
+(MemoryError: the memory limits in force) and of disk space (ENOSPC, EDQUOT: the path, and what the command
+keeps and how it continues: the command module's optional `continues(args)`); any other exception prints one
+line naming it and exits 3 (`--debug` prints the traceback instead). `--memory-limit SIZE` raises the golden
+model's memory limit (golden/limits.py) for the command and its worker processes. SIGINT and SIGTERM stop a
+command as Ctrl-C does, whatever dispositions it inherited (ci/signals.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
 import shlex
 import shutil
-import signal
 import sys
 import traceback
 from pathlib import Path
 
 import ci.commands
+from ci import signals
 from golden import __version__, limits
-from golden.errors import NvdlaVerifError
+from golden.errors import DiskFullError, NvdlaVerifError
 
 
 def _commands():
@@ -52,8 +56,9 @@ def _global_options(parser: argparse.ArgumentParser, default) -> None:
     parser.add_argument("--debug", action="store_true", default=default if default else False,
                         help="print the Python traceback of an error")
     parser.add_argument("--memory-limit", metavar="SIZE", type=_size, default=default,
-                        help="most bytes one access, surface or memory image of the golden model may use "
-                             f"(default {limits.DEFAULT_MEMORY_LIMIT >> 30}GiB; e.g. 16GiB)")
+                        help="most bytes one access, surface, memory image or layer's working set of the golden "
+                             f"model may use (default {limits.DEFAULT_MEMORY_LIMIT >> 30}GiB; e.g. 16GiB; an SDP "
+                             "layer needs about 30 bytes per element)")
 
 
 def invocation() -> str:
@@ -84,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_limit:
         limits.set_memory_limit(args.memory_limit)
         os.environ[limits.ENVIRONMENT] = str(args.memory_limit)
-    previous = signal.signal(signal.SIGTERM, _terminate)  # a scheduler's SIGTERM stops a run as Ctrl-C does
+    restore = signals.install()  # a scheduler's SIGTERM, or Ctrl-C to a job started with `&`, stops a run
     try:
         return int(args.handler(args) or 0)
     except NvdlaVerifError as exc:
@@ -95,14 +100,27 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`nvdla-verif rules | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except MemoryError as exc:
+        return _fail(args, exc, f"error: {limits.memory_exhausted(exc)}", 2)
+    except OSError as exc:
+        if exc.errno not in DiskFullError.ERRNOS:
+            return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
+        return _fail(args, exc, f"error: {disk_full(exc, args)}", 2)
     except Exception as exc:  # never a traceback for user input; --debug shows it
         return _fail(args, exc, f"internal error: {type(exc).__name__}: {_first_line(exc)}", 3)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        restore()
 
 
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
+def disk_full(exc: OSError, args) -> DiskFullError:
+    """A full disk as one error: the path being written, and what the command keeps and how it continues."""
+    path = next((p for p in (exc.filename2, exc.filename) if isinstance(p, str)), None)  # a copy's: (source, target)
+    command = sys.modules[args.handler.__module__]
+    kept = getattr(command, "continues", None)
+    after = kept(args) if kept is not None else None
+    what = "disk quota exceeded" if exc.errno == errno.EDQUOT else "no space left on the device"
+    return DiskFullError(f"{what}{f' while writing {path}' if path else ''}; "
+                         + (after or "free some space and run the command again"), path=path)
 
 
 def _fail(args, exc: BaseException, message: str, code: int) -> int:

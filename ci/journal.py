@@ -21,7 +21,7 @@ class Journal:
 
     def finished(self) -> dict[str, dict]:
         """key -> result of every line of an earlier run of the same header (empty when there is none)."""
-        if not self.path.exists():
+        if not self._has_header():
             return {}
         lines = self.path.read_text().splitlines()
         try:
@@ -42,8 +42,18 @@ class Journal:
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise NvdlaVerifError(f"{self.path}: not a journal of nvdla-verif: {exc}") from None
 
+    def _has_header(self) -> bool:
+        """Whether there is a journal past its header: not when a full disk stopped the run before the header
+        was whole (an empty file, or the start of this run's header line)."""
+        try:
+            with open(self.path) as file:
+                first = file.readline(1 << 16)
+        except FileNotFoundError:
+            return False
+        return not (json.dumps(self.header) + "\n").startswith(first) or first.endswith("\n")
+
     def open(self, resume: bool) -> None:
-        keep = resume and self.path.exists()
+        keep = resume and self._has_header()
         if keep:
             self._trim_cut_line()
         self._file = open(self.path, "a" if keep else "w")  # closed in close()

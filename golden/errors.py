@@ -7,6 +7,8 @@ without a traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class NvdlaVerifError(Exception):
     """Base of every error the project raises on bad input."""
@@ -123,3 +125,30 @@ class MemoryLimitError(NvdlaVerifError):
 class DeclarationError(NvdlaVerifError):
     """A unit (golden/units/declaration.py: Unit), its register table, or a stimulus family (stimulus/families.py:
     Family) declared inconsistently, or twice, e.g. by a plugin."""
+
+
+class ResourceError(NvdlaVerifError):
+    """The host ran out of something a run needs: memory (MemoryError) or disk space (ENOSPC, EDQUOT).
+
+    Not a bad input, but never an "internal error" either: the message names the limit or the folder, what was
+    kept and what to do."""
+
+
+class MemoryExhaustedError(ResourceError):
+    """An allocation failed: the message names the memory limit in force and the address-space limit, if any."""
+
+    def __init__(self, message: str, *, limit: int, address_space: int | None):
+        self.limit = limit
+        self.address_space = address_space
+        super().__init__(message, rule="golden model: memory limit (--memory-limit) and the host's memory")
+
+
+class DiskFullError(ResourceError):
+    """A write failed for want of space (or quota): the message names the path and what was kept."""
+
+    #: The errno of a write that found no space: the device is full, or the user's quota is.
+    ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+    def __init__(self, message: str, *, path: str | None):
+        self.path = path
+        super().__init__(message)

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from golden.errors import MemoryAccessError, MemoryLimitError
-from golden.limits import DEFAULT_MEMORY_LIMIT, memory_limit, set_memory_limit
+from golden.limits import DEFAULT_MEMORY_LIMIT, human_size, memory_limit, set_memory_limit
 from golden.memory_files import (  # noqa: F401  (re-exported: the memory-file syntaxes)
     format_byte_lines,
     format_records,
@@ -50,13 +50,6 @@ _FULL = np.ones(PAGE_SIZE, bool)
 _FULL.flags.writeable = False
 default_limit = memory_limit
 set_default_limit = set_memory_limit
-
-
-def human_size(size: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if size >= 1 << shift:
-            return f"{size / (1 << shift):.1f} {unit}"
-    return f"{size} bytes"
 
 
 class MemoryAccessWarning(UserWarning):

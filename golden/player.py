@@ -26,6 +26,7 @@ from golden.errors import NvdlaVerifError, TraceError
 from golden.hardware import Hardware, HardwareLayer, TraceHang, WrittenSurface
 from golden.implementation import Golden, Implementation, ended_by
 from golden.interpreter import Interpreter
+from golden.limits import memory_exhausted
 from golden.outcome import Outcome
 from golden.status import Status
 from golden.steps import Program, compile_trace
@@ -78,6 +79,8 @@ def _run(implementation: Implementation, program: Program, profile: Profile) -> 
         return implementation.run(program, profile)
     except NvdlaVerifError as exc:
         return ended_by(exc, Outcome(implementation.name))
+    except MemoryError as exc:  # the layer's memory is freed with exc: the run goes on, the error says why
+        return ended_by(memory_exhausted(exc), Outcome(implementation.name))
     except Exception as exc:  # a bug in an implementation must not stop a regression run
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return Outcome(implementation.name).stopped(

@@ -43,6 +43,12 @@ def add_arguments(parser) -> None:
     add_rtl_options(parser)
 
 
+def continues(args) -> str:
+    """What a run stopped by a full disk keeps, and how it goes on (ci/cli.py prints it)."""
+    return (f"the tests that finished are kept in {Path(args.out) / 'certify.journal'}; once there is space, the "
+            "same command with --resume runs the rest")
+
+
 def run(args) -> int:
     signing_key = load_private_key(args.sign, "--sign") if args.sign else None  # a bad key before the run
     kept = {} if "NVDLA_COMMAND_KEEP_DIR" in os.environ else \

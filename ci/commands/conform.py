@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +34,7 @@ from ci.options import (
     workers,
 )
 from ci.ownership import owned
+from ci.signals import process_pool
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.status import Status
@@ -93,6 +93,14 @@ def exit_code(results: list[TraceResult]) -> int:
     return 0 if all(r.status == Status.PASSED for r in counted) else 1
 
 
+def continues(args) -> str | None:
+    """What a run stopped by a full disk keeps, and how it goes on (ci/cli.py prints it)."""
+    if not args.json:
+        return None
+    return (f"the traces played so far are kept in {args.json}.journal; once there is space, the same command "
+            "with --resume plays the rest")
+
+
 def run(args) -> int:
     kept = keep_folder(Path(args.json).parent) if args.json else {}
     with environment(rtl_environment(args) | kept), owned(args.json, "file") if args.json else nullcontext():
@@ -142,9 +150,8 @@ def _conform(args) -> int:
 
     first = len(tasks) - len(todo) + 1
     if args.j > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=args.j) as pool:
-            for index, (task, result) in enumerate(zip(todo, pool.map(_play_one, todo, chunksize=1),
-                                                       strict=True), first):
+        with process_pool(args.j) as pool:
+            for index, (task, result) in enumerate(zip(todo, pool.map(_play_one, todo), strict=True), first):
                 report(index, task[0], result)
     else:
         for index, task in enumerate(todo, first):

@@ -64,6 +64,13 @@ def add_arguments(parser) -> None:
     loop.add_argument("--report", action="store_true", help="only write the report of --out (and --compare)")
 
 
+def continues(args) -> str | None:
+    """What a campaign stopped by a full disk keeps, and how it goes on (ci/cli.py prints it)."""
+    if args.impl is None or args.report:
+        return None
+    return f"the finished runs are kept in {args.out}; once there is space, the same command continues the campaign"
+
+
 def run(args) -> int:
     if args.report:  # a campaign's report needs no implementation: the campaign's folder says which it ran
         from ci.fuzzing.report import write_report

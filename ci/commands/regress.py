@@ -16,11 +16,12 @@ import importlib.util
 import json
 import os
 import secrets
+import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from ci.regression.plan import (
     shard,
 )
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
+from ci.signals import stop_group
 from golden.config import get_profile
 
 NAME = "regress"
@@ -119,6 +121,13 @@ def add_arguments(parser) -> None:
                        "failure, preemption, time limit) again up to N times (default 2)")
     batch.add_argument("--poll", type=float, metavar="S", help="ask the scheduler every S seconds (default 15)")
     batch.add_argument("--launcher-config", metavar="FILE", help="the settings above from a JSON file")
+
+
+def continues(args) -> str:
+    """What a run stopped by a full disk keeps, and the command that goes on (ci/cli.py prints it)."""
+    out = shlex.quote(str(Path(args.out)))
+    return (f"the tests that finished keep their results in {out}; once there is space, "
+            f"`{invocation()} regress --resume --out {out}` runs the rest")
 
 
 def run(args) -> int:
@@ -363,24 +372,11 @@ def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
                 if "regress: [" in line:
                     print(line[line.index("regress: ["):], end="", flush=True)
             return process.wait()
-        except KeyboardInterrupt:
-            _stop(process)
+        except BaseException:  # Ctrl-C, SIGTERM, a full disk: the suite's group ends with this process
+            printed = stop_group(process)  # tests end without a record, programs are killed
+            with suppress(OSError):
+                log.write(printed)
             raise
-
-
-def _stop(process: subprocess.Popen, grace_s: float = 30.0) -> None:
-    """Interrupt the suite's process group (tests end without a record, programs are killed), then kill what is
-    left after the grace period."""
-    for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGKILL, None)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.wait(timeout=wait_s)
-            break
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _interrupted(out: Path, manifest: dict) -> None:

@@ -13,6 +13,7 @@ import os
 from ci.commands.regress import DEFAULT_DATA
 from ci.options import count, positive, workers
 from ci.ownership import owned
+from ci.suite import MANIFEST
 from ci.suite.build import PATIENCE, build
 from golden.config import get_profile
 
@@ -40,6 +41,12 @@ def add_arguments(parser) -> None:
                       help="take only NVIDIA tests whose name matches (repeatable; default: all of the profile)")
     make.add_argument("-j", type=positive, default=1, metavar="N",
                       help="play the traces on the golden model in N processes")
+
+
+def continues(args) -> str:
+    """What a build stopped by a full disk leaves (ci/cli.py prints it)."""
+    return (f"{args.out} holds an unfinished suite (no {MANIFEST}: certify refuses it); once there is space, build "
+            "again into an empty folder")
 
 
 def run(args) -> int:

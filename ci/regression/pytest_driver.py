@@ -26,6 +26,7 @@ from ci.regression.launchers import ran_on
 from ci.regression.record import Record
 from ci.regression.results import record_message, write_record
 from golden.config import get_profile
+from golden.errors import DiskFullError
 from golden.player import play
 
 try:
@@ -68,6 +69,10 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     try:
         run = run_item(item, settings)
     except KeyboardInterrupt:  # the run is being stopped: no result, --resume runs this test again
+        raise
+    except OSError as exc:
+        if exc.errno not in DiskFullError.ERRNOS:  # a full disk is no verdict either: --resume runs it again
+            write_record(out, Record.crash(item, settings, exc).to_json())
         raise
     except BaseException as exc:  # an exception outside the engine's own handling still leaves a record
         write_record(out, Record.crash(item, settings, exc).to_json())

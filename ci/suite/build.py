@@ -25,10 +25,10 @@ import fnmatch
 import hashlib
 import re
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import golden
+from ci.signals import process_pool
 from ci.suite import MANIFEST, MUSTPASS, SUITE_FORMAT, SuiteError, dumps, file_hashes, golden_fingerprint
 from golden.config import Profile
 from golden.errors import DataFileError, TraceError
@@ -182,8 +182,8 @@ def _refuse_outside(trace: Path) -> None:
 def _run_all(paths: list[Path], profile: Profile, jobs: int) -> list[tuple[str, str, list[str]]]:
     tasks = [(str(p), profile) for p in paths]
     if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(_golden_run, tasks, chunksize=1))
+        with process_pool(jobs) as pool:
+            return list(pool.map(_golden_run, tasks))
     return [_golden_run(task) for task in tasks]
 
 

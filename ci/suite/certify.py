@@ -39,7 +39,6 @@ import platform
 import shlex
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,6 +46,7 @@ import ci.implementations as registry
 import golden
 from ci.journal import Journal
 from ci.options import reference_spec, resolve
+from ci.signals import process_pool
 from ci.suite import (
     MANIFEST,
     MUSTPASS,
@@ -177,8 +177,8 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
     first = len(finished) + 1
     try:
         if jobs > 1 and len(tasks) > 1:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for index, entry in enumerate(pool.map(_play, tasks, chunksize=1), first):
+            with process_pool(jobs) as pool:
+                for index, entry in enumerate(pool.map(_play, tasks), first):
                     record(index, entry)
         else:
             _created.cache_clear()

@@ -18,6 +18,7 @@ from functools import partial
 
 import numpy as np
 
+from golden import limits
 from golden.formats import feature
 from golden.numerics import fp
 from golden.rules import Facts
@@ -39,6 +40,8 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     tables = lut.ctx_tables(ctx, "SDP") if cfg.y.lut_active else None
     atom = ctx.profile.memory_atomic_size
     channels = rdma.padded_channels(cfg, atom)
+    limits.check_working_set(f"SDP layer {cfg.width}x{cfg.height}x{cfg.channel} {cfg.proc_precision}",
+                             working_set(cfg, channels), ctx.memory.select(cfg.dst.cvsram).limit)
     status: dict[tuple[str, str], int] = {}
     x = rdma.read_input(ctx, cfg, channels, upstream)
     operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
@@ -55,6 +58,18 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
     if cfg.output_pdp:
         return UnitResult(status=status, output=out if cfg.batch > 1 else out[0])
     return UnitResult(status=status, surfaces=[_write(ctx, cfg, out, atom)])
+
+
+#: Bytes the golden model holds per element of the (channel-padded) cube while it runs an SDP layer: the input
+#: as int64 (fp32 for FP16), a stage's temporaries, the joined output and its packed bytes. Measured peaks
+#: (README: Limits, errors and fuzzing): about 28 for the integer pipes, 13 for FP16; operands read per
+#: element add their own arrays, so this is the least a layer needs.
+WORKING_BYTES_PER_ELEMENT = {"int8": 28, "int16": 28, "fp16": 13}
+
+
+def working_set(cfg: SdpConfig, channels: int) -> int:
+    """Bytes the layer needs at least while it runs (WORKING_BYTES_PER_ELEMENT)."""
+    return cfg.batch * channels * cfg.height * cfg.width * WORKING_BYTES_PER_ELEMENT[cfg.proc_precision]
 
 
 def compute(cfg: SdpConfig, x, operands, tables, status):
