@@ -5,6 +5,7 @@
 A merged report is the report one unsharded run with the same plan, level and seed would have written: the
 same tests, verdicts, triage buckets, sign-off and coverage (only times, shards and nodes differ). Shards of
 different runs (plan, level, seed, implementations) are refused, and so is a test found in two folders.
+`out` must have been claimed for the results (ci/ownership.py): only the entries its manifest lists are replaced.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
+from ci.ownership import clear
 from ci.regression.finish import finish
 from ci.regression.plan import PlanError
 from ci.regression.results import collect_records, keep_history
@@ -70,7 +72,7 @@ def merge_into(out: Path, folders: list[Path], extra_meta: dict | None = None, m
 
 def _merge_allure(out: Path, folders: list[Path]) -> None:
     target = out / "allure-results"
-    shutil.rmtree(target, ignore_errors=True)
+    clear(out, [target.name])
     target.mkdir(parents=True)
     for folder in folders:
         source = folder / "allure-results"
@@ -86,7 +88,7 @@ def _merge_folders(out: Path, folders: list[Path]) -> None:
     and their tests' RTL code coverage (OUT/rtl-coverage, merged again by finish)."""
     for name in ("shrunk", "rtl-coverage"):
         target = out / name
-        shutil.rmtree(target, ignore_errors=True)
+        clear(out, [name])
         for folder in folders:
             if (folder / name).is_dir():
                 shutil.copytree(folder / name, target, dirs_exist_ok=True)
