@@ -1,9 +1,10 @@
 """Output folders: a command writes only into a new or empty folder or its own earlier output, and never deletes
-what it did not write."""
+what it did not write; `report merge` never follows a symbolic link out of a shard."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,50 @@ def test_a_second_run_a_resume_and_a_merge_again_work_on_their_own_output(common
     (out / ".nvdla-verif-output.json").unlink()  # a folder an earlier version wrote: known by its run manifest
     assert regress(*common, "--out", str(out)) == 0
     assert (out / "notes.txt").read_text() == "a person's notes beside the results"
+
+
+def test_merge_copies_no_target_of_a_symlink_in_a_shard(shards, tmp_path, capsys):
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "private.txt").write_text("not the shard's")
+    copies = []
+    for shard in shards:
+        copy = tmp_path / shard.name
+        _copy_folder(shard, copy)
+        copies.append(copy)
+    (copies[0] / "allure-results" / "folder-attachment").symlink_to(secret)
+    (copies[0] / "allure-results" / "hostname-attachment.txt").symlink_to("/etc/hostname")
+    (copies[1] / "shrunk").mkdir(exist_ok=True)
+    (copies[1] / "shrunk" / "layer").symlink_to(secret)
+    (copies[1] / "rtl-coverage").symlink_to(secret)
+    merged = tmp_path / "merged"
+    assert cli(["report", "merge", *map(str, copies), "--out", str(merged)]) == 0
+    assert "4 symbolic link(s)" in capsys.readouterr().err
+    written = [p for p in merged.rglob("*")]
+    assert not any(p.is_symlink() for p in written)
+    assert not any(p.name in ("private.txt", "folder-attachment", "hostname-attachment.txt", "layer")
+                   for p in written)
+    hostname = Path("/etc/hostname").read_bytes()
+    assert not any(p.is_file() and p.read_bytes() == hostname for p in written)
+
+
+def test_merge_refuses_a_shard_whose_record_is_a_symlink(shards, tmp_path, capsys):
+    copy = tmp_path / shards[0].name
+    _copy_folder(shards[0], copy)
+    record = next(iter(sorted((copy / "results").glob("*.json"))))
+    record.unlink()
+    record.symlink_to("/etc/hostname")
+    assert cli(["report", "merge", str(copy), str(shards[1]), "--out", str(tmp_path / "merged")]) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link in a shard" in err and str(record) in err
+    assert not (tmp_path / "merged" / "results.json").exists()
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    """A copy of a shard that says it is where it is."""
+    shutil.copytree(source, target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    (target / "manifest.json").write_text(json.dumps({**manifest, "out": str(target)}))
 
 
 LAYOUT = Layout("test output", ("report.txt", "parts", "part.*.gz"))
