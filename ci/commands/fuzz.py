@@ -95,17 +95,21 @@ def _rule_check(args) -> int:
 def _campaign(args) -> int:
     import os
 
-    from ci.fuzzing.campaign import Campaign, FuzzError, Options, campaign_families
+    from ci.fuzzing.campaign import CAMPAIGN, Campaign, FuzzError, Options, campaign_families
     from ci.fuzzing.report import write_report
     from ci.implementations.command import absolute_spec
-    from ci.ownership import owned
+    from ci.ownership import check, owned
 
     rtl = args.impl.partition(":")[0] == "rtl"
     profile = get_profile(args.profile or (rtl and rtl_profile(args)) or "nv_small")
     fixture = rtl and not args.rtl_filelist
     families = campaign_families(profile, args.unit, fixture)
+    out = Path(args.out).resolve()
+    if out.exists() and not out.is_dir():
+        raise FuzzError(f"{out}: not a folder")
+    check(out, CAMPAIGN)  # before the RTL is built (owned() claims it)
     # a bad --impl/--ref is one error before any run; the RTL is built as the runs use it (with code coverage)
-    with environment({"NVDLA_RTL_COVERAGE": str(Path(args.out).resolve() / "work" / "coverage")} if rtl else {}):
+    with environment({"NVDLA_RTL_COVERAGE": str(out / "work" / "coverage")} if rtl else {}):
         resolve(args.impl, args.ref)
     options = Options(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                       directed=args.directed, seed=args.seed, profile=profile.name, families=families,
@@ -113,10 +117,8 @@ def _campaign(args) -> int:
                       shrink=args.shrink,
                       rtl=rtl_arguments(args), axi_pause=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or 0),
                       command=invocation())
-    out = Path(args.out).resolve()
-    if out.exists() and not out.is_dir():
-        raise FuzzError(f"{out}: not a folder")
-    with owned(out):  # two processes continuing one campaign would replay the same runs and clear each other's work
+    # two processes continuing one campaign would replay the same runs and clear each other's work
+    with owned(out, layout=CAMPAIGN):
         campaign = Campaign(out, options, profile)
         campaign.run()
     print(write_report(Path(args.out), Path(args.compare) if args.compare else None), end="")

@@ -17,7 +17,6 @@ import json
 import os
 import secrets
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -37,10 +36,11 @@ from ci.options import (
     rtl_profile,
     workers,
 )
-from ci.ownership import owned
+from ci.ownership import check, clear, owned
 from ci.regression import html, kinds
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
+from ci.regression.folder import RESULTS
 from ci.regression.launchers import LAUNCHERS
 from ci.regression.plan import (
     DEFAULT_PLAN,
@@ -170,7 +170,7 @@ def _continue(args) -> int:
     items = [Item.from_dict(item) for item in manifest["items"]]
     data = Path(manifest.get("nvdla_data", args.nvdla_data))
     args.j = workers(args.j)
-    with environment(manifest.get("rtl_environment", {}) | keep_folder(out)), owned(out):
+    with environment(manifest.get("rtl_environment", {}) | keep_folder(out)), owned(out, layout=RESULTS):
         if manifest.get("launcher"):
             return _batch(args, out, manifest, items, settings)
         return _run(args, out, manifest, items, settings, data)
@@ -206,6 +206,7 @@ def _regress(args) -> int:
     out = Path(args.out).resolve()
     if out.exists() and not out.is_dir():
         raise PlanError(f"--out {args.out}: a file, not a results folder")
+    check(out, RESULTS)  # before the implementations are built (owned() claims it)
     args.j = workers(args.j)
     settings = Settings(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                         profile=args.profile, level=args.level, seed=seed,
@@ -223,7 +224,7 @@ def _regress(args) -> int:
                 "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
     if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given
         manifest["launcher"] = {**args.launcher, "cpus_per_shard": args.launcher.get("cpus_per_shard") or args.j}
-    with owned(out), environment(keep_folder(out)):
+    with owned(out, layout=RESULTS), environment(keep_folder(out)):
         if args.launcher:
             _prepare(out, manifest)
             return _batch(args, out, manifest, items, settings)
@@ -333,12 +334,11 @@ def _unfinished(out: Path, manifest: dict) -> dict:
 
 
 def _prepare(out: Path, manifest: dict) -> dict:
-    out.mkdir(parents=True, exist_ok=True)
+    """The previous run's report to its history, the rest of the previous run's output gone (only what the
+    folder's manifest lists: out was claimed), the new run's manifest."""
     keep_history(out, time.strftime("%Y%m%dT%H%M%S"))
-    for stale in ("results", "allure-results", "work", "shrunk", "rtl-coverage", "shards", "batch", "logs"):
-        shutil.rmtree(out / stale, ignore_errors=True)
-    for stale in ("junit.xml", PYTEST_JUNIT, "summary.txt", "report.html", "rtl-coverage.dat"):
-        (out / stale).unlink(missing_ok=True)
+    clear(out, ("results", "allure-results", "work", "shrunk", "rtl-coverage", "shards", "batch", "logs",
+                "junit.xml", PYTEST_JUNIT, "summary.txt", "report.html", "rtl-coverage.dat"))
     (out / "results").mkdir()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ci.ownership import owned
 from ci.regression import html
+from ci.regression.folder import RESULTS
 from ci.regression.merge import merge_into
 from ci.regression.plan import PlanError
 
@@ -53,7 +54,7 @@ def merge(args) -> int:
     if inputs:
         raise PlanError(f"--out {args.out} is one of the folders to merge ({inputs[0]}): merging would overwrite "
                         "it; choose another --out")
-    with owned(out):
+    with owned(out, layout=RESULTS):
         return _merge(args, out)
 
 

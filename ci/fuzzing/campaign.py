@@ -16,7 +16,10 @@ OUT holds:
     runs.jsonl           one line per implementation run (coverage after it, per unit)
     rtl-coverage.N.dat.gz  the merged Verilator counts after run N (the one state.json names)
     findings/ID.json     a finding's record (as regress records tests), findings/ID/ its trace; shrunk/ as regress
+    summary.txt, report.json, coverage.png, uncovered.txt   the report (ci/fuzzing/report.py)
     .nvdla-verif.lock    held by the `fuzz` process running the campaign (ci/ownership.py): one process per campaign
+    .nvdla-verif-output.json  what of OUT is the campaign's (ci/ownership.py): a folder that is neither new, empty
+                         nor a campaign's is refused; the campaign's cleaning stays inside those entries
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, features, stages_enabled, worth
 from ci.options import environment, families_for
-from ci.ownership import FOLDER_LOCK
+from ci.ownership import Layout, claim
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
 from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
 from ci.regression.results import buckets
@@ -67,6 +70,21 @@ KEPT = ("impl", "ref", "directed", "seed", "profile", "families", "rtl")
 
 class FuzzError(NvdlaVerifError):
     """A campaign that cannot start or continue (another campaign's OUT, bad options)."""
+
+
+def _written_before_manifests(folder: Path) -> bool:
+    """A campaign's folder from before ownership manifests: its state.json."""
+    try:
+        state = json.loads((folder / "state.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(state, dict) and {"version", "options", "corpus", "findings"} <= state.keys()
+
+
+CAMPAIGN = Layout("fuzzing campaign", (
+    "state.json", "state.json.tmp", "corpus", "findings", "runs.jsonl", "rtl-coverage.*.dat.gz",
+    "rtl-coverage.*.dat.gz.tmp", "work", "shrunk", "summary.txt", "report.json", "coverage.png", "uncovered.txt"),
+    _written_before_manifests)
 
 
 @dataclass
@@ -115,10 +133,8 @@ class Campaign:
     def _load(self) -> dict:
         path = self.out / "state.json"
         wanted = {k: getattr(self.options, k) for k in KEPT}
+        claim(self.out, CAMPAIGN)
         if not path.is_file():
-            if self.out.exists() and any(p.name != FOLDER_LOCK for p in self.out.iterdir()):
-                raise FuzzError(f"{self.out}: not empty and holds no fuzzing campaign (no state.json)")
-            self.out.mkdir(parents=True, exist_ok=True)
             return {"version": STATE_VERSION, "options": wanted, "step": 0, "runs": 0, "elapsed_s": 0.0,
                     "last_new": 0, "seen": {}, "corpus": [], "findings": [], "coverage": None, "dropped": {},
                     "skipped": 0}

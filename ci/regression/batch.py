@@ -26,7 +26,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ci.options import environment
+from ci.ownership import claim
 from ci.regression.engine import Settings
+from ci.regression.folder import RESULTS
 from ci.regression.items import item_budget_s
 from ci.regression.launchers import Resources, Scheduler, TaskState, scheduler
 from ci.regression.launchers.base import ENDED, PENDING, RUNNING, LauncherError
@@ -116,7 +118,7 @@ class Batch:
         total = self.options.shard_count(len(items))
         for index in range(1, total + 1):
             part = shard(items, index, total)
-            folder = self.out / "shards" / f"{index:02d}"
+            folder = claim(self.out / "shards" / f"{index:02d}", RESULTS)
             (folder / "results").mkdir(parents=True, exist_ok=True)
             manifest = {**self.manifest, "items": [i.as_dict() for i in part], "shard": f"{index}/{total}",
                         "out": str(folder)}
