@@ -98,10 +98,12 @@ def _descendants(root: int) -> list[int]:
 
 
 def _kill(pid: int, ours: set[int]) -> None:
-    """SIGKILL `pid` through a pidfd, after checking that the pid still names one of `ours`' children."""
+    """SIGKILL `pid` through a pidfd, after checking that the pid still names a child of one of `ours`."""
     try:
         fd = os.pidfd_open(pid)
-    except (ProcessLookupError, AttributeError, OSError):
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):  # no pidfd (a kernel before 5.3)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -154,10 +156,10 @@ class Supervisor:
             selector.register(fd, selectors.EVENT_READ)
         deadline = time.monotonic() + self.timeout
         while True:
+            if self._exited():
+                return "exited"
             if self.stop:
                 return "stopped"
-            if self._reap(self.pid):
-                return "exited"
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
@@ -170,18 +172,28 @@ class Supervisor:
                 elif key.fd == self.stop_fd and not data:
                     self.stop = True
 
-    def _reap(self, pid: int) -> bool:
-        """Collect `pid` (-1: any child) if it ended; True when one was collected."""
-        try:
-            found, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return False
-        if found and found == self.pid:
+    def _exited(self) -> bool:
+        """Collect the program if it ended; True when it did."""
+        found, status = os.waitpid(self.pid, os.WNOHANG)
+        if found:
             self.status = status
         return found != 0
 
+    def _reap_all(self) -> bool:
+        """Collect every child that ended; True while some child still runs."""
+        while True:
+            try:
+                found, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return False
+            if not found:
+                return True
+            if found == self.pid:
+                self.status = status
+
     def end_all(self) -> None:
-        """SIGKILL the program and everything below it, and reap, until no child is left."""
+        """SIGKILL the program and everything below it, and reap, until no child is left (on Linux every
+        orphan of the program is our child)."""
         me = os.getpid()
         killed: set[int] = set()
         while True:
@@ -196,15 +208,9 @@ class Supervisor:
                     os.killpg(self.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            reaped = False
-            while self._reap(-1):
-                reaped = True
-            try:
-                os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break  # no child left, and on Linux every orphan of the program would be our child
-            if not reaped:
-                time.sleep(0.002)
+            if not self._reap_all():
+                break
+            time.sleep(0.002)
         self.ended = len(killed - {self.pid})
 
     def drain(self) -> None:
