@@ -12,20 +12,29 @@ time limit (NVDLA_COMMAND_TIMEOUT seconds, default 600) is an `error` result nam
 of the program's output. The folder of a run that errored or hung is kept (NVDLA_COMMAND_KEEP=failed, the
 default; always; never) in $NVDLA_COMMAND_KEEP_DIR, which conform and regress set to their output folder's
 kept/ (else it stays in $TMPDIR); NVDLA_KEEP_FOLDERS=1 is protocol 1's name for always.
+
+The program runs under ci/implementations/supervisor.py: its output goes to FOLDER/program.log, of which only
+the first and last 64 KiB are kept, and every process it started ends when it ends, times out or we are
+interrupted. The folder is never left behind: an unexpected error keeps it as a failed run's, an interrupt
+removes it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from ci.implementations.command_files import read_result, write_request
+from ci.implementations.supervisor import HEAD
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.outcome import Outcome
@@ -34,6 +43,10 @@ from golden.steps import Program
 
 DEFAULT_TIMEOUT_S = 600
 OUTPUT_TAIL = 1500
+LOG = "program.log"
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
+#: Seconds the supervisor gets past the program's time limit, or to stop when asked, before it is killed.
+GRACE_S = 10
 KEEP_MODES = ("failed", "always", "never")
 #: A result's status -> the outcome's (golden/outcome.py): a hang fails as the RTL bench's timeout does.
 REPORTED = {"hang": Status.TIMEOUT, "unsupported": Status.UNSUPPORTED, "error": Status.ERROR}
@@ -94,10 +107,27 @@ class Command:
 
     def run(self, program: Program, profile: Profile) -> Outcome:
         folder = Path(tempfile.mkdtemp(prefix=f"nvdla-{program.name}-"))
+        try:
+            outcome = self._run_in(folder, program, profile)
+        except Exception as exc:  # not the program's doing (a full disk, ...): the folder is a failed run's
+            kept = self._dispose(folder, failed=True)
+            if kept:
+                exc.add_note(f"folder kept: {kept}")
+            raise
+        except BaseException:  # Ctrl-C, SIGTERM, a layer's time budget: the program has been ended already
+            _remove(folder)
+            raise
+        failed = outcome.status in (Status.ERROR, Status.TIMEOUT)
+        kept = self._dispose(folder, failed)
+        if kept and failed:
+            outcome.detail += f" (folder kept: {kept})"
+        return outcome
+
+    def _run_in(self, folder: Path, program: Program, profile: Profile) -> Outcome:
         write_request(program, profile, folder)
         outcome = Outcome(self.name)
         started = time.perf_counter()
-        code, failure = self._execute(folder)
+        code, failure = self._execute(folder, outcome)
         outcome.seconds = time.perf_counter() - started
         try:  # a program that failed may still say why in a protocol 2 result; its outcome is not taken
             result = read_result(program, folder / "out", outcome if code == 0 else Outcome(self.name)) \
@@ -110,7 +140,7 @@ class Command:
             outcome.stopped(REPORTED[status], self._reported(status, result))
         elif failure:
             outcome.stopped(Status.ERROR, failure)
-        return self._finish(outcome, folder)
+        return outcome
 
     def _reported(self, status: str, result: dict) -> str:
         detail = f": {result['detail']}" if result.get("detail") else ""
@@ -118,55 +148,129 @@ class Command:
             return f"{result.get('feature', 'a feature')} not supported by {self.argv[0]}{detail}"
         return f"{self.argv[0]} reports {'a hang' if status == 'hang' else 'an error'}{detail}"
 
-    def _finish(self, outcome: Outcome, folder: Path) -> Outcome:
-        """Keep the folder (a failed run's, or every one when asked), else remove it."""
-        failed = outcome.status in (Status.ERROR, Status.TIMEOUT)
+    def _dispose(self, folder: Path, failed: bool) -> Path | None:
+        """Keep the folder (a failed run's, or every one when asked: where it is kept), else remove it."""
         if self.keep == "never" or (self.keep == "failed" and not failed):
-            shutil.rmtree(folder, ignore_errors=True)
-            return outcome
+            _remove(folder)
+            return None
         into = os.environ.get("NVDLA_COMMAND_KEEP_DIR")
-        if into:
+        if not into:
+            return folder
+        target = Path(into) / folder.name
+        try:
             Path(into).mkdir(parents=True, exist_ok=True)
-            folder = Path(shutil.move(folder, Path(into) / folder.name))
-        if failed:
-            outcome.detail += f" (folder kept: {folder})"
-        return outcome
+            return Path(shutil.move(folder, target))
+        except OSError:  # e.g. another file system that is full: it stays where it is, and says so
+            if folder.exists():
+                _remove(target)
+                return folder
+            raise
 
-    def _execute(self, folder: Path) -> tuple[int | None, str]:
-        """Run the program: its exit status (None when it did not exit by itself) and '' when it exited 0,
-        else what went wrong."""
-        log = folder / "program.log"
-        with open(log, "w") as out:
-            try:
-                process = subprocess.Popen([*self.argv, str(folder)], cwd=folder, stdout=out,
-                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                           start_new_session=True)
-            except OSError as exc:
-                return None, f"cannot start {self.argv[0]}: {exc.strerror}"
-            try:
-                code = process.wait(timeout=self.timeout_s)
-            except subprocess.TimeoutExpired:
-                _end(process)
-                return None, f"{self.argv[0]} did not finish within {self.timeout_s:g} s{_tail(log)}"
-            except BaseException:  # Ctrl-C, SIGTERM, a layer's time budget: the program's group goes with us
-                _end(process)
-                shutil.rmtree(folder, ignore_errors=True)
-                raise
-        if code:
-            cause = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-            return code, f"{self.argv[0]} {cause}{_tail(log)}"
-        return 0, ""
+    def _execute(self, folder: Path, outcome: Outcome) -> tuple[int | None, str]:
+        """Run the program under ci/implementations/supervisor.py, which ends everything the program started:
+        its exit status (None when it did not exit by itself) and '' when it exited 0, else what went wrong."""
+        log = folder / LOG
+        stop_r, stop_w = os.pipe()  # closing it (or our death) tells the supervisor to stop
+        stop = open(stop_w, "wb", buffering=0)  # noqa: SIM115  (closed below, safely twice)
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(SUPERVISOR), str(stop_r), str(log), f"{self.timeout_s}",
+                 *self.argv, str(folder)], cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, pass_fds=(stop_r,), start_new_session=True)
+        except OSError as exc:
+            stop.close()
+            return None, f"cannot start {self.argv[0]}: {exc.strerror}"
+        finally:
+            os.close(stop_r)
+        wedged = False
+        try:
+            text, _ = process.communicate(timeout=self.timeout_s + GRACE_S)
+            stop.close()
+        except subprocess.TimeoutExpired:
+            text, wedged = _stop(process, stop), True
+        except BaseException:  # Ctrl-C, SIGTERM, a layer's time budget: the program goes with us
+            _stop(process, stop)
+            raise
+        report = _report(text)
+        program = self.argv[0]
+        if report.get("ended"):
+            outcome.notes.append(f"{program} left {report['ended']} process(es) running when it ended; "
+                                 "they were killed")
+        end = "timeout" if wedged else report.get("end")
+        if end == "exited":
+            code = report["code"]
+            return code, f"{program} exited with status {code}{_tail(log, report)}" if code else ""
+        if end == "signal":
+            return -report["signal"], f"{program} killed by signal {report['signal']}{_tail(log, report)}"
+        if end == "timeout":
+            return None, f"{program} did not finish within {self.timeout_s:g} s{_tail(log, report)}"
+        if end == "cannot start":
+            return None, f"cannot start {program}: {report['error']}"
+        if end == "stopped":
+            return None, f"{program} was stopped by a signal to nvdla-verif's supervisor{_tail(log, report)}"
+        return None, f"{program}: its supervisor failed: {text.decode(errors='replace')[-OUTPUT_TAIL:]}"
 
 
-def _end(process: subprocess.Popen) -> None:
-    """Kill the program and everything it started (its own session), and reap it."""
+def _stop(process: subprocess.Popen, stop) -> bytes:
+    """Tell the supervisor to end the program and all it started, and wait for it; past GRACE_S seconds kill
+    it and the program's process group (all that can be reached without it). Its output."""
+    stop.close()
     try:
+        return process.communicate(timeout=GRACE_S)[0]
+    except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
+        text = process.communicate()[0]
+        pid = _report(text).get("pid")
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return text
 
 
-def _tail(log: Path) -> str:
-    text = log.read_text(errors="replace").strip()
-    return f"; its output ends: {text[-OUTPUT_TAIL:]}" if text else ""
+def _report(text: bytes) -> dict:
+    """The supervisor's lines merged: {"pid": ...} then {"end": ..., ...}."""
+    report = {}
+    for line in text.decode(errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            report.update(value)
+    return report
+
+
+def _remove(folder: Path) -> None:
+    """Remove a folder the program may have made hard to remove (a sub-folder without permissions)."""
+    def writable(function, path, _):
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, stat.S_IRWXU)
+        function(path)
+
+    try:
+        shutil.rmtree(folder, onerror=writable)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _tail(log: Path, report: dict) -> str:
+    """The end of the program's output, read from the end of the log whatever is in the folder."""
+    try:
+        fd = os.open(log, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        file.seek(max(0, info.st_size - 4 * OUTPUT_TAIL))
+        text = file.read(4 * OUTPUT_TAIL).decode(errors="replace")
+    text = "".join(c for c in text if c.isprintable() or c in "\n\t").strip()
+    if not text:
+        return ""
+    size = f" ({report['output']} bytes, {LOG} keeps the first and last {HEAD // 1024} KiB)" \
+        if report.get("dropped") else ""
+    return f"; its output{size} ends: {text[-OUTPUT_TAIL:]}"

@@ -2,12 +2,19 @@
 out/ that the program writes back. Protocol 2 is request.json's "protocol": 2 (golden/formats/
 command_request.schema.json); a result.json with "protocol": 2 is checked against
 golden/formats/command_result.schema.json and may carry a status. A result without it is read as protocol 1.
+
+What the program writes is bounded by what the request asked for: a region's file by its size
+(region_file_limit, request.json's max_file_bytes), result.json by the number of steps (result_limit,
+max_result_bytes). Each must be a regular file; a larger one, or a symlink, folder or device in its place, is
+the program's error naming the file and the bound, found before anything is read.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +30,23 @@ from golden.steps import CheckRegion, Program, ReadRegister
 PROTOCOL = 2
 REQUEST_SCHEMA = SCHEMA.with_name("command_request.schema.json")
 RESULT_SCHEMA = SCHEMA.with_name("command_result.schema.json")
+#: A region's file may take this many bytes per byte of the region (one record per byte with a 32-bit offset,
+#: `{offset:0x12345678, size:1, payload:0xab},`, takes 44), plus FILE_SLACK.
+REGION_FILE_BYTES_PER_BYTE = 48
+FILE_SLACK = 64 * 1024
+#: result.json may take RESULT_BYTES, plus this many per step of the program (a register value, a watch).
+RESULT_BYTES = 1 << 20
+RESULT_BYTES_PER_STEP = 128
+
+
+def region_file_limit(size: int) -> int:
+    """The most bytes the file of a `size`-byte region may have."""
+    return REGION_FILE_BYTES_PER_BYTE * size + FILE_SLACK
+
+
+def result_limit(program: Program) -> int:
+    """The most bytes the program's result.json may have."""
+    return RESULT_BYTES + RESULT_BYTES_PER_STEP * len(program.steps)
 
 
 def write_request(program: Program, profile: Profile, folder: Path) -> None:
@@ -38,10 +62,10 @@ def write_request(program: Program, profile: Profile, folder: Path) -> None:
             shutil.copy(path, folder / path.name)
         request.update(trace=trace.path.name, format=trace.format)
     regions = [{"id": i, "memory": s.memory, "base": s.base, "size": s.size, "file": f"region_{i}.dat",
-                "where": s.where} for i, s in program.regions]
+                "max_file_bytes": region_file_limit(s.size), "where": s.where} for i, s in program.regions]
     reads = [{"id": i, "register": s.register.trace_name, "address": s.address, "where": s.where}
              for i, s in enumerate(program.steps) if isinstance(s, ReadRegister)]
-    request.update(regions=regions, reads=reads)
+    request.update(regions=regions, reads=reads, max_result_bytes=result_limit(program))
     (folder / "request.json").write_text(json.dumps(request, indent=1) + "\n")
     (folder / "out").mkdir()
 
@@ -51,17 +75,20 @@ def read_result(program: Program, out: Path, outcome: Outcome) -> dict:
     the contract is a NvdlaVerifError naming the field and the rule."""
     for index, step in program.regions:
         path = out / f"region_{index}.dat"
-        if path.is_file():
+        if _written(path, region_file_limit(step.size), f"a {step.size:#x}-byte region's file"):
             outcome.regions[index] = _image(path, step)
     if not outcome.regions and program.regions:
         outcome.unavailable["regions"] = "the program wrote no region file"
     result = out / "result.json"
     outcome.unavailable["interrupts"] = "the program reported no interrupts"
-    if not result.is_file():
+    limit = result_limit(program)
+    if not _written(result, limit, "result.json"):
         outcome.unavailable["registers"] = "the program wrote no out/result.json"
         return {}
+    with open(result, "rb") as file:
+        text = file.read(limit)
     try:
-        data = json.loads(result.read_text())
+        data = json.loads(text)
     except ValueError as exc:
         raise NvdlaVerifError(f"{result}: not JSON: {exc}") from None
     if isinstance(data, dict) and data.get("protocol") == PROTOCOL:
@@ -77,6 +104,22 @@ def read_result(program: Program, out: Path, outcome: Outcome) -> dict:
     if "registers" not in data:
         outcome.unavailable["registers"] = "the program reported no register reads"
     return data
+
+
+def _written(path: Path, limit: int, what: str) -> bool:
+    """Whether the program wrote `path`; one that is not a regular file, or holds more than `limit` bytes, is an
+    error. Checked without following a symlink; nothing of the program runs any more to change it."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        raise NvdlaVerifError(f"{path}: not a regular file (a symlink, folder or device); the program must write "
+                              "its files in out/ itself")
+    if info.st_size > limit:
+        raise NvdlaVerifError(f"{path}: {info.st_size} bytes, more than the {limit} bytes {what} may take "
+                              "(request.json's limits, README \"External programs\")")
+    return True
 
 
 def _check(data: dict, path: Path, outcome: Outcome) -> None:

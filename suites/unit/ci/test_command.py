@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,14 @@ from scoreboards.verdict import verify
 
 PROGRAM = f"{sys.executable} {Path(__file__).with_name('golden_program.py')}"
 TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
+
+
+@pytest.fixture(autouse=True)
+def _work_folders(tmp_path, monkeypatch):
+    """Failed runs keep their folders in the temporary folder: this test's, not the machine's."""
+    folder = tmp_path / "work-folders"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
 
 
 def _run(nvdla_data, fault: str | None, timeout_s: float = 60):

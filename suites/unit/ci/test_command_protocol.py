@@ -36,6 +36,14 @@ HANDFUL = ["trace_tests/nv_small/sdp_1x1x1_pass_through_int8", "trace_tests/nv_s
            "traceplayer/conv_8x8_fc_int16"]
 
 
+@pytest.fixture(autouse=True)
+def _work_folders(tmp_path, monkeypatch):
+    """Failed runs keep their folders in the temporary folder: this test's, not the machine's."""
+    folder = tmp_path / "work-folders"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+
+
 def _program(tmp_path: Path, result: dict | None, code: int = 0, name: str = "program.py") -> str:
     """A program that writes `result` as out/result.json (none when None) and exits with `code`."""
     script = tmp_path / name
