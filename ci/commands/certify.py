@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ci import shell
+from ci.cli import invocation
 from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
@@ -43,5 +45,7 @@ def run(args) -> int:
         verdict = certify(args.suite, args.impl, args.ref, args.waivers, args.out, jobs=workers(args.j),
                           impl_version=args.impl_version, resume=args.resume,
                           coverage=args.coverage)
-    print(f"package: {args.out} (nvdla-verif verify {args.out} --suite {args.suite})")
+    check = shell.line([*invocation(), "verify", str(Path(args.out).absolute()),
+                        "--suite", str(Path(args.suite).absolute())])
+    print(f"package: {args.out} (check it: {check})")
     return 0 if verdict.conformant else 1
