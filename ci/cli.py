@@ -17,7 +17,6 @@ import errno
 import importlib
 import os
 import pkgutil
-import shlex
 import shutil
 import sys
 import traceback
@@ -61,16 +60,17 @@ def _global_options(parser: argparse.ArgumentParser, default) -> None:
                              "layer needs about 30 bytes per element)")
 
 
-def invocation() -> str:
-    """nvdla-verif as a command a person can paste into a shell in any folder: the bare name when it is the one
-    on PATH, else the absolute path of the script that was started, else this interpreter running the module."""
+def invocation() -> list[str]:
+    """How to start nvdla-verif again from any folder, as the first words of a command (ci/shell.py quotes them):
+    the bare name when it is the one on PATH, else the absolute path of the script that was started, else this
+    interpreter running the module."""
     started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if started is not None and started.name == "nvdla-verif" and started.is_file():
         found = shutil.which("nvdla-verif")
         if found and Path(found).resolve() == started.resolve():
-            return "nvdla-verif"
-        return shlex.quote(str(started.absolute()))
-    return f"{shlex.quote(sys.executable)} -m ci.cli"
+            return ["nvdla-verif"]
+        return [str(started.absolute())]
+    return [sys.executable, "-m", "ci.cli"]
 
 
 def _size(text: str) -> int:

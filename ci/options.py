@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import ci.implementations as registry
+from ci.shell import option
 from golden.config import Profile, get_profile, infer_profile_name, load_spec
 from golden.errors import NvdlaVerifError, ProfileError
 from golden.implementation import Implementation
@@ -143,11 +144,11 @@ def rtl_environment(args) -> dict[str, str]:
 def rtl_arguments(args) -> list[str]:
     """The RTL selection as command-line arguments that work from any folder (for reproduce commands)."""
     words = ["--rtl-filelist", str(Path(args.rtl_filelist).resolve())] if args.rtl_filelist else []
-    words += ["--rtl-top", args.rtl_top] if args.rtl_top else []
+    words += option("--rtl-top", args.rtl_top) if args.rtl_top else []
     for define in args.rtl_define:
-        words += ["--rtl-define", define]
+        words += option("--rtl-define", define)
     words += ["--rtl-spec", str(Path(args.rtl_spec).resolve())] if args.rtl_spec else []
-    return words + (["--rtl-profile", args.rtl_profile] if args.rtl_profile else [])
+    return words + (option("--rtl-profile", args.rtl_profile) if args.rtl_profile else [])
 
 
 @contextmanager

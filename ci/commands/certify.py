@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ci import shell
+from ci.cli import invocation
 from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
@@ -59,5 +61,7 @@ def run(args) -> int:
                           coverage=args.coverage, signing_key=signing_key)
     if signing_key is not None:
         print(f"signed by key {fingerprint(signing_key.public_key())} ({SIGNATURE}; verify it with --key)")
-    print(f"package: {args.out} (nvdla-verif verify {args.out} --suite {args.suite})")
+    check = shell.line([*invocation(), "verify", str(Path(args.out).absolute()),
+                        "--suite", str(Path(args.suite).absolute())])
+    print(f"package: {args.out} (check it: {check})")
     return 0 if verdict.conformant else 1

@@ -24,6 +24,7 @@ from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
+from ci import shell
 from ci.cli import invocation
 from ci.implementations.command import absolute_spec, keep_folder
 from ci.options import (
@@ -398,6 +399,7 @@ def _interrupted(out: Path, manifest: dict) -> None:
         for item_id in done - reported:
             record_file(out, item_id).unlink()
         done &= reported
-    print(f"regress: interrupted: {len(done)} of {len(manifest['items'])} tests have a result in {out}; the same "
-          "command with --resume runs the rest", file=sys.stderr, flush=True)
+    resume = shell.line([*Settings(**manifest["settings"]).command, "regress", "--resume", "--out", str(out)])
+    print(f"regress: interrupted: {len(done)} of {len(manifest['items'])} tests have a result in {out}; --resume "
+          f"runs the rest: {resume}", file=sys.stderr, flush=True)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shlex
 import shutil
 import sys
 import time
@@ -36,13 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ci import shell
 from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, features, stages_enabled, worth
 from ci.options import environment, families_for
 from ci.ownership import Layout, claim
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
-from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
+from ci.regression.engine import Settings, implementation_arguments, layer_bytes, play_layer
 from ci.regression.results import buckets
 from ci.regression.signature import result_signature, text
 from golden import rules
@@ -102,7 +102,7 @@ class Options:
     shrink: int = 40
     rtl: list[str] = field(default_factory=list)  # the RTL selection as arguments (reproduce commands)
     axi_pause: float = 0.0
-    command: str = "nvdla-verif"
+    command: list[str] = field(default_factory=lambda: ["nvdla-verif"])  # the first words (ci.cli.invocation)
 
     @property
     def code_coverage(self) -> bool:
@@ -336,8 +336,8 @@ class Campaign:
         record = {"id": candidate.id, "kind": FINDING_KIND, "status": result.status, "verdict": result.status,
                   "detail": result.detail[:500], "signature": signature, "size_bytes": layer_bytes(path),
                   "run": run, "candidate": candidate.as_dict(), "path": trace,
-                  "reproduce": _environment_words(candidate) + f"{self.options.command} conform {trace} --profile "
-                               f"{self.profile.name}{implementation_options(self.settings)}"}
+                  "reproduce": shell.line([*self.options.command, "conform", trace, "--profile", self.profile.name,
+                                           *implementation_arguments(self.settings)], _environment(candidate))}
         known = {text(f["signature"]) for f in self.findings}
         self._keep(self.out / "findings", candidate, path)
         if text(signature) not in known and self.options.shrink > 0:
@@ -376,12 +376,12 @@ class Campaign:
         return row
 
 
-def _environment_words(candidate: Candidate) -> str:
+def _environment(candidate: Candidate) -> dict[str, str]:
     """The variables a reproduce command needs: the AXI back-pressure, a fixture build's bug switches."""
-    words = [f"NVDLA_RTL_AXI_PAUSE={candidate.axi_pause:g}"] if candidate.axi_pause else []
+    values = {"NVDLA_RTL_AXI_PAUSE": f"{candidate.axi_pause:g}"} if candidate.axi_pause else {}
     if os.environ.get("NVDLA_RTL_DEFINES") and not os.environ.get("NVDLA_RTL_FILELIST"):
-        words.append(f"NVDLA_RTL_DEFINES={shlex.quote(os.environ['NVDLA_RTL_DEFINES'])}")
-    return "".join(f"{w} " for w in words)
+        values["NVDLA_RTL_DEFINES"] = os.environ["NVDLA_RTL_DEFINES"]
+    return values
 
 
 def progress_line(row: dict, budget: int) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ci import shell
 from ci.fuzzing.campaign import FINDING_KIND
 from ci.regression.code_coverage import line_ranges, read_dat, read_points, uncovered
 from ci.regression.code_coverage import lines as unit_table
@@ -85,10 +86,10 @@ def summary(campaign: dict, other: dict | None = None) -> str:
         for bucket in found:
             first = min(f["run"] for f in campaign["findings"] if f["id"] in bucket["tests"])
             lines.append(f"  {bucket['count']:3}  {bucket['signature']}")
-            lines.append(f"       first at run {first}; {bucket['reproduce']}")
+            lines.append(f"       first at run {first}; {shell.in_folder(campaign['out'], bucket['reproduce'])}")
             if bucket.get("shrunk", {}).get("path"):
                 lines.append(f"       shrunk: {bucket['shrunk']['path']} ({bucket['shrunk']['bytes']} bytes); "
-                             f"{bucket['shrunk']['reproduce']}")
+                             f"{shell.in_folder(campaign['out'], bucket['shrunk']['reproduce'])}")
     if other is not None:
         c = compare(campaign, other)
         lines.append(f"against {_mode(other)}:")

@@ -25,6 +25,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ci import shell
 from ci.options import environment
 from ci.ownership import claim
 from ci.regression.engine import Settings
@@ -105,7 +106,7 @@ class Shard:
 class Batch:
     """One batch run in OUT: its shards, their attempts on the scheduler and the merge."""
 
-    def __init__(self, out: Path, manifest: dict, options: BatchOptions, launcher: Scheduler, command: str):
+    def __init__(self, out: Path, manifest: dict, options: BatchOptions, launcher: Scheduler, command: list[str]):
         self.out, self.manifest, self.options, self.launcher, self.command = out, manifest, options, launcher, command
         self.shards: list[Shard] = []
         self.started = time.monotonic()
@@ -153,14 +154,16 @@ class Batch:
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "task.sh"
         shards = shlex.quote(str(self.out / "shards"))
+        resume = shell.line([*self.command, "regress", "--resume", "--out"])
+        options = shell.line(["-j", str(self.options.cpus), "--shrink", str(self.options.shrink)])
+        shown = str(self.out).replace("\n", "\\n")  # a comment ends at a newline; what follows would run
         script.write_text(
             "#!/bin/bash\n"
-            f"# nvdla-verif regress --on {self.options.on}: one shard of the run in {self.out}\n"
+            f"# nvdla-verif regress --on {self.options.on}: one shard of the run in {shown}\n"
             f"index=${{{self.launcher.index_variable}:?not a task of a job array}}\n"
             f"shard={shards}/$(printf %02d \"$index\")\n"
             f"echo \"nvdla-verif: shard $index on $(hostname) at $(date -u +%FT%TZ)\"\n"
-            f"exec {self.command} regress --resume --out \"$shard\" -j {self.options.cpus} "
-            f"--shrink {self.options.shrink}\n")
+            f"exec {resume} \"$shard\" {options}\n")
         script.chmod(0o755)
         return script
 
@@ -302,7 +305,7 @@ def _names(shards: list[Shard]) -> str:
 
 
 def run_batch(out: Path, manifest: dict, items: list[Item], settings: Settings, options: BatchOptions,
-              command: str, resume: bool) -> dict:
+              command: list[str], resume: bool) -> dict:
     """Submit (or, with resume, submit again what has no result), watch, merge: the merged report."""
     launcher = scheduler(options.on)
     batch = Batch(out, manifest, options, launcher, command)
@@ -329,9 +332,9 @@ def run_batch(out: Path, manifest: dict, items: list[Item], settings: Settings, 
         except KeyboardInterrupt:
             batch.cancel()
             done = sum(s.done_tests() for s in batch.shards)
+            resume = shell.line([*command, "regress", "--resume", "--out", str(out)])
             print(f"regress: interrupted: {done} of {len(items)} tests have a result in {out}; the job array is "
-                  f"cancelled; `regress --resume --out {shlex.quote(str(out))}` goes on", file=sys.stderr,
-                  flush=True)
+                  f"cancelled; to go on: {resume}", file=sys.stderr, flush=True)
             raise
     return batch.merge()
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import ci.implementations as registry
+from ci import shell
 from ci.options import environment, reference_spec
 from ci.regression.coverage import layer_hits
 from ci.regression.item import Item
@@ -54,8 +55,13 @@ class Settings:
     #: The RTL selection as command-line arguments (ci.options.rtl_arguments), for reproduce commands; the run's
     #: processes receive it through the environment (ci.options.rtl_environment).
     rtl: list[str] = field(default_factory=list)
-    #: How the person started nvdla-verif, as a command that works from any folder (ci.cli.invocation).
-    command: str = "nvdla-verif"
+    #: How the person started nvdla-verif, as the first words of a command that works from any folder
+    #: (ci.cli.invocation); a manifest written before it was a list holds the words shell-quoted and joined.
+    command: list[str] = field(default_factory=lambda: ["nvdla-verif"])
+
+    def __post_init__(self):
+        if isinstance(self.command, str):
+            self.command = shlex.split(self.command)
 
     def reference_spec(self) -> str | None:
         return reference_spec(self.impl, self.ref)
@@ -212,17 +218,16 @@ def lacking(item: Item, settings: Settings) -> str:
 def regress_command(item: Item, settings: Settings) -> str:
     """A `regress` command that runs the item alone again, with its own results folder (a kind that has a more
     direct reproduction says its own)."""
-    nvdla, options = settings.command, implementation_options(settings)
-    name = item.id.replace("/", "-")
-    plan = f" --plan {shlex.quote(settings.plan)}" if settings.plan else ""
-    profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
-    impl = "" if options.startswith(" --impl") else " --impl golden"  # regress defaults to rtl
-    return (f"{nvdla} regress{plan} --level {settings.level} --seed {settings.seed}{impl}{options}{profile} "
-            f"--test {shlex.quote(item.id)} --out regress-repro-{name}")
+    words = [*settings.command, "regress", *(shell.option("--plan", settings.plan) if settings.plan else []),
+             "--level", settings.level, "--seed", str(settings.seed)]
+    words += ["--impl", "golden"] if settings.impl == "golden" else []  # regress defaults to rtl
+    words += implementation_arguments(settings)
+    words += shell.option("--profile", settings.profile) if settings.profile else []
+    words += [*shell.option("--test", item.id), *shell.option("--out", f"regress-repro-{item.id.replace('/', '-')}")]
+    return shell.line(words)
 
 
-def implementation_options(settings: Settings) -> str:
-    """--impl with the RTL selection, and --ref, as `conform` takes them (empty for the golden model alone)."""
-    rtl = "".join(f" {shlex.quote(word)}" for word in settings.rtl)
-    impl = f" --impl {shlex.quote(settings.impl)}{rtl}" if settings.impl != "golden" else ""
-    return impl + (f" --ref {shlex.quote(settings.ref)}" if settings.ref else "")
+def implementation_arguments(settings: Settings) -> list[str]:
+    """--impl with the RTL selection, and --ref, as `conform` takes them (none for the golden model alone)."""
+    words = [*shell.option("--impl", settings.impl), *settings.rtl] if settings.impl != "golden" else []
+    return words + (shell.option("--ref", settings.ref) if settings.ref else [])

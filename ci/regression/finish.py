@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from ci import shell
 from ci.regression import code_coverage, kinds
 from ci.regression.coverage import coverage_text
 from ci.regression.results import (
@@ -91,8 +92,8 @@ def describe_shrunk(allure_dir: Path, buckets: list[dict], out: Path) -> None:
             continue
         what = (f"shrunk to {cut['layers']} layer(s), {cut['bytes']} bytes of trace data (from {cut['from_bytes']}): "
                 f"{cut['describe']}")
-        result["description"] = (f"**{what}**\n\n```\ncd {out} && {cut['reproduce']}\n```\n\n"
-                                 + result.get("description", ""))
+        play = shell.in_folder(out, cut["reproduce"])
+        result["description"] = f"**{what}**\n\n{shell.fenced(play)}\n\n" + result.get("description", "")
         details = result.setdefault("statusDetails", {})
-        details["message"] = f"{details.get('message', '')}\n{what}\nplay it: cd {out} && {cut['reproduce']}"
+        details["message"] = f"{details.get('message', '')}\n{what}\nplay it: {play}"
         path.write_text(json.dumps(result))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from ci import shell
 from ci.regression.engine import Settings
 from ci.regression.item import Item
 from ci.regression.items import run_item
@@ -110,7 +111,7 @@ def _describe(record: dict) -> None:
     """A failing test's page starts with what reproduces it (ci/regression/finish.py adds the shrunk layer)."""
     if allure is None or record["status"] not in ("failed", "error") or not record.get("reproduce"):
         return
-    allure.dynamic.description(f"**Reproduce** (paste into a shell):\n\n```\n{record['reproduce']}\n```\n\n"
+    allure.dynamic.description(f"**Reproduce** (paste into a shell):\n\n{shell.fenced(record['reproduce'])}\n\n"
                                f"{record['status']}: {record['detail'][:2000]}")
 
 

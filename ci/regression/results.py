@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 from pathlib import Path
 
+from ci import shell
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
 from ci.regression.record import Record
@@ -277,8 +278,8 @@ def summary_text(report: dict, out: Path | None = None) -> str:
             if cut and cut.get("path"):
                 lines.append(f"       shrunk: {cut['id']} to {cut['layers']} layer(s), {cut['bytes']} bytes of trace "
                              f"data (from {cut['from_bytes']}, {cut['attempts']} attempts): {cut['describe'][:150]}")
-                where = f"cd {out} && " if out is not None else ""
-                lines.append(f"       {where}{cut['reproduce']}")
+                play = cut["reproduce"] if out is None else shell.in_folder(out, cut["reproduce"])
+                lines.append(f"       {play}")
             elif cut:
                 lines.append(f"       shrinking: {cut['id']} did not fail again when replayed (flaky?)")
     lines += not_applicable_lines(report["tests"])

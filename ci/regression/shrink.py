@@ -14,14 +14,14 @@ larger, and stops after `budget` attempts: the same failing layer always shrinks
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
 
-from ci.regression.engine import Settings, implementation_options, layer_bytes, play_layer
+from ci import shell
+from ci.regression.engine import Settings, implementation_arguments, layer_bytes, play_layer
 from ci.regression.results import buckets, shrunk_file
 from ci.regression.signature import normalise, result_signature, text
 from golden.config import get_profile
@@ -165,8 +165,9 @@ def shrink_item(record: dict, params: dict, settings: Settings, out: Path, budge
     return {"id": record["id"], "path": f"shrunk/{name}/{name}.cfg", "bytes": layer_bytes(target / f"{name}.cfg"),
             "from_bytes": record.get("size_bytes"), "layers": count, "attempts": attempts.number, "decisions": best,
             "describe": _describe(family, profile, best, count),
-            "reproduce": f"{settings.command} conform shrunk/{name}/{name}.cfg --profile "
-                         f"{shlex.quote(params['profile'])}{implementation_options(settings)}"}
+            "reproduce": shell.line([*settings.command, "conform", f"shrunk/{name}/{name}.cfg",
+                                     *shell.option("--profile", params["profile"]),
+                                     *implementation_arguments(settings)])}
 
 
 def _drawn(family, profile, values, count):

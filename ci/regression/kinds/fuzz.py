@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ci.regression.engine import Run, Settings
+from ci import shell
+from ci.regression.engine import Run, Settings, implementation_arguments
 from ci.regression.item import Item
 from ci.regression.kinds.base import Expansion, TestKind
 from ci.regression.planning import PlanError, count_for, seeds
@@ -46,13 +47,12 @@ class Fuzz(TestKind):
         return 2 * 3 * int(item.params["runs"]) * super().budget_s(item, settings)
 
     def reproduce(self, item: Item, settings: Settings) -> str:
-        from ci.regression.engine import implementation_options
-
         p = item.params
-        families = "".join(f" --unit {f}" for f in p["families"] or ())
-        base = (f"{settings.command} fuzz --profile {p['profile']} --seed {p['seed']} --runs {p['runs']}{families}"
-                f"{implementation_options(settings)}")
-        return f"{base} --out fuzz-random && {base} --directed --out fuzz-directed --compare fuzz-random"
+        base = [*settings.command, "fuzz", *shell.option("--profile", p["profile"]), "--seed", str(p["seed"]),
+                "--runs", str(p["runs"]), *(word for f in p["families"] or () for word in shell.option("--unit", f)),
+                *implementation_arguments(settings)]
+        return shell.chain(shell.line([*base, "--out", "fuzz-random"]),
+                           shell.line([*base, "--directed", "--out", "fuzz-directed", "--compare", "fuzz-random"]))
 
     def run(self, item: Item, settings: Settings) -> Run:
         from ci.fuzzing.campaign import Campaign, Options, campaign_families

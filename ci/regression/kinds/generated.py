@@ -12,9 +12,9 @@ arithmetic corner covergroup (stimulus/corners.py), the profile's corner tests o
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
+from ci import shell
 from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
@@ -201,9 +201,10 @@ class Generated(TestKind):
 
     def reproduce(self, item: Item, settings: Settings) -> str:
         """`generate` the same layer, then `conform` it."""
-        nvdla, p, folder = settings.command, item.params, f"repro-{item.id.replace('/', '-')}"
-        corners = " --corners" if p.get("corners") else ""
-        index = f"--index {p['index']} " if p.get("index") else ""
-        return (f"{nvdla} generate --unit {p['family']} --profile {shlex.quote(p['profile'])} --seed {p['seed']} "
-                f"{index}-n 1 --layers {p['layers']}{corners} --out {folder} && "
-                f"{nvdla} conform {folder}{engine.implementation_options(settings)}")
+        p, folder = item.params, f"repro-{item.id.replace('/', '-')}"
+        generate = [*settings.command, "generate", "--unit", p["family"], *shell.option("--profile", p["profile"]),
+                    "--seed", str(p["seed"]), *(["--index", str(p["index"])] if p.get("index") else []),
+                    "-n", "1", "--layers", str(p["layers"]), *(["--corners"] if p.get("corners") else []),
+                    *shell.option("--out", folder)]
+        conform = [*settings.command, "conform", shell.positional(folder), *engine.implementation_arguments(settings)]
+        return shell.chain(shell.line(generate), shell.line(conform))

@@ -3,9 +3,9 @@ names the traces a profile must reject ({trace: the switch the rejection names})
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
+from ci import shell
 from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
@@ -41,7 +41,7 @@ class NvidiaTraces(TestKind):
 
     def reproduce(self, item: Item, settings: Settings) -> str:
         name = item.id.replace("/", "-")
-        profile = f" --profile {shlex.quote(settings.profile)}" if settings.profile else ""
-        options = engine.implementation_options(settings)
-        return (f"{settings.command} conform {shlex.quote(item.params['path'])}{options}{profile} "
-                f"--json repro-{name}.json")
+        profile = shell.option("--profile", settings.profile) if settings.profile else []
+        return shell.line([*settings.command, "conform", shell.positional(item.params["path"]),
+                           *engine.implementation_arguments(settings), *profile,
+                           *shell.option("--json", f"repro-{name}.json")])

@@ -114,7 +114,7 @@ def test_a_failing_generated_layer_is_shrunk_in_its_bucket(tmp_path, nvdla_data)
     assert cut["layers"] in (1, 2) and cut["attempts"] <= 25
     summary = (out / "summary.txt").read_text()
     assert f"shrunk: {cut['id']} to {cut['layers']} layer(s)" in summary
-    assert f"cd {out} && {cut['reproduce']}" in summary
+    assert f"cd -- {out} && {cut['reproduce']}" in summary
     pages = [json.loads(f.read_text()) for f in (out / "allure-results").glob("*-result.json")]
     page = next(p for p in pages if p["name"] == cut["id"])  # the shrunk layer first on its test's page
     assert page["description"].startswith("**shrunk to") and "play it: cd" in page["statusDetails"]["message"]
