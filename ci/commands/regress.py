@@ -16,7 +16,6 @@ import importlib.util
 import json
 import os
 import secrets
-import shlex
 import subprocess
 import sys
 import time
@@ -126,9 +125,10 @@ def add_arguments(parser) -> None:
 
 def continues(args) -> str:
     """What a run stopped by a full disk keeps, and the command that goes on (ci/cli.py prints it)."""
-    out = shlex.quote(str(Path(args.out)))
-    return (f"the tests that finished keep their results in {out}; once there is space, "
-            f"`{invocation()} regress --resume --out {out}` runs the rest")
+    out = str(Path(args.out).absolute())
+    resume = shell.line([*invocation(), "regress", "--resume", *shell.option("--out", out)])
+    return (f"the tests that finished keep their results in {shell.line([out])}; once there is space, "
+            f"`{resume}` runs the rest")
 
 
 def run(args) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ci.cli import invocation
 from ci.cli import main as cli
 from golden import limits
 from golden.config import get_profile
@@ -157,6 +158,7 @@ def test_a_full_disk_under_regress_is_one_clear_error_and_the_printed_command_re
     pasted = re.search(r"`([^`]*--resume[^`]*)`", err).group(1)
     words = shlex.split(pasted)
     assert words[words.index("regress"):] == ["regress", "--resume", "--out", str(out)]
+    assert words[:words.index("regress")] == invocation()  # the whole line pastes, the program's words included
     assert cli(words[words.index("regress"):]) == 0
     report = json.loads((out / "results.json").read_text())
     assert sorted(t["status"] for t in report["tests"]) == ["passed", "passed"]
