@@ -162,3 +162,33 @@ def test_a_full_disk_under_regress_is_one_clear_error_and_the_printed_command_re
     assert cli(words[words.index("regress"):]) == 0
     report = json.loads((out / "results.json").read_text())
     assert sorted(t["status"] for t in report["tests"]) == ["passed", "passed"]
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A real 8 KiB tmpfs (two pages: the lock file's and one of the journal's), where this machine lets the test
+    mount one (root, a mount namespace that allows it); the injected ENOSPC tests above cover the rest."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_real_full_disk_under_conform_is_one_clear_error_and_the_run_resumes(nvdla_data, small_tmpfs, tmp_path,
+                                                                              capsys):
+    traces = sorted(str(p) for p in (nvdla_data / "trace_tests" / "nv_small").glob("sdp_*"))[:20]
+    out = small_tmpfs / "results.json"
+    assert cli(["conform", *traces, "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err, err
+    assert f"{out}.journal" in err and "--resume" in err
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_tmpfs)], check=True)
+    assert cli(["conform", *traces, "--json", str(out), "--resume"]) == 0
+    resumed = re.search(r"playing (\d+) traces on golden \((\d+) done before", capsys.readouterr().out)
+    assert resumed and int(resumed.group(2)) > 0 and sum(map(int, resumed.groups())) == len(traces)
+    assert cli(["conform", *traces, "--json", str(tmp_path / "whole.json")]) == 0
+    summary = json.loads(out.read_text())["summary"]
+    assert summary == json.loads((tmp_path / "whole.json").read_text())["summary"]
