@@ -212,7 +212,7 @@ def _regress(args) -> int:
     settings = Settings(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                         profile=args.profile, level=args.level, seed=seed,
                         timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
-                        command=invocation(),
+                        command=invocation(), nvdla_data=str(data.resolve()),
                         plan=None if _plan(args) == DEFAULT_PLAN else str(_plan(args)))
     _check_implementations(settings)
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": settings.impl,

@@ -58,6 +58,8 @@ class Settings:
     #: How the person started nvdla-verif, as the first words of a command that works from any folder
     #: (ci.cli.invocation); a manifest written before it was a list holds the words shell-quoted and joined.
     command: list[str] = field(default_factory=lambda: ["nvdla-verif"])
+    #: NVIDIA's data the run read (absolute), so that a reproduce line works from any folder.
+    nvdla_data: str | None = None
 
     def __post_init__(self):
         if isinstance(self.command, str):
@@ -223,6 +225,7 @@ def regress_command(item: Item, settings: Settings) -> str:
     words += ["--impl", "golden"] if settings.impl == "golden" else []  # regress defaults to rtl
     words += implementation_arguments(settings)
     words += shell.option("--profile", settings.profile) if settings.profile else []
+    words += shell.option("--nvdla-data", settings.nvdla_data) if settings.nvdla_data else []
     words += [*shell.option("--test", item.id), *shell.option("--out", f"regress-repro-{item.id.replace('/', '-')}")]
     return shell.line(words)
 

@@ -97,11 +97,12 @@ def test_a_traces_reproduce_line_plays_that_trace_alone(stub, tmp_path, name):
 @example(test="--help", plan=PROBE)
 def test_a_regress_reproduce_line_runs_that_test_alone(stub, tmp_path, test, plan):
     item = Item(test, "random_sdp", {"seed": 3, "layers": 1})
-    line = reproduce_command(item, Settings(level="nightly", seed=5, plan=f"/plans/{plan}", command=[str(stub)]))
+    line = reproduce_command(item, Settings(level="nightly", seed=5, plan=f"/plans/{plan}", command=[str(stub)],
+                                            nvdla_data=f"/data/{plan}"))
     [started] = pasted(line, tmp_path / "fresh", tmp_path)
     args = parsed(started["argv"])
-    assert (args.command, args.level, args.seed, args.impl, args.plan) == (
-        "regress", "nightly", 5, "golden", f"/plans/{plan}")
+    assert (args.command, args.level, args.seed, args.impl, args.plan, args.nvdla_data) == (
+        "regress", "nightly", 5, "golden", f"/plans/{plan}", f"/data/{plan}")
     assert args.test == [test] and args.out == "regress-repro-" + test.replace("/", "-")
 
 
