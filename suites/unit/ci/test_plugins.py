@@ -1,5 +1,6 @@
-"""Implementations registered through the entry-point group nvdla_verif.implementations: the README's adapter,
-installed as a small package on sys.path, runs NVIDIA's traces and appears in --impl's choices."""
+"""Implementations registered through the entry-point group nvdla_verif.implementations: the documented adapter
+(docs/guides/python-implementation.md), installed as a small package on sys.path, runs NVIDIA's traces and
+appears in --impl's choices."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import ci.implementations as registry
 from ci.cli import main
 from suites.unit.plugin_site import install
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guides" / "python-implementation.md"
 
-#: The vendor's model of the README example, here the golden hardware behind a CSB and memory API.
+#: The vendor's model of the guide's example, here the golden hardware behind a CSB and memory API.
 VENDOR_MODEL = '''
 import numpy as np
 
@@ -45,24 +46,24 @@ class Model:
 '''
 
 
-def readme_example(name: str) -> str:
-    text = README.read_text()
+def documented_example(name: str) -> str:
+    text = GUIDE.read_text()
     match = re.search(rf"<!-- example: {re.escape(name)} -->\n```python\n(.*?)```", text, re.DOTALL)
-    assert match, f"README has no example {name}"
+    assert match, f"{GUIDE} has no example {name}"
     return match.group(1)
 
 
 @pytest.fixture
 def vendor_plugin(tmp_path, monkeypatch):
-    """The README's adapter installed as a distribution with its entry point (a .dist-info on sys.path)."""
+    """The guide's adapter installed as a distribution with its entry point (a .dist-info on sys.path)."""
     return install(tmp_path / "site", "vendor-adapter",
                    "[nvdla_verif.implementations]\nvendor = vendor_adapter:VendorModel\n",
-                   {"vendor_adapter.py": readme_example("vendor_adapter.py"), "vendor_model.py": VENDOR_MODEL},
+                   {"vendor_adapter.py": documented_example("vendor_adapter.py"), "vendor_model.py": VENDOR_MODEL},
                    monkeypatch)
 
 
-def test_the_readme_adapter_is_about_thirty_lines():
-    assert 25 <= len(readme_example("vendor_adapter.py").splitlines()) <= 40
+def test_the_documented_adapter_is_about_thirty_lines():
+    assert 25 <= len(documented_example("vendor_adapter.py").splitlines()) <= 40
 
 
 def test_a_plugin_appears_among_the_choices(vendor_plugin, capsys):
@@ -72,7 +73,7 @@ def test_a_plugin_appears_among_the_choices(vendor_plugin, capsys):
     assert re.search(r"registered:.*\bvendor\b", " ".join(capsys.readouterr().out.split()))
 
 
-def test_the_readme_adapter_runs_nvidia_traces(vendor_plugin, nvdla_data, tmp_path):
+def test_the_documented_adapter_runs_nvidia_traces(vendor_plugin, nvdla_data, tmp_path):
     out = tmp_path / "out.json"
     code = main(["conform", str(nvdla_data / "trace_tests/nv_small"), "-k", "sdp_3x3x33_b", "-k", "cdp_8x8x32",
                  "-k", "pdp_8x8x64_2x2", "--impl", "vendor", "--json", str(out)])
