@@ -5,7 +5,9 @@ implementation and write the submission package (ci/suite/certify.py) that `nvdl
 (ci/suite/signature.py).
 
 Exit status 0 when the results are conformant (every mustpass test passed, not supported or waived), 1 otherwise,
-2 for a wrong option, suite, waiver or key file.
+2 for a wrong option, suite, waiver or key file; the last line says the verdict and why (ci/final.py). The terminal
+and certify.log name each test's result by its status word (golden/status.py), as conform does; the package's
+results.json keeps its own words (pass, fail, error, waived, not supported).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from pathlib import Path
 
 from ci import shell
 from ci.cli import invocation
+from ci.final import final_line
 from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
 from ci.suite.signature import SIGNATURE, fingerprint, load_private_key
+from ci.suite.verify import RULE
 
 NAME = "certify"
 HELP = "run a conformance suite on an implementation and write a submission package (statement, results, summary)"
@@ -64,4 +68,6 @@ def run(args) -> int:
     check = shell.line([*invocation(), "verify", str(Path(args.out).absolute()),
                         "--suite", str(Path(args.suite).absolute())])
     print(f"package: {args.out} (check it: {check})")
-    return 0 if verdict.conformant else 1
+    code = 0 if verdict.conformant else 1
+    print(final_line("certify", code, verdict.line, RULE[verdict.conformant]))
+    return code
