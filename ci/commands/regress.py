@@ -7,7 +7,7 @@ raises, hangs past its layer's time budget or whose implementation crashes is th
 verdict: the run goes on. Writes OUT/junit.xml, OUT/allure-results/, OUT/results.json (triage buckets,
 sign-off, history against the previous run in OUT) and OUT/summary.txt, and with --html the Allure 3
 report OUT/report.html (ci/regression/html.py). Exit status 0 when nothing failed or errored, 1 otherwise,
-2 for a bad option or plan.
+2 for a bad option or plan; the last line says the verdict and why (ci/regression/results.py verdict).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from ci.regression.plan import (
     selects,
     shard,
 )
-from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
+from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file, verdict
 from ci.signals import stop_group
 from golden.config import get_profile
 
@@ -267,20 +267,20 @@ def _batch(args, out: Path, manifest: dict, items: list, settings: Settings) -> 
         poll_s=chosen.get("poll", 15.0), shrink=args.shrink)
     started = time.perf_counter()
     report = run_batch(out, manifest, items, settings, options, settings.command, args.resume)
-    failing = _conclude(args, out, manifest, report,
-                        f"{len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
-    return 1 if failing else 0
+    return _conclude(args, out, manifest, report,
+                     f"{len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
 
 
-def _conclude(args, out: Path, manifest: dict, report: dict, line: str) -> bool:
-    """Print the summary and `line`, build the HTML report when asked; whether a test failed or errored."""
+def _conclude(args, out: Path, manifest: dict, report: dict, line: str, pytest_exit: int | None = None) -> int:
+    """Print the summary and `line`, build the HTML report when asked, end with the verdict; the exit status."""
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {line}")
     if args.html:
         page = html.build_run(out, f"nvdla-verif {manifest['level']} seed {manifest['seed']}")
         print(f"regress: HTML report {page}")
-    counts = report["counts"]
-    return bool(counts["failed"] or counts["error"])
+    code, last = verdict(report, pytest_exit)
+    print(last)
+    return code
 
 
 def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
@@ -305,8 +305,7 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
 
         shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink, shrinkable)
     report = finish(out, manifest, records, {"shard": manifest["shard"], "wall_s": round(wall, 1), "jobs": args.j})
-    failing = _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})")
-    return 1 if failing or code not in (0, 1, 5) else 0
+    return _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})", code)
 
 
 def _plan(args) -> Path:

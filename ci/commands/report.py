@@ -19,6 +19,7 @@ from ci.regression import html
 from ci.regression.folder import RESULTS
 from ci.regression.merge import merge_into
 from ci.regression.plan import PlanError
+from ci.regression.results import verdict
 
 NAME = "report"
 HELP = "merge the results of regress shards into one report (report merge DIR...), build the HTML report"
@@ -68,5 +69,6 @@ def _merge(args, out: Path) -> int:
     if args.html:
         page = html.build_run(out, _title(report["meta"]))
         print(f"report: HTML report {page}")
-    counts = report["counts"]
-    return 1 if counts["failed"] or counts["error"] else 0
+    code, last = verdict(report, command="report merge")
+    print(last)
+    return code
