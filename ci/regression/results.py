@@ -153,7 +153,7 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     note = COVERAGE_NOTE
     try:
         rows = signoff(plan_testpoints, records, unavailable, hits)
-        measured = functional.functional_report(hits)
+        measured = functional.functional_report(hits, functional.reached_by(records))
     except NvdlaVerifError as exc:  # no cocotb-coverage here: the counts are kept, nothing is judged
         rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
     report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk, shrinkable),
@@ -378,6 +378,9 @@ def signoff_lines(rows: list[dict]) -> list[str]:
 def coverage_cell(row: dict) -> str:
     if row["items"] and row.get("not applicable") == row["items"]:
         return "not applicable"
+    if not row["ran"]:  # nothing measured: no hole either
+        why = numbers({"skipped": row["skipped"], "not applicable": row.get("not applicable", 0)})
+        return f"not run ({why or 'no tests'})"
     cov = row.get("coverage")
     if cov is None:
         return "not measured" if row.get("covers") else "no cover points"

@@ -1,5 +1,6 @@
-"""What regress's summary tells a first-time user (issue 46): why each skipped test did not run, and a last line
-with the verdict and the rule behind the exit status."""
+"""What regress's summary tells a first-time user (issue 46): why each skipped test did not run, coverage of units
+no test ran reported as not applicable or not run instead of as holes, a sign-off row without tests as not run,
+and a last line with the verdict and the rule behind the exit status."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 import pytest
 
-from ci.regression.results import build_report, summary_text, verdict
+from ci.regression.results import build_report, signoff_lines, summary_text, verdict
 from suites.unit.ci.regress_helpers import data_root, regress, write_plan
 
 pytest.importorskip("cocotb_coverage")
@@ -49,6 +50,27 @@ def test_the_summary_names_each_skipped_test_with_why_grouped():
     assert {"nvidia/cdp_a", "nvidia/cdp_b", "nvidia/img_a"} <= {line.strip() for line in block}, block
 
 
+def test_coverage_of_units_no_test_ran_is_not_shown_as_holes():
+    report = _report()
+    text = summary_text(report)
+    groups = report["coverage"]["functional"]["nv_small"]
+    assert "not_run" not in groups["sdp"] and "not_run" not in groups["pdp"]  # passed, and a failure: holes
+    assert groups["cdp"]["not_run"].startswith("not applicable")  # only skipped tests reach it
+    assert groups["conv"]["not_run"].startswith("not run")  # no test reaches it
+    assert "hole cdp." not in text and "hole conv." not in text
+    assert "hole pdp." in text and "hole sdp." in text
+    aside = [line for line in text.splitlines() if "nv_small.cdp" in line or "nv_small.conv" in line]
+    assert len(aside) == 2 and "%" not in "".join(aside), aside
+
+
+def test_a_testpoint_whose_tests_did_not_run_is_not_run_in_the_signoff_not_a_hole():
+    rows = signoff_lines(_report()["signoff"])
+    other = next(line for line in rows if "other_configurations" in line)
+    assert "not run (no tests)" in other and "%" not in other, other
+    pooling = next(line for line in rows if "pooling" in line)
+    assert "%" in pooling  # a failed test ran: its coverage is measured
+
+
 def test_the_verdict_line_says_the_rule_behind_the_exit_status():
     report = _report()
     code, line = verdict(report)
@@ -79,3 +101,4 @@ def test_a_green_run_ends_with_its_verdict_and_lists_its_skipped_test(nvdla_data
     summary = (out / "summary.txt").read_text()
     assert "missing file" in summary and "img_51x96x4_1x10x4x32_A8B8G8R8_int8_0" in summary
     assert json.loads((out / "results.json").read_text())["counts"]["skipped"] == 1
+    assert "hole conv." not in summary  # no test reached the convolution pipeline's covergroups
