@@ -38,7 +38,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--waivers", metavar="FILE",
                         help="JSON or hjson: {\"waivers\": [{\"test\": ID, \"reason\": TEXT}, ...]} or {ID: REASON}")
     parser.add_argument("--out", required=True, metavar="PKG", help="the package folder (new or empty)")
-    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N tests in parallel processes")
+    parser.add_argument("-j", type=positive, default=1, metavar="N",
+                        help="run N tests in parallel processes (default 1)")
     parser.add_argument("--resume", action="store_true",
                         help="continue a stopped run into the same --out: keep its journal's results, run the rest")
     parser.add_argument("--coverage", action="store_true",

@@ -63,7 +63,8 @@ def add_arguments(parser) -> None:
                         help="continue a run that was stopped: keep the results in OUT.journal, play the rest")
     parser.add_argument("--pictures", metavar="DIR",
                         help="draw each mismatching surface's picture into DIR (PNG), as play does")
-    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N traces in parallel processes")
+    parser.add_argument("-j", type=positive, default=1, metavar="N",
+                        help="run N traces in parallel processes (default 1)")
     add_implementation_options(parser)
 
 

@@ -69,7 +69,8 @@ DEFAULT_DATA = PACKAGES.parent / "shared" / "nvdla"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan milestone to run (cumulative)")
+    parser.add_argument("--level", choices=LEVELS, default="smoke",
+                        help="the testplan milestone to run, with the ones before it (default smoke)")
     parser.add_argument("--impl", default="rtl", metavar="NAME[:ARG]",
                         help="the implementation under test (default: rtl, the fixture DUT; e.g. golden)")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
@@ -81,13 +82,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="regress-out", metavar="DIR",
                         help="results folder (default: regress-out); the previous run's report there is history")
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="pytest-xdist workers (default 1)")
-    parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE", help="the testplan (hjson)")
+    parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE",
+                        help="the testplan (hjson; default: the project's, ci/regression/testplan.hjson)")
     parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
                         help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
     parser.add_argument("--test", action="append", default=[], metavar="ID",
                         help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
     parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
-                        help="multiply every layer's time budget (derived from its size) by F")
+                        help="multiply every layer's time budget (derived from its size) by F (default 1)")
     parser.add_argument("--shrink", type=int, default=40, metavar="N",
                         help="shrink the smallest failing generated layer of each triage bucket, at most N attempts "
                              "each (default 40; 0: no shrinking)")

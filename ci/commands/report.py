@@ -29,10 +29,11 @@ def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     merge = sub.add_parser("merge", help="merge shard result folders into one report")
     merge.add_argument("dirs", nargs="+", metavar="DIR", help="the --out folders of the shards")
-    merge.add_argument("--out", default="regress-merged", metavar="DIR", help="where the merged report goes")
+    merge.add_argument("--out", default="regress-merged", metavar="DIR",
+                       help="where the merged report goes (default regress-merged)")
     merge.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
     page = sub.add_parser("html", help="build DIR/report.html from DIR/allure-results")
-    page.add_argument("dir", metavar="DIR")
+    page.add_argument("dir", metavar="DIR", help="a results folder of regress or report merge (its --out)")
 
 
 def run(args) -> int:
