@@ -123,3 +123,14 @@ def test_every_option_has_help_and_states_its_default():
               and action.const is None and "default" not in text):
             lacking.append(f"{where} {name}: default {action.default!r} not stated")
     assert not lacking, "\n".join(lacking)
+
+
+def test_play_says_how_much_of_the_output_it_leaves_out(capsys):
+    """The shipped example writes 16 channels; play prints the first two and must say the rest exist."""
+    assert main(["play"]) == 0
+    out = capsys.readouterr().out
+    shape = next(line for line in out.splitlines() if "output (C, H, W) = " in line)
+    channels = int(shape.split("= (")[1].split(",")[0])
+    shown = sum(line.strip().startswith("channel ") for line in out.splitlines())
+    assert channels > shown > 0
+    assert f"{channels - shown} more channels" in out
