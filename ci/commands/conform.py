@@ -186,7 +186,7 @@ def _conform(args) -> int:
         if journal:
             journal.record(path, result.as_dict())
         detail = result.detail if result.status != Status.PASSED else result.detail[:80]
-        print(f"[{index:3}/{len(tasks)}] {result.status.upper():11} {result.profile:12} "
+        print(f"[{index:3}/{len(tasks)}] {result.status.upper():14} {result.profile:12} "
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
         if result.status in (*FAILING, Status.UNSUPPORTED) and not _not_counted(result):
             print(f"      reproduce: {reproduce(args, path)}")
