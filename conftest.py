@@ -1,8 +1,11 @@
-"""Repository-wide pytest options: where NVIDIA's reference data lives."""
+"""Repository-wide pytest options: where NVIDIA's reference data lives; the golden model's LimitationWarnings
+summarised in one line instead of one long paragraph each."""
 
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,3 +32,23 @@ def nvdla_data(request) -> Path:
     if not path.is_dir():
         pytest.skip(f"NVIDIA reference data not found at {path} (use --nvdla-data)")
     return path
+
+
+#: The category of golden/rules.py's advisory warnings, as pytest's warning reports name it.
+LIMITATION = "LimitationWarning"
+_RULE = re.compile(r"\[rule: ([^\]]+)\]")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """Take the LimitationWarnings (an advisory rule an NVIDIA trace breaks; the model computes the defined result
+    and the test judges it) out of pytest's warnings summary, and say them once: how many, per rule."""
+    warnings = terminalreporter.stats.get("warnings", [])
+    limitations = [w for w in warnings if f"{LIMITATION}:" in w.message]
+    if limitations:
+        terminalreporter.stats["warnings"] = [w for w in warnings if w not in limitations]
+        rules = Counter(match.group(1) if (match := _RULE.search(w.message)) else "?" for w in limitations)
+        terminalreporter.write_line(
+            f"{len(limitations)} {LIMITATION}s (advisory rules the layers break; the golden model computes the "
+            "defined result): " + ", ".join(f"{rule} x{n}" for rule, n in rules.most_common()))
+    return (yield)

@@ -12,11 +12,23 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from golden.regs.regmap import RegisterMap
 from golden.trace import load_trace
-from rtl.build import VERILATOR_ARGS, BuildError, BuildOptions, build_key, cache_root, fixture_sources, make_command
+from rtl.build import (  # the bench build's helpers: its log and its compile progress lines
+    VERILATOR_ARGS,
+    BuildError,
+    BuildOptions,
+    _CompileProgress,
+    _run_logged,
+    build_key,
+    cache_root,
+    fixture_sources,
+    make_command,
+)
 from rtl.cycle_budget import layer_cycle_budget
 from rtl.job import job_from_trace
 from rtl.toolchain import find_verilator
@@ -24,24 +36,40 @@ from rtl.toolchain import find_verilator
 SOURCE = Path(__file__).with_name("rtl_yardstick.cpp")
 
 
-def yardstick_binary(options: BuildOptions) -> Path:
-    """The yardstick for the DUT; verilated once, then only remade (make) when rtl_yardstick.cpp changed."""
+def yardstick_binary(options: BuildOptions, progress: Callable[[str], None] = print) -> Path:
+    """The yardstick for the DUT; verilated once, then only remade (make) when rtl_yardstick.cpp changed.
+    `progress` receives a line as each step starts and as the C++ compiles (rtl/build.py's lines)."""
     build_dir = cache_root(options) / f"{build_key(options)}-yardstick"
     verilator = find_verilator()
-    commands = [make_command(options, build_dir)]
+    steps = [("compiling the C++", make_command(options, build_dir))]
     if not (build_dir / "Vtop.mk").exists():
         shutil.rmtree(build_dir, ignore_errors=True)
         build_dir.mkdir(parents=True)
         sources = ([str(p) for p in fixture_sources()] if options.is_fixture
                    else ["-F", str(Path(options.filelist).resolve())])
-        commands.insert(0, [str(verilator.binary), "-cc", "--exe", "-Mdir", str(build_dir), "--top-module",
-                            options.toplevel, "--prefix", "Vtop", "-o", "yardstick", *VERILATOR_ARGS,
-                            *options.extra_args, *[f"-D{d}" for d in options.defines], str(SOURCE), *sources])
-    with open(build_dir / "build.log", "a") as log:
-        for command in commands:
-            if subprocess.run(command, cwd=build_dir, stdout=log, stderr=subprocess.STDOUT,
-                              env=verilator.env()).returncode:
-                raise BuildError(f"yardstick build failed (log: {build_dir / 'build.log'})")
+        steps.insert(0, (f"verilating {options.toplevel}", [
+            str(verilator.binary), "-cc", "--exe", "-Mdir", str(build_dir), "--top-module", options.toplevel,
+            "--prefix", "Vtop", "-o", "yardstick", *VERILATOR_ARGS, *options.extra_args,
+            *[f"-D{d}" for d in options.defines], str(SOURCE), *sources]))
+    log_path = build_dir / "build.log"
+    with open(log_path, "a") as log:
+        for what, command in steps:
+            started = time.perf_counter()
+            on_line = None
+            if command[0] == "make":
+                planned = subprocess.run([*command, "-n"], cwd=build_dir, capture_output=True, text=True,
+                                         env=verilator.env()).stdout
+                files = sum(_CompileProgress.is_compile(line) for line in planned.splitlines())
+                what += f" ({files} files)"
+                on_line = _CompileProgress(files, lambda line: progress(line.replace("rtl build:", "yardstick:")))
+            else:
+                files = 1
+            if files:  # an up-to-date yardstick is remade silently (make links it at most)
+                progress(f"yardstick: {what} (log: {log_path})")
+            if _run_logged(command, build_dir, log, verilator.env(), on_line):
+                raise BuildError(f"yardstick build failed (log: {log_path})")
+            if files:
+                progress(f"yardstick: {what}: {time.perf_counter() - started:.0f} s")
     return build_dir / "yardstick"
 
 

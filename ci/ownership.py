@@ -8,7 +8,8 @@ into a folder that is new, empty or its own command's earlier output.
 
 The lock is an flock on a file beside the target (a folder's DIR/.nvdla-verif.lock, a file's .FILE.lock) that
 holds the owner's pid, start time and command line; the kernel releases it when the owner ends, however it
-ends, so a killed run never leaves the target locked.
+ends, so a killed run never leaves the target locked. A run that ends removes the lock file (a killed one leaves
+it, harmless: the next run takes it over).
 
 A claimed folder holds DIR/.nvdla-verif-output.json: the kind of output (say "regress results") and the names
 of the entries at its top that the command writes (names or globs, listed before any of them is written, so
@@ -143,21 +144,14 @@ def lock_file(target: Path, kind: str) -> Path:
 @contextmanager
 def owned(target: str | Path, kind: str = "folder", layout: Layout | None = None):
     """Hold `target` (kind "folder" or "file") for this run; refuse when another run holds it. With `layout`,
-    also claim the folder for it (refused before anything is written in it)."""
+    also claim the folder for it (refused before anything is written in it). The lock file goes when the run
+    ends (removed while it is still held: see _locked)."""
     target = Path(target).resolve()
     if layout is not None:
         check(target, layout)
     path = lock_file(target, kind)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "a run that has not written its pid yet"
-        handle.close()
-        raise OutputInUse(f"{target} is being written by another run ({holder}); wait for it to end or choose "
-                          "another output") from None
+    handle = _locked(path, target)
     handle.seek(0)
     handle.truncate()
     handle.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}: "
@@ -168,4 +162,31 @@ def owned(target: str | Path, kind: str = "folder", layout: Layout | None = None
             claim(target, layout)
         yield target
     finally:
+        try:
+            path.unlink(missing_ok=True)  # still held: a run that opened it meanwhile finds it gone and retries
+        finally:
+            handle.close()
+
+
+def _locked(path: Path, target: Path):
+    """The lock file at `path`, opened and flocked. A run that ends removes its lock file while holding it, so a
+    run that was waiting may have locked a file no longer at the path: it checks, after locking, that the file
+    it holds is the one the path names, and otherwise starts again on the new one."""
+    while True:
+        handle = open(path, "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "a run that has not written its pid yet"
+            handle.close()
+            raise OutputInUse(f"{target} is being written by another run ({holder}); wait for it to end or choose "
+                              "another output") from None
+        held = os.fstat(handle.fileno())
+        try:
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino):
+            return handle
         handle.close()

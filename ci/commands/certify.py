@@ -5,7 +5,9 @@ implementation and write the submission package (ci/suite/certify.py) that `nvdl
 (ci/suite/signature.py).
 
 Exit status 0 when the results are conformant (every mustpass test passed, not supported or waived), 1 otherwise,
-2 for a wrong option, suite, waiver or key file.
+2 for a wrong option, suite, waiver or key file; the last line says the verdict and why (ci/final.py). The terminal
+and certify.log name each test's result by its status word (golden/status.py), as conform does; the package's
+results.json keeps its own words (pass, fail, error, waived, not supported).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from pathlib import Path
 
 from ci import shell
 from ci.cli import invocation
+from ci.final import final_line
 from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
 from ci.suite.signature import SIGNATURE, fingerprint, load_private_key
+from ci.suite.verify import RULE
 
 NAME = "certify"
 HELP = "run a conformance suite on an implementation and write a submission package (statement, results, summary)"
@@ -34,7 +38,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--waivers", metavar="FILE",
                         help="JSON or hjson: {\"waivers\": [{\"test\": ID, \"reason\": TEXT}, ...]} or {ID: REASON}")
     parser.add_argument("--out", required=True, metavar="PKG", help="the package folder (new or empty)")
-    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N tests in parallel processes")
+    parser.add_argument("-j", type=positive, default=1, metavar="N",
+                        help="run N tests in parallel processes (default 1)")
     parser.add_argument("--resume", action="store_true",
                         help="continue a stopped run into the same --out: keep its journal's results, run the rest")
     parser.add_argument("--coverage", action="store_true",
@@ -64,4 +69,6 @@ def run(args) -> int:
     check = shell.line([*invocation(), "verify", str(Path(args.out).absolute()),
                         "--suite", str(Path(args.suite).absolute())])
     print(f"package: {args.out} (check it: {check})")
-    return 0 if verdict.conformant else 1
+    code = 0 if verdict.conformant else 1
+    print(final_line("certify", code, verdict.line, RULE[verdict.conformant]))
+    return code

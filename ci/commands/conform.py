@@ -4,7 +4,8 @@ The implementation's outcome is judged against each trace's own checks and, thro
 against a reference implementation (--ref; the golden model unless --impl is golden itself).
 Exit status 0 only when every trace that is valid for its profile and has all its input files
 passed ("invalid" and "not applicable" traces and traces with a missing input file do not count); 1 otherwise; 2 when
-nothing was selected or an option is wrong.
+nothing was selected or an option is wrong. The last line says the verdict, the counts and why the run exits as it
+does (ci/final.py).
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import ci.implementations as registry
+from ci import shell
+from ci.cli import invocation
 from ci.conformance import draw_pictures, label
-from ci.implementations.command import keep_folder
+from ci.final import final_line, numbers
+from ci.implementations.command import absolute_spec, keep_folder
 from ci.journal import Journal
 from ci.options import (
     add_data_root_option,
@@ -30,6 +34,7 @@ from ci.options import (
     positive,
     profile_for,
     reference_spec,
+    rtl_arguments,
     rtl_environment,
     workers,
 )
@@ -37,7 +42,7 @@ from ci.ownership import owned
 from ci.signals import process_pool
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
-from golden.status import Status
+from golden.status import FAILING, Status
 from golden.trace import find_traces
 from golden.verdict import STATUSES, TraceResult
 from scoreboards.verdict import verify
@@ -58,7 +63,8 @@ def add_arguments(parser) -> None:
                         help="continue a run that was stopped: keep the results in OUT.journal, play the rest")
     parser.add_argument("--pictures", metavar="DIR",
                         help="draw each mismatching surface's picture into DIR (PNG), as play does")
-    parser.add_argument("-j", type=positive, default=1, metavar="N", help="run N traces in parallel processes")
+    parser.add_argument("-j", type=positive, default=1, metavar="N",
+                        help="run N traces in parallel processes (default 1)")
     add_implementation_options(parser)
 
 
@@ -87,10 +93,49 @@ def counts(results: list[TraceResult]) -> dict[str, int]:
     return summary
 
 
+def _not_counted(result: TraceResult) -> str:
+    """Why a trace does not count for the exit status ('' when it counts)."""
+    if result.status == Status.INVALID:
+        return "invalid for their profile"
+    if result.status == Status.NOT_APPLICABLE:
+        return "not applicable to the implementation"
+    if result.status == Status.ERROR and result.detail.startswith("missing file"):
+        return "lack a data file (not run)"
+    return ""
+
+
 def exit_code(results: list[TraceResult]) -> int:
-    counted = [r for r in results if r.status not in (Status.INVALID, Status.NOT_APPLICABLE)
-               and not r.detail.startswith("missing file")]
-    return 0 if all(r.status == Status.PASSED for r in counted) else 1
+    return 0 if all(r.status == Status.PASSED for r in results if not _not_counted(r)) else 1
+
+
+def final(results: list[TraceResult]) -> str:
+    """The run's last line: the verdict, the counts, the exit code and the rule behind it (ci/final.py)."""
+    code = exit_code(results)
+    counted = [r for r in results if not _not_counted(r)]
+    shown = numbers({status: sum(r.status == status for r in counted) for status in STATUSES},
+                    {Status.ERROR: "errors"}) or "nothing counted"
+    aside = numbers({why: sum(_not_counted(r) == why for r in results)
+                     for why in dict.fromkeys(map(_not_counted, results)) if why})
+    if code == 0:
+        rule = "every trace that counts passed" if counted else "no trace counts"
+    else:
+        rule = "a trace that counts did not pass" + (
+            " (unsupported counts: the implementation lacks what the trace uses)"
+            if any(r.status == Status.UNSUPPORTED for r in counted) else "")
+    return final_line("conform", code, f"{shown} of {len(results)} traces", rule,
+                      f"not counted: {aside}" if aside else "")
+
+
+def reproduce(args, path: str) -> str:
+    """A `play` command for one trace with the run's implementations, profile and data root, to paste into a shell
+    in any folder: it shows the layers, the checks and the mismatch reports of that trace."""
+    words = [*invocation(), "play", str(Path(path).absolute())]
+    words += shell.option("--profile", args.profile) if args.profile else []
+    words += ["--profile-spec", str(Path(args.profile_spec).absolute())] if args.profile_spec else []
+    words += ["--data-root", str(Path(args.data_root).absolute())] if args.data_root else []
+    words += shell.option("--impl", absolute_spec(args.impl)) if args.impl != "golden" else []
+    words += shell.option("--ref", absolute_spec(args.ref)) if args.ref else []
+    return shell.line(words + rtl_arguments(args))
 
 
 def continues(args) -> str | None:
@@ -141,8 +186,10 @@ def _conform(args) -> int:
         if journal:
             journal.record(path, result.as_dict())
         detail = result.detail if result.status != Status.PASSED else result.detail[:80]
-        print(f"[{index:3}/{len(tasks)}] {result.status.upper():11} {result.profile:12} "
+        print(f"[{index:3}/{len(tasks)}] {result.status.upper():14} {result.profile:12} "
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
+        if result.status in (*FAILING, Status.UNSUPPORTED) and not _not_counted(result):
+            print(f"      reproduce: {reproduce(args, path)}")
         for warning in result.warnings:
             print(f"      warning: {warning}")
         for picture in drawn:
@@ -164,6 +211,7 @@ def _conform(args) -> int:
             {"implementation": args.impl, "reference": ref_spec, "summary": summary,
              "results": [r.as_dict() for r in results]}, indent=1) + "\n")
         journal.close(done=True)
+    print(final(results))
     return exit_code(results)
 
 

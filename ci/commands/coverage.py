@@ -23,10 +23,11 @@ HELP = "sample the configuration coverage of N generated layers per unit family 
 def add_arguments(parser) -> None:
     parser.add_argument("--profile", help="hardware profile (default nv_small for generated layers; a trace's "
                                           "from its folder names, as conform takes it)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("-n", type=count, default=200, help="generated traces per unit family (0: none)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the generated layers: the same seed and profile draw the same layers (default 0)")
+    parser.add_argument("-n", type=count, default=200, help="generated traces per unit family (default 200; 0: none)")
     parser.add_argument("--layers", type=positive, default=1,
-                        help="back-to-back layers per generated trace (2+: conv data/weight reuse)")
+                        help="back-to-back layers per generated trace (default 1; 2+: conv data/weight reuse)")
     parser.add_argument("--unit", action="append", choices=family_names(), help="unit family (repeatable)")
     parser.add_argument("--traces", nargs="*", default=[], metavar="PATH",
                         help="also sample every layer the golden model runs from these traces")

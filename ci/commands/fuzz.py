@@ -36,9 +36,11 @@ HELP = ("without --impl: random legal and illegal layers through the golden mode
 def add_arguments(parser) -> None:
     parser.add_argument("--profile", help="hardware profile (default nv_small; for --impl rtl: the RTL's "
                                           "--rtl-profile when given)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the drawn layers: the same seed, profile and options draw the same cases "
+                             "(default 0)")
     parser.add_argument("-n", type=positive, default=100, help="without --impl: cases per unit family (and as many "
-                                                             "illegal ones)")
+                                                             "illegal ones; default 100)")
     parser.add_argument("--unit", action="append", choices=family_names(),
                         help="unit family (repeatable; default all the profile has; the fixture RTL: sdp_reg)")
     add_implementation_options(parser)

@@ -17,12 +17,15 @@ HELP = "write random legal layers of a unit family as .cfg traces (OUT/<profile>
 def add_arguments(parser) -> None:
     parser.add_argument("--unit", required=True, choices=family_names(), help="unit family")
     parser.add_argument("--profile", default="nv_small", help="hardware profile (default nv_small)")
-    parser.add_argument("--seed", type=int, default=0, help="seed: the same seed and profile give the same bytes")
-    parser.add_argument("-n", type=positive, default=1, help="number of traces (with --coverage-directed: at most)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed: the same seed and profile give the same bytes (default 0)")
+    parser.add_argument("-n", type=positive, default=1,
+                        help="number of traces (default 1; with --coverage-directed: at most)")
     parser.add_argument("--index", type=int, default=0,
-                        help="the first trace's index in the seed's stream (a coverage-directed regression test's)")
+                        help="the first trace's index in the seed's stream (default 0; a coverage-directed regression "
+                             "test's)")
     parser.add_argument("--layers", type=positive, default=1,
-                        help="back-to-back layers per trace (register groups 0/1)")
+                        help="back-to-back layers per trace (register groups 0/1; default 1)")
     parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument("--coverage-directed", action="store_true",
                         help="draw until the unit's coverage holes stop shrinking; write only the traces that "
@@ -31,7 +34,7 @@ def add_arguments(parser) -> None:
                         help="corner-aimed draws (stimulus/corner_data.py); with --coverage-directed, directed by the "
                              "arithmetic corner covergroup (stimulus/corners.py) instead of the unit's")
     parser.add_argument("--patience", type=int, default=300,
-                        help="with --coverage-directed: stop after this many draws without a hole closed")
+                        help="with --coverage-directed: stop after this many draws without a hole closed (default 300)")
 
 
 def run(args) -> int:

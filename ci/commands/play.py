@@ -103,11 +103,20 @@ def _read_cube(result: TraceResult, surface):
         return None
 
 
+#: How much of an output cube play prints: channels, rows and columns from the first.
+SHOWN_CHANNELS, SHOWN_ROWS, SHOWN_COLUMNS = 2, 8, 16
+
+
 def _print_cube(cube: np.ndarray) -> None:
     values = cube.astype(np.float64)
+    channels, rows, columns = cube.shape
     print(f"  output (C, H, W) = {cube.shape}: min {values.min():g} max {values.max():g} "
           f"mean {values.mean():.3f}, zeros {int(np.count_nonzero(cube == 0))}")
-    for channel in range(min(2, cube.shape[0])):
-        print(f"  channel {channel}:")
-        for row in cube[channel][:8]:
-            print("    " + " ".join(f"{v:5}" for v in row[:16].tolist()))
+    cut = [f"rows 0-{SHOWN_ROWS - 1} of {rows}"] if rows > SHOWN_ROWS else []
+    cut += [f"columns 0-{SHOWN_COLUMNS - 1} of {columns}"] if columns > SHOWN_COLUMNS else []
+    for channel in range(min(SHOWN_CHANNELS, channels)):
+        print(f"  channel {channel}" + (f" ({', '.join(cut)})" if cut else "") + ":")
+        for row in cube[channel][:SHOWN_ROWS]:
+            print("    " + " ".join(f"{v:5}" for v in row[:SHOWN_COLUMNS].tolist()))
+    if channels > SHOWN_CHANNELS:
+        print(f"  ... {channels - SHOWN_CHANNELS} more channels not shown (channels {SHOWN_CHANNELS}-{channels - 1})")

@@ -7,7 +7,7 @@ raises, hangs past its layer's time budget or whose implementation crashes is th
 verdict: the run goes on. Writes OUT/junit.xml, OUT/allure-results/, OUT/results.json (triage buckets,
 sign-off, history against the previous run in OUT) and OUT/summary.txt, and with --html the Allure 3
 report OUT/report.html (ci/regression/html.py). Exit status 0 when nothing failed or errored, 1 otherwise,
-2 for a bad option or plan.
+2 for a bad option or plan; the last line says the verdict and why (ci/regression/results.py verdict).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from ci.regression.plan import (
     selects,
     shard,
 )
-from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file
+from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file, verdict
 from ci.signals import stop_group
 from golden.config import get_profile
 
@@ -69,7 +69,8 @@ DEFAULT_DATA = PACKAGES.parent / "shared" / "nvdla"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--level", choices=LEVELS, default="smoke", help="the testplan milestone to run (cumulative)")
+    parser.add_argument("--level", choices=LEVELS, default="smoke",
+                        help="the testplan milestone to run, with the ones before it (default smoke)")
     parser.add_argument("--impl", default="rtl", metavar="NAME[:ARG]",
                         help="the implementation under test (default: rtl, the fixture DUT; e.g. golden)")
     parser.add_argument("--ref", metavar="NAME[:ARG]",
@@ -81,13 +82,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="regress-out", metavar="DIR",
                         help="results folder (default: regress-out); the previous run's report there is history")
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="pytest-xdist workers (default 1)")
-    parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE", help="the testplan (hjson)")
+    parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE",
+                        help="the testplan (hjson; default: the project's, ci/regression/testplan.hjson)")
     parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
                         help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
     parser.add_argument("--test", action="append", default=[], metavar="ID",
                         help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
     parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
-                        help="multiply every layer's time budget (derived from its size) by F")
+                        help="multiply every layer's time budget (derived from its size) by F (default 1)")
     parser.add_argument("--shrink", type=int, default=40, metavar="N",
                         help="shrink the smallest failing generated layer of each triage bucket, at most N attempts "
                              "each (default 40; 0: no shrinking)")
@@ -267,20 +269,20 @@ def _batch(args, out: Path, manifest: dict, items: list, settings: Settings) -> 
         poll_s=chosen.get("poll", 15.0), shrink=args.shrink)
     started = time.perf_counter()
     report = run_batch(out, manifest, items, settings, options, settings.command, args.resume)
-    failing = _conclude(args, out, manifest, report,
-                        f"{len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
-    return 1 if failing else 0
+    return _conclude(args, out, manifest, report,
+                     f"{len(items)} tests in {time.perf_counter() - started:.0f} s on {options.on}")
 
 
-def _conclude(args, out: Path, manifest: dict, report: dict, line: str) -> bool:
-    """Print the summary and `line`, build the HTML report when asked; whether a test failed or errored."""
+def _conclude(args, out: Path, manifest: dict, report: dict, line: str, pytest_exit: int | None = None) -> int:
+    """Print the summary and `line`, build the HTML report when asked, end with the verdict; the exit status."""
     print((out / "summary.txt").read_text(), end="")
     print(f"regress: {line}")
     if args.html:
         page = html.build_run(out, f"nvdla-verif {manifest['level']} seed {manifest['seed']}")
         print(f"regress: HTML report {page}")
-    counts = report["counts"]
-    return bool(counts["failed"] or counts["error"])
+    code, last = verdict(report, pytest_exit)
+    print(last)
+    return code
 
 
 def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data: Path) -> int:
@@ -305,8 +307,7 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
 
         shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink, shrinkable)
     report = finish(out, manifest, records, {"shard": manifest["shard"], "wall_s": round(wall, 1), "jobs": args.j})
-    failing = _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})")
-    return 1 if failing or code not in (0, 1, 5) else 0
+    return _conclude(args, out, manifest, report, f"{len(items)} tests in {wall:.0f} s (pytest exit {code})", code)
 
 
 def _plan(args) -> Path:

@@ -19,6 +19,7 @@ from ci.regression import html
 from ci.regression.folder import RESULTS
 from ci.regression.merge import merge_into
 from ci.regression.plan import PlanError
+from ci.regression.results import verdict
 
 NAME = "report"
 HELP = "merge the results of regress shards into one report (report merge DIR...), build the HTML report"
@@ -28,10 +29,11 @@ def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     merge = sub.add_parser("merge", help="merge shard result folders into one report")
     merge.add_argument("dirs", nargs="+", metavar="DIR", help="the --out folders of the shards")
-    merge.add_argument("--out", default="regress-merged", metavar="DIR", help="where the merged report goes")
+    merge.add_argument("--out", default="regress-merged", metavar="DIR",
+                       help="where the merged report goes (default regress-merged)")
     merge.add_argument("--html", action="store_true", help="build the Allure 3 HTML report OUT/report.html")
     page = sub.add_parser("html", help="build DIR/report.html from DIR/allure-results")
-    page.add_argument("dir", metavar="DIR")
+    page.add_argument("dir", metavar="DIR", help="a results folder of regress or report merge (its --out)")
 
 
 def run(args) -> int:
@@ -68,5 +70,6 @@ def _merge(args, out: Path) -> int:
     if args.html:
         page = html.build_run(out, _title(report["meta"]))
         print(f"report: HTML report {page}")
-    counts = report["counts"]
-    return 1 if counts["failed"] or counts["error"] else 0
+    code, last = verdict(report, command="report merge")
+    print(last)
+    return code

@@ -40,7 +40,7 @@ def add_arguments(parser) -> None:
     make.add_argument("--nvidia", action="append", metavar="GLOB",
                       help="take only NVIDIA tests whose name matches (repeatable; default: all of the profile)")
     make.add_argument("-j", type=positive, default=1, metavar="N",
-                      help="play the traces on the golden model in N processes")
+                      help="play the traces on the golden model in N processes (default 1)")
 
 
 def continues(args) -> str:

@@ -28,6 +28,6 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     verdict = verify(args.package, args.suite, args.key)
     print(verdict.line)
-    for reason in verdict.reasons:
+    for reason in verdict.further():
         print(f"  {reason}")
     return 0 if verdict.conformant else 1

@@ -4,7 +4,9 @@ across tests, workers, shards and machines.
 
     layer_hits(profile, layers) -> ({"group.item": {bin: hits}}, notes)   what these layers add (one test)
     merged_hits(records) -> {profile: {"group.item": {bin: hits}}}          the sum over the passed tests
-    functional_report(merged) -> {profile: {group: {...}}}                 hit rate and holes per covergroup
+    reached_by(records) -> {profile: {group: {status}}}                    which tests' layers reached a group
+    functional_report(merged, reached) -> {profile: {group: {...}}}        hit rate and holes per covergroup, or
+                                                                           why a group without a hit is no hole
     testpoint_coverage(covers, merged) -> {...}                            a testpoint's cover points, judged
     directed_report(planned, functional) -> [{...}]                        per coverage-directed test: what it
                                                                            drew, and its covergroups closed or
@@ -87,6 +89,37 @@ def merged_hits(records: list[dict]) -> dict[str, dict[str, dict[str, int]]]:
     return {p: {k: dict(sorted(v.items())) for k, v in sorted(items.items())} for p, items in sorted(merged.items())}
 
 
+def reached_by(records: list[dict]) -> dict[str, dict[str, set[str]]]:
+    """{profile: {covergroup: the statuses of the tests whose golden-model layers hit one of its bins}}: whatever
+    their verdict (a skipped test's reference run is sampled too), so that a covergroup no passed test hit can be
+    told apart as a hole (a failed test reached it), not applicable (only tests the implementation did not run
+    reach it) or not run (no test of the run reaches it)."""
+    reached: dict[str, dict[str, set[str]]] = {}
+    for record in records:
+        for profile, items in (record.get("coverage") or {}).items():
+            groups = reached.setdefault(profile, {})
+            for key in items:
+                groups.setdefault(_group_of(profile, key), set()).add(record.get("status"))
+    return reached
+
+
+def _group_of(profile: str, key: str) -> str:
+    known = universe(profile).get(key)
+    return known[0] if known else key.split(".", 1)[0]
+
+
+#: Why a covergroup no passed test hit is not a hole, by how the run's tests reached it (coverage.py reached_by).
+NOT_APPLICABLE = "not applicable (only tests the implementation under test did not run reach them)"
+NOT_RUN = "not run (no test of the run reaches them)"
+
+
+def _not_a_hole(statuses: set[str]) -> str:
+    """'' when a covergroup without a hit is a hole (a failed or errored test reached it), else why it is not."""
+    if not statuses:
+        return NOT_RUN
+    return NOT_APPLICABLE if statuses <= {"skipped", "not applicable"} else ""
+
+
 def universe(profile_name: str) -> dict[str, tuple[str, str, list[str]]]:
     """{"group.item": (group, "point" or "cross", bins)} of the profile's covergroups."""
     coverage = _coverage(get_profile(profile_name))
@@ -96,9 +129,10 @@ def universe(profile_name: str) -> dict[str, tuple[str, str, list[str]]]:
             for key, (group, item) in _items(coverage).items()}
 
 
-def functional_report(merged: dict) -> dict:
+def functional_report(merged: dict, reached: dict | None = None) -> dict:
     """Per profile and covergroup: bins and bins hit of the cover points and of the crosses, the hit rate of
-    all of them, and the holes (bins never hit) per cover point."""
+    all of them, and the holes (bins never hit) per cover point. With `reached` (reached_by), a covergroup no
+    passed test hit says in "not_run" why it is no hole: not applicable or not run."""
     out: dict[str, dict] = {}
     for profile, hits in merged.items():
         groups: dict[str, dict] = {}
@@ -112,9 +146,12 @@ def functional_report(merged: dict) -> dict:
             holes = [b for b in bins if seen.get(b, 0) == 0]
             if holes:
                 row["holes"][key] = holes
-        for row in groups.values():
+        for group, row in groups.items():
             total = row["point_bins"] + row["cross_bins"]
             row["rate"] = round((row["point_hit"] + row["cross_hit"]) / total, 4) if total else None
+            why = _not_a_hole(reached.get(profile, {}).get(group, set())) if reached is not None else ""
+            if why and not row["point_hit"] + row["cross_hit"]:
+                row["not_run"] = why
         out[profile] = groups
     return out
 
@@ -162,8 +199,12 @@ def summary_lines(functional: dict, holes_shown: int = 6, points_shown: int | No
     """Hit rate per covergroup and its holes: `holes_shown` per cover point, `points_shown` cover points per
     covergroup (None: all; coverage.txt has them all)."""
     lines = []
+    aside: dict[str, list[str]] = {}
     for profile, groups in functional.items():
         for group, row in sorted(groups.items()):
+            if row.get("not_run"):
+                aside.setdefault(row["not_run"], []).append(f"{profile}.{group}")
+                continue
             lines.append(f"  {profile}.{group:6} {_rate(row['rate']):>6}  points {row['point_hit']}/"
                          f"{row['point_bins']} bins, crosses {row['cross_hit']}/{row['cross_bins']} bins, "
                          f"{len(row['holes'])} cover points with holes")
@@ -174,7 +215,7 @@ def summary_lines(functional: dict, holes_shown: int = 6, points_shown: int | No
                 lines.append(f"      hole {key}: {shown}")
             if points_shown is not None and len(holed) > points_shown:
                 lines.append(f"      ... {len(holed) - points_shown} more cover points with holes")
-    return lines
+    return lines + [f"  {why}: {', '.join(names)}" for why, names in aside.items()]
 
 
 def _rate(rate) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from ci import shell
+from ci.final import final_line, numbers
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
 from ci.regression.record import Record
@@ -152,7 +153,7 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     note = COVERAGE_NOTE
     try:
         rows = signoff(plan_testpoints, records, unavailable, hits)
-        measured = functional.functional_report(hits)
+        measured = functional.functional_report(hits, functional.reached_by(records))
     except NvdlaVerifError as exc:  # no cocotb-coverage here: the counts are kept, nothing is judged
         rows, measured, note = signoff(plan_testpoints, records, unavailable, None), {}, str(exc)
     report = {"meta": meta, "counts": counts, "tests": records, "buckets": buckets(records, shrunk, shrinkable),
@@ -282,6 +283,7 @@ def summary_text(report: dict, out: Path | None = None) -> str:
                 lines.append(f"       {play}")
             elif cut:
                 lines.append(f"       shrinking: {cut['id']} did not fail again when replayed (flaky?)")
+    lines += skipped_lines(report["tests"])
     lines += not_applicable_lines(report["tests"])
     if report["mutants"]:
         lines.append("fixture mutants:")
@@ -307,13 +309,44 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+#: pytest's exit statuses of a session that ran to its end (tests failed: 1; no test collected: 5).
+PYTEST_ENDED = (0, 1, 5)
+
+
+def verdict(report: dict, pytest_exit: int | None = None, command: str = "regress") -> tuple[int, str]:
+    """The run's exit status and its last line (ci/final.py): 1 when a test failed or errored, or when the pytest
+    session itself ended abnormally (`pytest_exit`: its status, None for merged shards); 0 otherwise."""
+    c = report["counts"]
+    counted = numbers({"passed": c["passed"], "failed": c["failed"], "error": c["error"]}, {"error": "errors"})
+    aside = numbers({"skipped": c["skipped"], "not applicable": c.get("not applicable", 0)})
+    aside = f"not run: {aside} (listed above)" if aside else ""
+    if c["failed"] or c["error"]:
+        code, rule = 1, "a test failed or errored"
+    elif pytest_exit is not None and pytest_exit not in PYTEST_ENDED:
+        code, rule = 1, f"the pytest session ended with exit {pytest_exit} (its output: pytest.log)"
+    else:
+        code, rule = 0, "no test failed or errored"
+    return code, final_line(command, code, f"{counted or 'nothing'} of {c['total']} tests", rule, aside)
+
+
 def not_applicable_lines(records: list[dict]) -> list[str]:
     """The tests not applicable to the implementation under test by name, grouped by what its profile lacks."""
+    return _grouped(records, Status.NOT_APPLICABLE, "not applicable (made for what the implementation under test "
+                                                    "lacks):")
+
+
+def skipped_lines(records: list[dict]) -> list[str]:
+    """The skipped tests by name, grouped by why they did not run (the implementation does not support what they
+    use, a data file is missing, no generator yet, ...)."""
+    return _grouped(records, Status.SKIPPED, "skipped (not run; count, why, tests):")
+
+
+def _grouped(records: list[dict], status: Status, heading: str) -> list[str]:
     groups: dict[str, list[str]] = {}
     for r in records:
-        if r["status"] == "not applicable":
+        if r["status"] == status:
             groups.setdefault(r["detail"], []).append(r["id"])
-    lines = ["not applicable (made for what the implementation under test lacks):"] if groups else []
+    lines = [heading] if groups else []
     for reason, ids in sorted(groups.items()):
         lines.append(f"  {len(ids):3}  {reason}")
         lines += [f"       {item_id}" for item_id in ids]
@@ -345,6 +378,9 @@ def signoff_lines(rows: list[dict]) -> list[str]:
 def coverage_cell(row: dict) -> str:
     if row["items"] and row.get("not applicable") == row["items"]:
         return "not applicable"
+    if not row["ran"]:  # nothing measured: no hole either
+        why = numbers({"skipped": row["skipped"], "not applicable": row.get("not applicable", 0)})
+        return f"not run ({why or 'no tests'})"
     cov = row.get("coverage")
     if cov is None:
         return "not measured" if row.get("covers") else "no cover points"

@@ -59,7 +59,7 @@ from ci.suite import (
 )
 from ci.suite.signature import SIGNATURE, sign_package
 from ci.suite.summary import write_summary
-from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counts, judge
+from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counted, counts, judge
 from golden.config import Profile, get_profile
 from golden.status import Status
 from scoreboards.verdict import verify
@@ -171,7 +171,7 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
     def record(index: int, entry: dict) -> None:
         results[entry["id"]] = entry
         journal.record(entry["id"], entry)
-        note(f"[{index:4}/{len(suite.mustpass)}] {entry['result'].upper():13} {entry['id']:{width}} "
+        note(f"[{index:4}/{len(suite.mustpass)}] {entry['status'].upper():14} {entry['id']:{width}} "
              f"{entry['seconds']:7.2f}s  {entry['detail'][:160]}")
 
     first = len(finished) + 1
@@ -195,9 +195,8 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
             entry["result"], entry["waiver"] = "waived", waivers[test]
         entries.append(entry)
     verdict = judge(entries)
-    note(f"{len(entries)} tests in {time.perf_counter() - started:.1f} s: "
-         + ", ".join(f"{n} {name}" for name, n in counts(entries).items()))
-    note(verdict.line)
+    note(f"{len(entries)} tests in {time.perf_counter() - started:.1f} s: {counted(entries)}")
+    log.write(verdict.line + "\n")  # the command prints it last, with its exit code (ci/commands/certify.py)
     for reason in verdict.reasons:
         note(f"  {reason}")
     log.close()

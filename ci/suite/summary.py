@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from ci.suite.verify import SHOWN
+
 COLUMNS = ("pass", "fail", "error", "waived", "not supported")
 STYLE = """body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #999;padding:.2em .6em;text-align:left;vertical-align:top}td.n{text-align:right}
@@ -29,7 +31,8 @@ def write_summary(path: Path, statement: dict, entries: list[dict], waivers: dic
         f"<p class=\"{'ok' if verdict.conformant else 'bad'}\"><strong>{escape(verdict.line)}</strong></p>",
         "<table>" + "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in (
             ("implementation", impl["spec"]), ("implementation version", impl.get("version") or "-"),
-            ("declared profile", impl.get("declared_profile") or "-"), ("reference", statement.get("reference")),
+            ("declared profile", impl.get("declared_profile") or "-"),
+            ("reference", statement.get("reference") or "none (each test's own checks only)"),
             ("profile", statement["profile"]),
             ("suite", f"{suite['profile']} {suite['version']} ({suite['tests']} tests, suite.json sha256 "
                       f"{suite['sha256']})"),
@@ -46,7 +49,8 @@ def write_summary(path: Path, statement: dict, entries: list[dict], waivers: dic
     ]
     if failing:
         parts.append("<table><tr><th>test</th><th>result</th><th>family</th><th>units</th><th>detail</th></tr>")
-        parts += [f"<tr class=bad><td>{escape(e['id'])}</td><td>{e['result']}</td><td>{escape(e['family'])}</td>"
+        parts += [f"<tr class=bad><td>{escape(e['id'])}</td><td>{SHOWN.get(e['result'], e['result'])}</td>"
+                  f"<td>{escape(e['family'])}</td>"
                   f"<td>{escape(' '.join(e.get('units', [])))}</td><td>{escape(e['detail'])}"
                   + (f"<pre>{escape(e['mismatch'])}</pre>" if e.get("mismatch") else "") + "</td></tr>"
                   for e in failing]

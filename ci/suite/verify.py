@@ -38,10 +38,20 @@ from ci.suite import (
     test_problems,
 )
 from ci.suite.signature import SIGNATURE, SignatureError, check_signature, load_public_key
+from golden.status import Status
 
 #: The results a test can have in a package; the first three are allowed.
 ALLOWED = ("pass", "not supported", "waived")
 RESULTS = (*ALLOWED, "fail", "error")
+#: How the terminal, the log and summary.html name a package's result: the status word (golden/status.py) where the
+#: result is one, so that certify and conform say the same word; the package itself keeps RESULTS.
+SHOWN = {"pass": str(Status.PASSED), "fail": str(Status.FAILED), "error": str(Status.ERROR), "waived": "waived",
+         "not supported": "not supported"}
+#: A count of results as the verdict lines say it ("2 errors").
+PLURAL = {"error": "errors"}
+#: Why certify and verify exit as they do, per verdict (ci/final.py).
+RULE = {True: "every mustpass test passed, is not supported or is waived",
+        False: "a mustpass test failed or errored and no waiver names it"}
 
 
 @dataclass
@@ -49,6 +59,17 @@ class Verdict:
     line: str
     reasons: list[str] = field(default_factory=list)
     conformant: bool = False
+
+    def further(self) -> list[str]:
+        """The reasons the line does not already say (an invalid package's line names its first)."""
+        return [reason for reason in self.reasons if reason not in self.line]
+
+
+def counted(results: list[dict]) -> str:
+    """"8 passed, 1 failed, 0 errors, 0 waived, 1 not supported": every result's count in the shown words."""
+    total = counts(results)
+    return ", ".join(f"{total[name]} {PLURAL.get(name, SHOWN[name]) if total[name] != 1 else SHOWN[name]}"
+                     for name in ("pass", "fail", "error", "waived", "not supported"))
 
 
 def counts(results: list[dict]) -> dict[str, int]:
@@ -61,8 +82,8 @@ def judge(results: list[dict]) -> Verdict:
     bad = [r for r in results if r["result"] not in ALLOWED]
     if bad:
         parts = [f"{total['fail']} failed"] + ([f"{total['error']} errors"] if total["error"] else [])
-        reasons = [f"{r['result']}: {r['id']} ({r.get('family', '?')}; {', '.join(r.get('units', [])) or '-'}): "
-                   f"{r.get('detail', '')}" for r in bad]
+        reasons = [f"{SHOWN.get(r['result'], r['result'])}: {r['id']} ({r.get('family', '?')}; "
+                   f"{', '.join(r.get('units', [])) or '-'}): {r.get('detail', '')}" for r in bad]
         return Verdict(f"not conformant: {', '.join(parts)} of {len(results)} tests", reasons)
     line = (f"conformant: {total['pass']} passed, {total['waived']} waived, {total['not supported']} not supported "
             f"of {len(results)} tests")

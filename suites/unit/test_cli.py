@@ -84,3 +84,53 @@ def test_memory_limit_option_bounds_the_golden_model(tmp_path):
     result = _cli("--memory-limit", "1GiB", "play", str(trace), "--profile", "nv_large")
     assert result.returncode == 2 and "memory limit of 1.0 GiB" in result.stdout + result.stderr
     assert _cli("--memory-limit", "lots", "profiles").returncode == 2
+
+
+def _options(parser, path=("nvdla-verif",)):
+    """(command path, subcommand help or None, action) of every option and argument of every (sub)command."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helped = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, command in action.choices.items():
+                yield (*path, name), helped.get(name), None
+                yield from _options(command, (*path, name))
+        elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            yield path, None, action
+
+
+def test_every_option_has_help_and_states_its_default():
+    """`--help` of every command describes every option and argument, and names the default of each that has
+    one (issue 46: generate's --seed, -n, --layers, fuzz's and coverage's --seed, report html DIR, regress's
+    --level)."""
+    import argparse
+
+    from ci.cli import build_parser
+
+    lacking = []
+    for path, command_help, action in _options(build_parser()):
+        where = " ".join(path)
+        if action is None:
+            if not command_help:
+                lacking.append(f"{where}: no help")
+            continue
+        name = "/".join(action.option_strings) or action.dest
+        text = action.help or ""
+        if not text or text == argparse.SUPPRESS:
+            lacking.append(f"{where} {name}: no help")
+        elif (action.default not in (None, [], argparse.SUPPRESS) and action.default is not False
+              and action.const is None and "default" not in text):
+            lacking.append(f"{where} {name}: default {action.default!r} not stated")
+    assert not lacking, "\n".join(lacking)
+
+
+def test_play_says_how_much_of_the_output_it_leaves_out(capsys):
+    """The shipped example writes 16 channels; play prints the first two and must say the rest exist."""
+    assert main(["play"]) == 0
+    out = capsys.readouterr().out
+    shape = next(line for line in out.splitlines() if "output (C, H, W) = " in line)
+    channels = int(shape.split("= (")[1].split(",")[0])
+    shown = sum(line.strip().startswith("channel ") for line in out.splitlines())
+    assert channels > shown > 0
+    assert f"{channels - shown} more channels" in out

@@ -70,3 +70,45 @@ def test_report_merge_refuses_to_write_into_one_of_its_inputs(tmp_path, capsys):
     assert code == 2
     assert "is one of the folders to merge" in capsys.readouterr().err
     assert list((tmp_path / "s1").iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_a_run_that_ends_leaves_no_lock_file(tmp_path, kind):
+    target = tmp_path / ("results.json" if kind == "file" else "out")
+    before = set(tmp_path.rglob("*"))
+    with owned(target, kind):
+        if kind == "file":
+            target.write_text("{}\n")
+    after = {path for path in set(tmp_path.rglob("*")) - before if path.name.endswith(".lock")}
+    assert not after, after
+
+
+def test_conform_json_leaves_no_lock_beside_its_output(tmp_path):
+    from golden.examples import DEFAULT_TRACE
+
+    assert main(["conform", str(DEFAULT_TRACE), "--profile", "nv_small", "--json", str(tmp_path / "r.json")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_a_lock_file_removed_while_it_is_being_locked_is_not_held(tmp_path, monkeypatch):
+    """The run that held the lock ends (removing the file) between this run's open and its flock: this run must
+    not hold the removed file, or a third run would lock the new one at the path as well."""
+    import fcntl
+
+    from ci import ownership
+
+    target = tmp_path / "results.json"
+    real, raced = fcntl.flock, []
+
+    def racing(handle, operation):
+        if not raced:
+            raced.append(True)
+            ownership.lock_file(target, "file").unlink()
+        return real(handle, operation)
+
+    monkeypatch.setattr(ownership.fcntl, "flock", racing)
+    with owned(target, "file"):
+        assert raced
+        with pytest.raises(OutputInUse):
+            with owned(target, "file"):
+                pass

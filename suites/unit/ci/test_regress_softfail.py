@@ -53,3 +53,5 @@ def test_a_raising_a_hanging_and_a_crashing_test_do_not_stop_the_run(nvdla_data,
     printed = capsys.readouterr().out
     assert "regress smoke: seed 3" in printed and "failure buckets" in printed
     assert "regress: [5/5] " in printed  # the progress line of the last test
+    last = printed.strip().splitlines()[-1]
+    assert last.startswith("regress: FAILED: 2 passed, ") and "(exit 1: a test failed or errored" in last, last

@@ -96,6 +96,18 @@ def test_a_suite_built_twice_from_one_version_is_byte_identical(suite, nvdla_dat
             if t["source"] == "generated"}.isdisjoint(t["id"] for t in generated)
 
 
+def test_certify_ends_with_its_verdict_and_says_status_words_as_conform_does(suite, tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["certify", "--suite", str(suite), "--impl", "golden", "--out", str(tmp_path / "p")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if line.startswith("[")]
+    assert rows and all(line.split()[2] == "PASSED" for line in rows), rows
+    assert out[-1].startswith("certify: PASSED: conformant: ") and "(exit 0: " in out[-1], out[-1]
+    page = (tmp_path / "p" / "summary.html").read_text()
+    reference = next(line for line in page.splitlines() if "<th>reference</th>" in line)
+    assert "None" not in reference and "none" in reference, reference
+
+
 def test_the_golden_model_certifies_and_its_package_verifies_conformant(suite, golden_package, capsys):
     results = json.loads((golden_package / "results.json").read_text())["results"]
     assert [r["id"] for r in results] == (suite / "mustpass.txt").read_text().splitlines()
@@ -121,6 +133,9 @@ def test_planted_errors_are_named_in_the_summary_and_make_the_package_not_confor
     package = tmp_path / "faulty"
     assert main(["certify", "--suite", str(suite), "--impl", FAULTY, "--impl-version", "0.9", "--out", str(package),
                  "-j", "2"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("certify: FAILED: not conformant: ") and "(exit 1: " in out[-1], out[-1]
+    assert any(" FAILED " in line for line in out) and not any(" FAIL " in line for line in out)
     results = {r["id"]: r for r in json.loads((package / "results.json").read_text())["results"]}
     for test, _, _ in PLANTED:
         assert results[test]["result"] == "fail" and "mismatch" in results[test]["mismatch"], results[test]
@@ -179,6 +194,7 @@ def test_a_tampered_package_is_invalid_naming_why(suite, golden_package, tmp_pat
         (package / "notes.txt").write_text("hello\n")
     code, lines = _verify(capsys, package, suite)
     assert code == 1 and lines[0].startswith(reason), lines
+    assert not any(line.strip() in lines[0] for line in lines[1:]), lines  # each reason said once
 
 
 def test_verify_names_an_altered_suite(suite, golden_package, tmp_path, capsys):
