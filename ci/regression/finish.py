@@ -3,7 +3,8 @@
     finish(out, manifest, records) -> report dict   writes results.json, junit.xml, summary.txt, signoff.txt and
                                                     signoff.csv, coverage.txt, and the Allure categories and
                                                     environment (the sign-off is the HTML report's global
-                                                    attachment, ci/regression/html.py: no test)
+                                                    attachment, ci/regression/html.py: no test), and each test's
+                                                    page from its record (ci/regression/report_page.py)
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from ci import shell
-from ci.regression import code_coverage, kinds
+from ci.regression import code_coverage, kinds, report_page
 from ci.regression.coverage import coverage_text
 from ci.regression.results import (
     build_report,
@@ -44,7 +44,7 @@ def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | No
     if allure_dir.is_dir():
         write_categories(allure_dir, report["buckets"])
         write_environment(allure_dir, report["meta"])
-        describe_shrunk(allure_dir, report["buckets"], out)
+        report_page.rewrite(allure_dir, records, shrunk_layers(report["buckets"]), out)
     return report
 
 
@@ -79,21 +79,7 @@ def signoff_csv(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def describe_shrunk(allure_dir: Path, buckets: list[dict], out: Path) -> None:
-    """Put each bucket's shrunk layer, and the command that plays it, first on the page of the test it was
-    shrunk from (shrinking runs after the tests)."""
-    cuts = {b["shrunk"]["id"]: b["shrunk"] for b in buckets if b.get("shrunk", {}).get("path")}
-    if not cuts:
-        return
-    for path in allure_dir.glob("*-result.json"):
-        result = json.loads(path.read_text())
-        cut = cuts.get(result.get("name"))
-        if cut is None or "**shrunk to" in result.get("description", ""):
-            continue
-        what = (f"shrunk to {cut['layers']} layer(s), {cut['bytes']} bytes of trace data (from {cut['from_bytes']}): "
-                f"{cut['describe']}")
-        play = shell.in_folder(out, cut["reproduce"])
-        result["description"] = f"**{what}**\n\n{shell.fenced(play)}\n\n" + result.get("description", "")
-        details = result.setdefault("statusDetails", {})
-        details["message"] = f"{details.get('message', '')}\n{what}\nplay it: {play}"
-        path.write_text(json.dumps(result))
+def shrunk_layers(buckets: list[dict]) -> dict[str, dict]:
+    """{test id: its bucket's shrunk layer} (shrinking runs after the tests), for the page of the test it was shrunk
+    from."""
+    return {b["shrunk"]["id"]: b["shrunk"] for b in buckets if b.get("shrunk", {}).get("path")}

@@ -7,27 +7,31 @@
 and runs this module as a test file from wherever the package is installed; without a manifest its one test is
 skipped. Each test runs its item through its test kind (ci/regression/kinds/), writes its record to OUT/results/
 as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their pictures to
-its Allure test case. Failure messages start with the failure's triage bucket, which the report's categories
-match.
+its Allure test case (ci/regression/report_page.py says what its page shows). A failure's message gives its
+detail, then its triage bucket in brackets, which the report's categories match.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from ci import shell
+from ci.regression import report_page
 from ci.regression.engine import Settings
 from ci.regression.item import Item
 from ci.regression.items import run_item
 from ci.regression.launchers import ran_on
 from ci.regression.record import Record
-from ci.regression.results import record_message, write_record
+from ci.regression.report_page import Shown
+from ci.regression.results import write_record
 from golden.config import get_profile
-from golden.errors import DiskFullError
+from golden.errors import DiskFullError, NvdlaVerifError
 from golden.player import play
 
 try:
@@ -42,28 +46,25 @@ class RegressionError(Exception):
     """An item whose run is broken (error verdict): Allure shows it as broken, not failed."""
 
 
+@functools.cache
 def _manifest() -> dict | None:
     return json.loads(Path(MANIFEST).read_text()) if MANIFEST else None
 
 
 def pytest_generate_tests(metafunc):
-    if "item" not in metafunc.fixturenames:
+    if "id" not in metafunc.fixturenames:
         return
     manifest = _manifest()
     if manifest is None:
         params = [pytest.param(None, id="no-manifest", marks=pytest.mark.skip(
             reason="run through `nvdla-verif regress` (sets NVDLA_REGRESS_MANIFEST)"))]
     else:
-        params = [pytest.param(Item.from_dict(d), id=d["id"]) for d in manifest["items"]]
-    metafunc.parametrize("item", params)
+        params = [pytest.param(Shown(d["id"], Item.from_dict(d)), id=d["id"]) for d in manifest["items"]]
+    metafunc.parametrize("id", params)
 
 
-@pytest.fixture(scope="session")
-def manifest() -> dict:
-    return _manifest()
-
-
-def test_item(item: Item, manifest: dict, tmp_path: Path):
+def test_item(id: Shown):  # the report's parameter `id`; no fixtures: the report would list each one's teardown
+    item, manifest = id.item, _manifest()
     out = Path(manifest["out"])
     settings = Settings(**manifest["settings"], work=out / "work")
     _labels(item, manifest)
@@ -81,45 +82,38 @@ def test_item(item: Item, manifest: dict, tmp_path: Path):
     run.record.ran_on = ran_on(manifest.get("shard"))
     record = run.record.to_json()
     write_record(out, record)
-    _describe(record)
-    _attach(run, record, tmp_path)
-    message = record_message(record)
-    if record["status"] in ("failed", "error") and record.get("reproduce"):
-        message += f"\n\nreproduce: {record['reproduce']}"  # in the error box at the top of the test's page
+    if allure is not None:
+        allure.dynamic.description(report_page.description(record))
+        with tempfile.TemporaryDirectory(prefix="nvdla-pictures-") as pictures:
+            _attach(run, record, Path(pictures))
+    text = report_page.message(record)  # the error box at the top of the test's page: the detail first
     if record["status"] in ("skipped", "not applicable"):
-        pytest.skip(message)
+        pytest.skip(text)
     if record["status"] == "error":
-        raise RegressionError(message)
+        raise RegressionError(text)
     if record["status"] != "passed":
-        pytest.fail(message, pytrace=False)
+        pytest.fail(text, pytrace=False)
 
 
 def _labels(item: Item, manifest: dict) -> None:
+    """The tree: level and implementations (short: the description has the whole --impl line), testpoint, kind."""
     if allure is None:
         return
-    allure.dynamic.parent_suite(f"{manifest['level']} ({manifest['impl']} vs {manifest['ref'] or 'none'})")
+    implementations = (f"{report_page.implementation_label(manifest['impl'])} vs "
+                       f"{report_page.implementation_label(manifest['ref'])}")
+    allure.dynamic.parent_suite(f"{manifest['level']} ({implementations})")
     allure.dynamic.suite(item.testpoints[0] if item.testpoints else item.kind)
     allure.dynamic.sub_suite(item.kind)
     allure.dynamic.title(item.id)
     for testpoint in item.testpoints[1:]:
         allure.dynamic.tag(testpoint)
-    if item.params.get("seed") is not None:
-        allure.dynamic.parameter("seed", item.params["seed"])
+    for name, value in report_page.parameters(item):  # excluded: Allure's history follows the test by its id
+        allure.dynamic.parameter(name, value, excluded=True)
 
 
-def _describe(record: dict) -> None:
-    """A failing test's page starts with what reproduces it (ci/regression/finish.py adds the shrunk layer)."""
-    if allure is None or record["status"] not in ("failed", "error") or not record.get("reproduce"):
-        return
-    allure.dynamic.description(f"**Reproduce** (paste into a shell):\n\n{shell.fenced(record['reproduce'])}\n\n"
-                               f"{record['status']}: {record['detail'][:2000]}")
-
-
-def _attach(run, record: dict, tmp_path: Path) -> None:
+def _attach(run, record: dict, pictures: Path) -> None:
     """The record and reproduce line, then per layer (a mutant's: the layers that caught it) the trace, the
-    decoded registers, the mismatch report and its pictures."""
-    if allure is None:
-        return
+    decoded registers and, when something mismatched, the mismatch report and its pictures."""
     text_type = allure.attachment_type.TEXT
     allure.attach(json.dumps(record, indent=1, sort_keys=True), name="record", attachment_type=text_type)
     if record.get("reproduce"):
@@ -137,18 +131,33 @@ def _attach(run, record: dict, tmp_path: Path) -> None:
             continue
         label = f" ({result.name})" if several else ""
         allure.attach.file(str(path), name=f"trace {path.name}", attachment_type=text_type)
-        if not result.layers and result.status == "failed":  # another implementation: the golden model decodes
-            result.layers = play(path, get_profile(result.profile)).layers
-        allure.attach(result.decoded_registers() or "(no layer decoded)", name=f"decoded registers{label}",
-                      attachment_type=text_type)
+        allure.attach(_decoded_registers(result, path), name=f"decoded registers{label}", attachment_type=text_type)
         bad = [r for r in result.reports if not r.ok]
+        if not bad and all(check.passed for check in result.checks):
+            continue
         mismatch = "\n\n".join(r.text() for r in bad) or result.mismatch_summary()
         allure.attach(f"{result.status}: {result.detail}\n{mismatch}", name=f"mismatch report{label}",
                       attachment_type=text_type)
         for index, report in enumerate(bad[:4]):
             try:
-                picture = report.picture(tmp_path / f"mismatch_{number}_{index}.png")
+                picture = report.picture(pictures / f"mismatch_{number}_{index}.png")
             except ImportError:  # matplotlib is the `report` extra
                 break
             allure.attach.file(str(picture), name=f"mismatch picture {report.title}{label}",
                                attachment_type=allure.attachment_type.PNG)
+
+
+def _decoded_registers(result, path: Path) -> str:
+    """The layers' registers field by field. Only the golden model's result carries its layers (another
+    implementation's, e.g. the RTL's, has none, and play_trace gives it the reference's when that is the golden
+    model): without them the golden model plays the trace again to decode it."""
+    layers = result.layers
+    if not layers:
+        try:
+            replayed = play(path, get_profile(result.profile))
+        except NvdlaVerifError as exc:
+            return f"(not decoded: {exc})"
+        layers = replayed.layers
+        if not layers:
+            return f"(not decoded: the golden model ran no layer of it: {replayed.status}: {replayed.detail})"
+    return replace(result, layers=layers).decoded_registers()

@@ -128,7 +128,7 @@ def test_the_html_reports_shrunk_layer_command_plays_it_in_its_results_folder(st
     """The page of a test whose failure was shrunk: the command that plays the shrunk layer (a record's line, its
     path relative to the results folder) runs in that folder, and the page's code block holds the same line."""
     markdown = pytest.importorskip("markdown")
-    from ci.regression.finish import describe_shrunk
+    from ci.regression.report_page import rewrite
 
     out = tmp_path / "runs" / folder
     (out / "allure-results").mkdir(parents=True, exist_ok=True)
@@ -137,7 +137,8 @@ def test_the_html_reports_shrunk_layer_command_plays_it_in_its_results_folder(st
     relative = f"NVDLA_TEST_VALUE={shlex.quote(value)} {shlex.join([str(stub), 'conform', 'shrunk/x/x.cfg'])}"
     cut = {"id": test, "path": "shrunk/x/x.cfg", "layers": 1, "bytes": 8, "from_bytes": 9, "describe": "d",
            "reproduce": relative}
-    describe_shrunk(out / "allure-results", [{"shrunk": cut}], out)
+    record = {"id": test, "status": "failed", "verdict": "failed", "detail": "d", "impl": "golden", "ref": None}
+    rewrite(out / "allure-results", [record], {test: cut}, out)
     written = json.loads(page.read_text())
     line = written["statusDetails"]["message"].split("play it: ", 1)[1]
     [started] = pasted(line, tmp_path / "fresh", tmp_path)
