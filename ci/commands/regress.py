@@ -104,7 +104,7 @@ def add_arguments(parser) -> None:
     batch = parser.add_argument_group(
         "where the tests run", "local: this host, -j workers (default). slurm or lsf: the tests in shards, one job "
         "array; each shard runs with --cpus-per-shard workers, is resubmitted when it ends unfinished, and the "
-        "shards are merged into --out (README, 'Regression on a cluster'). Settings may also come from "
+        "shards are merged into --out (docs/guides/regression/clusters.md). Settings may also come from "
         "--launcher-config FILE (JSON, the same names with underscores); the command line wins.")
     batch.add_argument("--on", choices=LAUNCHERS, default=None, help="local (default), slurm or lsf")
     batch.add_argument("--shards", type=positive, metavar="N", help="N shards (default 4)")

@@ -1,5 +1,5 @@
 """`--impl 'command:PROGRAM ARGS'`: an external program as the implementation (a vendor C model, an FPGA
-host script, an emulator), through a folder of files. The contract is the README's "External programs";
+host script, an emulator), through a folder of files. The contract is docs/guides/external-programs.md;
 the files are ci/implementations/command_files.py's, with their JSON Schemas in golden/formats/:
 
     PROGRAM ARGS FOLDER                      run with the folder as its last argument, cwd = FOLDER

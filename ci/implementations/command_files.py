@@ -1,4 +1,4 @@
-"""The files of `--impl command` (README "External programs"): request.json that nvdla-verif writes, and
+"""The files of `--impl command` (docs/guides/external-programs.md): request.json that nvdla-verif writes, and
 out/ that the program writes back. Protocol 2 is request.json's "protocol": 2 (golden/formats/
 command_request.schema.json); a result.json with "protocol": 2 is checked against
 golden/formats/command_result.schema.json and may carry a status. A result without it is read as protocol 1.
@@ -118,7 +118,7 @@ def _written(path: Path, limit: int, what: str) -> bool:
                               "its files in out/ itself")
     if info.st_size > limit:
         raise NvdlaVerifError(f"{path}: {info.st_size} bytes, more than the {limit} bytes {what} may take "
-                              "(request.json's limits, README \"External programs\")")
+                              "(request.json's limits, docs/guides/external-programs.md)")
     return True
 
 

@@ -81,6 +81,7 @@ def _columns(width: int):
 
 def statuses() -> str:
     from ci.suite.certify import RESULT
+    from ci.suite.verify import SHOWN
     from golden import status
 
     groups = {"a trace's verdict": status.VERDICTS, "how a run ended": status.ENDINGS,
@@ -96,7 +97,11 @@ def statuses() -> str:
     lines += ["", "What each word means, as `golden/status.py` states it:", "", "```text",
               (status.__doc__ or "").strip(), "```", "",
               "`certify` turns a verdict into a certification result (`ci/suite/certify.py`), before "
-              "waivers: a waiver turns a `fail` or `error` into `waived`.", ""]
+              "waivers: a waiver turns a `fail` or `error` into `waived`. The package's `results.json` keeps "
+              "these results; `certify`'s terminal and `certify.log` say each test's status word, as `conform` "
+              "does, and `summary.html` and `verify` write "
+              + ", ".join(f"{_code(result)} as {_code(shown)}" for result, shown in SHOWN.items() if result != shown)
+              + ".", ""]
     return "\n".join(lines)
 
 

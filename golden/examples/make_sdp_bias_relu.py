@@ -7,7 +7,7 @@ register (BS ALU SUM, shift 0), ReLU, then the output convertor
 y = saturate_int8((x - offset) * scale >> shift) (precision-preservation: Convertor).
 With shift 0 no rounding is involved, so the expected output below is plain
 integer arithmetic, written here independently of golden/units/sdp.py. The
-expected CRC is zlib's CRC-32 of the packed output (README: "The CRC used by check_crc").
+expected CRC is zlib's CRC-32 of the packed output (../shared/nvdla/README.md: "The CRC used by check_crc").
 """
 
 from __future__ import annotations

@@ -81,3 +81,24 @@ def test_a_cheap_example_runs_as_written(block, tmp_path):
                             text=True, env=_environment(), timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip()
+
+
+def test_the_readme_names_a_fast_tier_first_whose_markers_leave_out_rtl_cluster_and_slow_tests():
+    pytest.importorskip("hjson")  # suites/cluster needs both to be collected
+    pytest.importorskip("xdist")
+    text = README.read_text()
+    full = re.search(r"\.venv/bin/python -m pytest[^\n;&|]*", (ROOT / ".ci" / "run").read_text()).group(0).strip()
+    fast = re.search(r'\.venv/bin/python -m pytest [^\n]*-m "([^"]+)"', text)
+    assert fast and text.index(fast.group(0)) < text.index(full)
+
+    def collected(expression: str, *paths: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
+                               "-m", expression, *paths], cwd=ROOT, capture_output=True, text=True,
+                              env=_environment(), timeout=300)
+        assert done.returncode in (0, 5), done.stdout[-3000:] + done.stderr[-3000:]  # 5: nothing selected
+        return [line for line in done.stdout.splitlines() if "::" in line]
+
+    for marker in ("slow", "rtl", "cluster"):
+        assert f"not {marker}" in fast.group(1), marker
+    assert collected("cluster", "suites/cluster")  # the Slurm tests carry the marker the fast tier leaves out
+    assert collected(fast.group(1), "suites/cluster") == []

@@ -62,7 +62,7 @@ def run(ctx, upstream: np.ndarray | None = None) -> UnitResult:
 
 #: Bytes the golden model holds per element of the (channel-padded) cube while it runs an SDP layer: the input
 #: as int64 (fp32 for FP16), a stage's temporaries, the joined output and its packed bytes. Measured peaks
-#: (README: Limits, errors and fuzzing): about 28 for the integer pipes, 13 for FP16; operands read per
+#: (docs/guides/limits.md, "Memory"): about 28 for the integer pipes, 13 for FP16; operands read per
 #: element add their own arrays, so this is the least a layer needs.
 WORKING_BYTES_PER_ELEMENT = {"int8": 28, "int16": 28, "fp16": 13}
 
