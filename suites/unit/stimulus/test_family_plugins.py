@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -254,10 +255,10 @@ def test_rules_generate_conform_and_coverage_take_the_toy_up(toy_site, tmp_path)
 
     conformed = _run(toy_site, CLI, "conform", str(out))
     assert conformed.returncode == 0, conformed.stdout + conformed.stderr
-    assert conformed.stdout.count("PASSED") == 2
+    assert _rows(conformed.stdout, "PASSED") == 2 and "conform: PASSED" in conformed.stdout
 
     wrong = _run(toy_site, WRONG_CLI, "conform", str(out))
-    assert wrong.returncode != 0 and wrong.stdout.count("FAILED") == 2, wrong.stdout + wrong.stderr
+    assert wrong.returncode != 0 and _rows(wrong.stdout, "FAILED") == 2, wrong.stdout + wrong.stderr
 
     covered = _run(toy_site, CLI, "coverage", "--unit", "toy", "--profile", "nv_small", "-n", "5")
     assert covered.returncode == 0, covered.stderr
@@ -312,3 +313,8 @@ except ConfigurationError as exc:
     result = _run(toy_site, program)
     assert result.returncode == 0, result.stderr
     assert "rejected: TOY-SIZE" in result.stdout
+
+
+def _rows(printed: str, word: str) -> int:
+    """conform's per-trace rows with that status ("[  1/2] PASSED ..."), not its final verdict line."""
+    return len(re.findall(rf"^\[\s*\d+/\d+\] {word} ", printed, re.MULTILINE))
