@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ci.cli import main
-from ci.suite import file_hashes
+from suites.unit.ci.test_suite_certify import _edit, _rehash
 
 
 def _pem_pair(folder: Path, name: str, key=None) -> tuple[Path, Path]:
@@ -77,19 +77,6 @@ def _copy(package: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "pkg"
     shutil.copytree(package, copy)
     return copy
-
-
-def _rehash(package: Path) -> None:
-    """What a forger would do after editing: make the package manifest match again."""
-    manifest = json.loads((package / "manifest.json").read_text())
-    manifest["files"] = file_hashes(package, skip=("manifest.json", "signature.json"))
-    (package / "manifest.json").write_text(json.dumps(manifest))
-
-
-def _edit(path: Path, change) -> None:
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data))
 
 
 def test_a_signed_package_verifies_with_its_public_key(signed, keys, capsys):

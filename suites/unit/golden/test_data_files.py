@@ -90,15 +90,17 @@ def test_a_data_root_the_user_names_widens_the_box(tmp_path):
 ], ids=["html-mentioning-offset", "html"])
 @pytest.mark.parametrize("form", [_cfg, _txn])
 def test_an_html_page_in_place_of_a_dat_is_refused(tmp_path, form, content):
-    box = tmp_path / "box"
-    box.mkdir()
-    (box / "d.dat").write_text(content)
-    _refused(form(box, "d.dat"), "d.dat")
+    _dat_refused(tmp_path, form, content.encode())
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n", b"{\n}\n", b"\0" * 64], ids=["empty", "blank", "no-records", "nul"])
 @pytest.mark.parametrize("form", [_cfg, _txn])
 def test_an_empty_or_binary_dat_is_refused(tmp_path, form, content):
+    _dat_refused(tmp_path, form, content)
+
+
+def _dat_refused(tmp_path: Path, form, content: bytes) -> None:
+    """A trace of `form` loading d.dat holding `content` is refused, naming the file."""
     box = tmp_path / "box"
     box.mkdir()
     (box / "d.dat").write_bytes(content)
