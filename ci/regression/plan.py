@@ -45,6 +45,7 @@ class Plan:
     testpoints: list[dict]
     tests: dict[str, dict]
     _directed_cache: dict = field(default_factory=dict, repr=False)
+    _selectable_cache: dict = field(default_factory=dict, repr=False)
 
     def testpoints_for(self, level: str) -> list[dict]:
         rank = LEVELS.index(level)
@@ -97,8 +98,11 @@ class Plan:
         """Whether `expansion.select` can keep an item of the test (always without a selection)."""
         if not expansion.select:
             return True
-        ids = kinds.get(test["kind"]).possible_ids(test, expansion)
-        return ids is None or any(fnmatch.filter(ids, pattern) for pattern in expansion.select)
+        key = (test["name"], expansion.level, expansion.seed, expansion.target, expansion.select)
+        if key not in self._selectable_cache:  # asked per listing and per directed drawing: ids made once
+            ids = kinds.get(test["kind"]).possible_ids(test, expansion)
+            self._selectable_cache[key] = ids is None or any(fnmatch.filter(ids, p) for p in expansion.select)
+        return self._selectable_cache[key]
 
     def _directed_runs(self, expansion: Expansion) -> dict[str, dict]:
         """The level's directed tests the selection needs, drawn once per (level, seed, target) in this process,
