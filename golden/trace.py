@@ -40,6 +40,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from golden.errors import RegisterError, TraceError
 from golden.memory_files import inside, split_lines
@@ -50,6 +51,14 @@ README_RULE = "../shared/nvdla/README.md: trace_tests"
 
 
 # -- commands ----------------------------------------------------------------------------------------
+class Where(TypedDict):
+    """Where a command came from: the keyword arguments every command class takes first."""
+
+    path: str
+    line: int
+    comment: NotRequired[str]
+
+
 @dataclass(frozen=True)
 class Command:
     path: str = field(compare=False, repr=False)
@@ -67,13 +76,13 @@ class Command:
 
 @dataclass(frozen=True)
 class RegWrite(Command):
-    register: Register = None
+    register: Register = field(kw_only=True)
     value: int = 0
 
 
 @dataclass(frozen=True)
 class RegRead(Command):
-    register: Register = None
+    register: Register = field(kw_only=True)
     mask: int = 0xFFFFFFFF
     expected: int = 0
     poll: bool = False
@@ -190,7 +199,7 @@ class Trace:
         """The file a command reads; a DataFileError at its line when it lies outside the trace's box."""
         return inside(self.folder, command.file, path=command.path, line=command.line, data_root=self.data_root)
 
-    def files(self) -> list[tuple[Command, Path]]:
+    def files(self) -> list[tuple[MemLoad | CheckFile, Path]]:
         return [(c, self.data_file(c)) for c in self.commands if isinstance(c, MemLoad | CheckFile)]
 
     def missing_files(self) -> list[str]:
@@ -200,7 +209,9 @@ class Trace:
         return [(c.register.qualified, c.value) for c in self.commands if isinstance(c, RegWrite)]
 
     def segments(self) -> list[Segment]:
-        segments, current, launched = [], [], False
+        segments: list[Segment] = []
+        current: list[Command] = []
+        launched = False
         for command in self.commands:
             if launched and not isinstance(command, _SYNC_COMMANDS):
                 segments.append(Segment(current))
@@ -306,7 +317,7 @@ def _split_args(text: str) -> list[str]:
 
 
 def _cfg_command(name: str, args: list[str], ln: _Line) -> Command:
-    where = {"path": ln.path, "line": ln.line}
+    where: Where = {"path": ln.path, "line": ln.line}
 
     def arity(*counts: int) -> None:
         if len(args) not in counts:
@@ -424,7 +435,7 @@ def parse_txn(text: str, path: str | Path = "<txn>", regmap: RegisterMap | None 
         if not words:
             continue
         ln = _Line(str(path), number, regmap, strict)
-        where = {"path": ln.path, "line": number}
+        where: Where = {"path": ln.path, "line": number}
         name, args = words[0], words[1:]
         expected = {"write_reg": 2, "read_reg": 3, "load_mem": 3, "dump_mem": 3, "wait": 0}
         if name not in expected:

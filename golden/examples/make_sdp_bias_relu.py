@@ -20,7 +20,7 @@ import numpy as np
 from golden.formats.feature import pack_feature
 from golden.memory import format_records
 from golden.regs.regmap import RegisterMap
-from golden.trace import CheckCrc, IntrNotify, MemInit, MemLoad, RegWrite, write_cfg
+from golden.trace import CheckCrc, Command, IntrNotify, MemInit, MemLoad, RegWrite, Where, write_cfg
 
 NAME = "sdp_bias_relu_int8"
 FOLDER = Path(__file__).parent
@@ -90,8 +90,8 @@ def main() -> None:
     packed_in = pack_feature(x, "int8", LINE, SURFACE, ATOM)
     packed_out = pack_feature(expected_cube(x), "int8", LINE, SURFACE, ATOM)
     (FOLDER / f"{NAME}_input.dat").write_text(format_records([(0, packed_in)]))
-    where = {"path": str(FOLDER / f"{NAME}.cfg"), "line": 0}
-    commands = [
+    where: Where = {"path": str(FOLDER / f"{NAME}.cfg"), "line": 0}
+    commands: list[Command] = [
         MemInit(**where, memory="pri_mem", base=SRC, size=packed_in.size),
         MemLoad(**where, memory="pri_mem", base=SRC, file=f"{NAME}_input.dat"),
         MemInit(**where, memory="pri_mem", base=DST, size=packed_out.size),

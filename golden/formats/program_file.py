@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from golden.errors import NvdlaVerifError
-from golden.regs.regmap import RegisterMap
+from golden.regs.regmap import Register, RegisterMap
 from golden.steps import (
     AwaitSync,
     CheckRegion,
@@ -58,8 +58,8 @@ def write_program(program: Program, folder: str | Path) -> Path:
     return path
 
 
-def _entry(index: int, step: Step, folder: Path) -> dict:
-    entry = {"op": OPS[type(step)], "where": step.where}
+def _entry(index: int, step: Step, folder: Path) -> dict[str, object]:
+    entry: dict[str, object] = {"op": OPS[type(step)], "where": step.where}
     if isinstance(step, WriteRegister):
         entry.update(register=_name(step.register), address=step.address, value=step.value)
     elif isinstance(step, ReadRegister):
@@ -84,7 +84,7 @@ def _entry(index: int, step: Step, folder: Path) -> dict:
     return entry
 
 
-def _name(register) -> str:
+def _name(register: Register) -> str:
     return register.qualified
 
 
