@@ -14,8 +14,12 @@ import importlib
 from functools import cache
 from importlib.metadata import entry_points
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from golden.errors import DeclarationError, NotModelledError
+
+if TYPE_CHECKING:
+    from golden.units.declaration import Unit
 
 PACKAGES = ("golden.units.conv", "golden.units.sdp", "golden.units.pdp", "golden.units.cdp", "golden.units.bdma",
             "golden.units.rubik")
@@ -26,12 +30,13 @@ MODELS: dict[str, str] = {}
 
 
 @cache
-def _declared() -> tuple[tuple[object, str], ...]:
+def _declared() -> tuple[tuple[Unit, str], ...]:
     """(Unit, module name) of every unit: the project's packages, then the plugins' (by entry-point name)."""
     from golden.units.declaration import Unit
 
     names = list(PACKAGES) + [ep.value for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name)]
-    found, stages = [], {}
+    found: list[tuple[Unit, str]] = []
+    stages: dict[str, str] = {}
     for name in names:
         module = importlib.import_module(name)
         unit = getattr(module, "UNIT", None)
@@ -44,12 +49,12 @@ def _declared() -> tuple[tuple[object, str], ...]:
     return tuple(found)
 
 
-def declared() -> tuple:
+def declared() -> tuple[Unit, ...]:
     """Every unit's declaration (golden.units.declaration.Unit), in registry order."""
     return tuple(unit for unit, _ in _declared())
 
 
-def unit(stage: str):
+def unit(stage: str) -> Unit:
     """The declaration of a stage (CONV, SDP, PDP, CDP, BDMA, RUBIK, or a plugin's), or NotModelledError."""
     for declaration in declared():
         if declaration.stage == stage:

@@ -91,15 +91,18 @@ class Tolerance:
 
     rule: str  # "CC DC", "CC Winograd", "PDP" or "CDP"
     max_exp: np.ndarray | None = None
-    taps: int = 0
-    scale: float = 1.0
+    #: A number, or per element where provenance moved values (golden/provenance.py)
+    taps: int | np.ndarray = 0
+    scale: float | np.ndarray = 1.0
     max_value: np.ndarray | None = None
     #: PDP/CDP over computed inputs: their own threshold (a CC one, pooled over each window), added to this one's
     carried: Tolerance | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return (self.max_exp if self.max_exp is not None else self.max_value).shape
+        array = self.max_exp if self.max_exp is not None else self.max_value
+        assert array is not None, "a tolerance has max_exp or max_value"
+        return array.shape
 
     def fits(self, surface: Surface) -> bool:
         """Whether the tolerance describes this surface's cube (fp16, same H and W, no more channels)."""

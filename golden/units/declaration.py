@@ -10,11 +10,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from golden.errors import DeclarationError
 
+if TYPE_CHECKING:
+    from golden.hardware import Hardware
 
-def armed_together(device, unit: Unit, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
+#: A pipeline a launch runs: (register groups, stages).
+Pipeline = tuple[list[str], list[str]]
+
+
+def armed_together(device: Hardware, unit: Unit, armed: dict[str, int], found: list[Pipeline]) -> list[Pipeline]:
     """The default pipeline: every group of the unit, running the unit's stage alone (CDP_RDMA + CDP, RBK)."""
     if any(group in armed for group in unit.groups):
         return [(list(unit.groups), [unit.stage])]
@@ -71,7 +78,7 @@ class Unit:
     #: plugin's); None: its groups are the map's.
     registers: Path | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "groups", tuple(self.groups))
         object.__setattr__(self, "rules", tuple(self.rules))
         object.__setattr__(self, "luts", tuple(self.luts))
@@ -99,6 +106,6 @@ class Unit:
         if not all(isinstance(m, str) for m in self.rules):
             raise DeclarationError("rules are module names", where=where)
 
-    def launched(self, device, armed: dict[str, int], found: list) -> list[tuple[list[str], list[str]]]:
+    def launched(self, device: Hardware, armed: dict[str, int], found: list[Pipeline]) -> list[Pipeline]:
         """The pipelines this unit's armed groups form (none when something else launches it)."""
         return [] if self.pipelines is None else self.pipelines(device, self, armed, found)

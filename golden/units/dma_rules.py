@@ -117,7 +117,7 @@ def register(dma: Dma) -> Dma:
     return dma
 
 
-def _feature(unit: str, prefix: str, names: tuple[str, str, str]) -> dict:
+def _feature(unit: str, prefix: str, names: tuple[str, ...]) -> dict:
     register_names = ("BASE_ADDR_LOW", "LINE_STRIDE", "SURFACE_STRIDE")
     return {column: f"{unit}.{prefix}{reg}.{name}" for column, reg, name in
             zip(("start_address", "line_stride", "surface_stride"), register_names, names, strict=True)}

@@ -199,6 +199,7 @@ class BdmaGroup:
 
 def validate(cfg: BdmaGroup, facts: registry.Facts, strict: bool = False) -> None:
     """Each operation's checks, then (for a launched group) the group rules of the registry."""
+    assert facts.profile is not None, "a layer's rules are judged with its profile"
     for op in cfg.operations:
         op.check(facts.profile)
     if cfg.group is not None:

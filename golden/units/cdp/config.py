@@ -64,6 +64,7 @@ def validate(cfg: CdpConfig, facts: rules.Facts, strict: bool = False) -> None:
     the CDP_RDMA / CDP DMAs' (golden/units/dma_rules.py)."""
     rules.enforce("CDP", cfg, facts, strict)
     regs = facts.regs
+    assert regs is not None, "CDP's compression fields are read from the layer's registers"
     for unit, reg, name in (("CDP_RDMA", "D_SRC_COMPRESSION_EN", "SRC_COMPRESSION_EN"),
                             ("CDP", "D_DST_COMPRESSION_EN", "DST_COMPRESSION_EN")):
         if regs.enum(unit, reg, name) == "ENABLE":

@@ -161,7 +161,8 @@ def choose(le_under, le_over, lo_under, lo_over, params: LutParams):
 
 # ---- fp16 pipeline (cmod hls_wrapper/cdp_hls_wrapper.cpp, HLS_CDP_lookup_lut) ------------------------------------
 
-def _fp_table(total, entries, upper: int, start: int, end: int, scales, offset: int, select: int, exponent: bool):
+def _fp_table(total, entries, upper: int, start: int | np.integer, end: int | np.integer, scales, offset: int,
+              select: int, exponent: bool):
     """One table on fp32 square sums: (under, over, fp17 result). START/END are fp32 patterns (LOW word),
     SCALEs fp16 patterns; the interpolation fraction keeps 16 bits and becomes an fp17 number."""
     start, end = np.uint32(start & 0xFFFFFFFF), np.uint32(end & 0xFFFFFFFF)

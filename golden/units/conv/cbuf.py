@@ -54,6 +54,7 @@ class Left:
 
     def after(self, cfg: ConvConfig) -> Left:
         """What stays once the layer is done."""
+        ring: int | None
         if ring_apart(cfg):
             ring = cfg.weight_bank
         else:  # another WEIGHT_BANK restarts both pointers; on the same one they stay apart
@@ -88,6 +89,7 @@ def input_cube(buffer: ConvBuffer | None, cfg: ConvConfig, fetch) -> np.ndarray:
     if buffer is None:
         raise NotModelledError("DATA_REUSE needs the previous layer's CBUF state (ctx.cbuf)", unit="CDMA")
     kept = buffer.data
+    assert kept is not None, "CONV-DATA-REUSE-KEPT: the previous layer left slices"
     cube = kept if cfg.csc_height_ext <= kept.shape[2] else np.concatenate([kept, fetch()], axis=2)
     return cube[:, :, :cfg.csc_height_ext]
 
@@ -97,6 +99,7 @@ def weights(buffer: ConvBuffer | None, cfg: ConvConfig, fetch) -> np.ndarray:
         return fetch()
     if buffer is None:
         raise NotModelledError("WEIGHT_REUSE needs the previous layer's CBUF state (ctx.cbuf)", unit="CDMA")
+    assert buffer.weights is not None, "CONV-WEIGHT-REUSE-KEPT: the previous layer kept its weights"
     return buffer.weights
 
 

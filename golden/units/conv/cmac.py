@@ -51,6 +51,7 @@ def multiply_accumulate(windows: np.ndarray, weights: np.ndarray, dtype=None) ->
     taps = channels * rows * cols
     dtype = dtype or _gemm_dtype(windows, weights, taps)
     wmat = weights.reshape(kernels, taps).astype(dtype)
+    out_dtype: type[np.number]
     if weights.dtype.kind == "f":
         out_dtype = np.float64
     else:

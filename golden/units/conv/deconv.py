@@ -99,6 +99,7 @@ def deconvolve(profile: Profile, cube: np.ndarray, weights: np.ndarray, stride: 
         flipped = np.ascontiguousarray(kernel_set[:, :, ::-1, ::-1])
         ctx = direct_layer(profile, cube, flipped, layer, memory)
         result = conv.run(ctx)
+        assert result.output is not None, "CONV hands its output on to SDP"
         ctx.regs = _sdp_passthrough(ctx, result.output.shape, precision, PHASE_BASE + index * contract0,
                                     in_line, in_surf)
         load("SDP").run(ctx, upstream=result.output)

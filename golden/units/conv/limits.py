@@ -39,6 +39,7 @@ def validate(cfg: ConvConfig, facts: rules.Facts, strict: bool = False) -> None:
     then the CDMA reads' Table 35 and stride rules of golden/units/dma_rules.py). `facts.cbuf`: what the layers
     before left in the CBUF (golden/units/conv/cbuf.py: Left); None for a layer run alone, whose reuse is not
     modelled."""
+    assert facts.profile is not None, "a layer's rules are judged with its profile"
     check_profile(facts.profile, cfg)
     rules.enforce("CONV", cfg, facts, strict)
 

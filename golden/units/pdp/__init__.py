@@ -53,7 +53,7 @@ def _input(ctx: LayerContext, cfg, upstream) -> np.ndarray:
     return cube
 
 
-def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, np.ndarray | None]:
+def _pool_fp16(cfg, bits: np.ndarray, status: dict) -> tuple[np.ndarray, Tolerance | None]:
     if not cfg.on_the_fly:
         status["D_INF_INPUT_NUM"] = int(np.count_nonzero((bits & 0x7FFF) == 0x7C00))
         status["D_NAN_INPUT_NUM"] = fp.nan_count(bits)
@@ -76,7 +76,8 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
                             fields=("PDP.D_DST_RAM_CFG.DST_RAM_TYPE", "PDP_RDMA.D_SRC_RAM_CFG.SRC_RAM_TYPE"))
     cube = _input(ctx, cfg, upstream)
     status = {"D_INF_INPUT_NUM": 0, "D_NAN_INPUT_NUM": 0, "D_NAN_OUTPUT_NUM": 0}
-    tolerance = None
+    tolerance: Tolerance | None = None
+    bits: np.ndarray | int
     if cfg.precision == "fp16":
         cube = np.ascontiguousarray(cube)
         bits = cube.view(np.uint16) if cube.dtype.itemsize == 2 else cube.astype(np.uint16)
@@ -120,8 +121,7 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
     cfg = decode(ctx.regs)
     if tolerance is None or not follows_input(ctx):
         return own
-    per_element = tolerance.max_exp if tolerance.max_exp is not None else tolerance.max_value
-    shape = (np.shape(per_element)[-3], cfg.in_height, cfg.in_width)
+    shape = (tolerance.shape[-3], cfg.in_height, cfg.in_width)
     pooled = provenance.pooled(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
     if cfg.method != "average":
         return pooled

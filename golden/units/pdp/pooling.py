@@ -110,6 +110,7 @@ def _masked_reduce(array: np.ndarray, axis: int, taps: int, step: int, before: i
             continue
         acc = np.where(valid & started, combine(acc, taken), np.where(valid, taken, acc))
         started = started | valid
+    assert acc is not None, "a window has at least one tap"
     return acc
 
 

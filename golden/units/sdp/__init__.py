@@ -30,6 +30,7 @@ from golden.units.sdp import datapath, rdma
 from golden.units.sdp.checks import validate
 from golden.units.sdp.config import SdpConfig, decode
 from golden.units.sdp.launch import sdp_launch
+from golden.units.sdp.rdma import Operands
 
 __all__ = ["run", "compute", "decode", "validate", "SdpConfig", "UNIT"]
 
@@ -79,7 +80,7 @@ def compute(cfg: SdpConfig, x, operands, tables, status):
     return _by_channel_slices(partial(_run_int, cfg, tables=tables), x, operands)
 
 
-def _run_int(cfg: SdpConfig, x, operands, tables):
+def _run_int(cfg: SdpConfig, x, operands: dict[str, Operands], tables):
     for stage, key, where in ((cfg.x1, "B", "sdp.x1"), (cfg.x2, "N", "sdp.x2")):
         x = datapath.int_x(x, stage, *operands[key], where=where)
     x, counters = datapath.int_y(x, cfg.y, *operands["E"], cfg.lut, tables, cfg.proc_precision)
@@ -101,7 +102,7 @@ def _fp_input(cfg: SdpConfig, x, status):
     return x
 
 
-def _run_fp(cfg: SdpConfig, x, operands, tables):
+def _run_fp(cfg: SdpConfig, x, operands: dict[str, Operands], tables):
     for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
         x = datapath.fp_x(x, stage, *operands[key], cfg.nan_to_zero)
     x, counters = datapath.fp_y(x, cfg.y, *operands["E"], cfg.nan_to_zero, cfg.lut, tables)
@@ -172,7 +173,7 @@ def passed_on(ctx, tolerance: Tolerance | None, own: Tolerance | None) -> Tolera
     cfg = decode(ctx.regs)
     channels = rdma.padded_channels(cfg, ctx.profile.memory_atomic_size)
     operands = {k: rdma.read_operands(ctx, cfg, dma, channels) for k, dma in cfg.dmas.items()}
-    factor = np.float64(1.0)
+    factor: np.float64 | np.ndarray = np.float64(1.0)
     for stage, key in ((cfg.x1, "B"), (cfg.x2, "N")):
         if not stage.bypass and not stage.mul_bypass:
             operand = datapath.fp_x_operand(operands[key][1], stage.mul_operand, cfg.nan_to_zero)

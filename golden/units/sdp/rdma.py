@@ -16,6 +16,9 @@ from golden.numerics import fp
 from golden.units.dma import read_feature
 from golden.units.sdp.config import OperandDma, SdpConfig
 
+#: An operand DMA's (ALU, MUL) operands, each None when not read from memory.
+Operands = tuple[np.ndarray | None, np.ndarray | None]
+
 
 def padded_channels(cfg: SdpConfig, atom: int) -> int:
     """C rounded up to whole atoms of every precision the layer reads or writes."""
@@ -66,7 +69,7 @@ def _from_upstream(cfg: SdpConfig, channels: int, upstream) -> np.ndarray:
     return cube.astype(np.int64)
 
 
-def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> tuple:
+def read_operands(ctx, cfg: SdpConfig, dma: OperandDma, channels: int) -> Operands:
     """(alu, mul) operand arrays broadcastable to (N, C', H, W), or None when not read from memory.
 
     Integer pipes: int64 (one-byte operands are sign extended); FP16: uint16 fp16 patterns.
