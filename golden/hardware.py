@@ -225,7 +225,8 @@ class Hardware:
 
     def _run_layer(self, units: list[str], stages: list[str], armed: dict[str, int]) -> None:
         groups = {unit: armed[unit] for unit in units}
-        layer = HardwareLayer(tuple(stages), groups, self.regs.values(groups))
+        regs = self.regs.values(groups)
+        layer = HardwareLayer(tuple(stages), groups, regs)
         for unit in units:
             if unit in self._lut_accesses:
                 layer.lut_accesses += self._lut_accesses[unit]
@@ -233,10 +234,10 @@ class Hardware:
         self.layers.append(layer)
         upstream, tolerance = None, None
         for stage in stages:
-            result = self._run_stage(stage, layer.regs, upstream)
+            result = self._run_stage(stage, regs, upstream)
             upstream = result.output
-            tolerances = self._thresholds(stage, layer.regs, result)
-            tolerance = tolerances[0] if tolerances else self._passed_on(stage, layer.regs, tolerance, result)
+            tolerances = self._thresholds(stage, regs, result)
+            tolerance = tolerances[0] if tolerances else self._passed_on(stage, regs, tolerance, result)
             layer.tolerances[stage] = tolerance
             self._record(stage, result.surfaces, tolerances or [tolerance] * len(result.surfaces))
             layer.surfaces.extend(result.surfaces)

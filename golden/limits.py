@@ -20,7 +20,7 @@ from golden.errors import MemoryExhaustedError, MemoryLimitError
 try:
     import resource
 except ImportError:  # not a POSIX host: no address-space limit to report
-    resource = None
+    resource = None  # type: ignore[assignment]  # None: the module is absent (checked where it is used)
 
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB

@@ -92,6 +92,12 @@ class Memory:
         if self.limit is None:
             self.limit = default_limit()
 
+    @property
+    def _limit(self) -> int:
+        """`limit` as __post_init__ resolved it."""
+        assert self.limit is not None
+        return self.limit
+
     # -- bounds, regions and policies ---------------------------------------------------------------
     def declare(self, base: int, size: int, name: str = "") -> None:
         """Declare [base, base+size) as a region tests may touch."""
@@ -114,10 +120,10 @@ class Memory:
             raise MemoryAccessError(f"{what} spans {size:#x} bytes ({human_size(size)}) of {self.name} at "
                                     f"{address:#x}, past its {self.address_bits}-bit address space",
                                     address=max(address, 0), size=max(size, 0), rule=exc.rule) from None
-        if size > self.limit:
+        if size > self._limit:
             raise MemoryLimitError(
                 f"{what} spans {size:#x} bytes ({human_size(size)}) of {self.name} at {address:#x}, more than "
-                f"the memory limit of {human_size(self.limit)}", what=what, size=size, limit=self.limit)
+                f"the memory limit of {human_size(self._limit)}", what=what, size=size, limit=self._limit)
 
     def _check_region(self, address: int, size: int, verb: str) -> None:
         if not self.regions or self.outside == "allow" or size == 0:
@@ -161,14 +167,14 @@ class Memory:
             done += length
 
     def _hold(self, size: int) -> None:
-        if self._held + size > self.limit:
+        if self._held + size > self._limit:
             raise MemoryLimitError(
-                f"{self.name}: the memory image would hold more than the memory limit of {human_size(self.limit)} "
+                f"{self.name}: the memory image would hold more than the memory limit of {human_size(self._limit)} "
                 f"(64 KiB pages touched by the layers' writes)", what=self.name, size=self._held + size,
-                limit=self.limit)
+                limit=self._limit)
         self._held += size
 
-    def _page(self, page: int, whole: bool) -> np.ndarray:
+    def _page(self, page: int, whole: bool | np.bool_) -> np.ndarray:
         """The stored page, made on first write (`whole`: the write covers it, so no mask is needed)."""
         data = self._pages.get(page)
         if data is not None:
@@ -299,7 +305,7 @@ class Memory:
         if span == offsets.size * length and offsets[0] == low and (np.diff(offsets) == length).all():
             return self.read(low, span, unwritten=policy, who=who).reshape(offsets.size, length)  # one run
         out = np.zeros((offsets.size, length), np.uint8)
-        if span <= min(DENSE_FACTOR * out.size, self.limit) and self._inside_regions(low, span):
+        if span <= min(DENSE_FACTOR * out.size, self._limit) and self._inside_regions(low, span):
             rows = offsets - low
             out[:] = sliding_window_view(self.read(low, span, unwritten="allow"), length)[rows]
             if policy != "allow" and not self.all_written(low, span):

@@ -166,4 +166,5 @@ def pooled(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pa
         return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, NO_EXPONENT),
                          taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
                          scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))
+    assert tolerance.max_value is not None, "a pooling or window threshold has max_value"
     return Tolerance(tolerance.rule, max_value=pool(np.abs(tolerance.max_value), 0.0))

@@ -23,21 +23,28 @@ import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from golden.errors import ConfigurationError, DeclarationError, NvdlaVerifError
+
+if TYPE_CHECKING:
+    from golden.config import Profile
+    from golden.regs.values import RegisterValues
+    from golden.units.conv.cbuf import Left
 
 
 @dataclass(frozen=True)
 class Facts:
     """What a predicate may read besides the decoded configuration."""
-    regs: object = None  # golden.regs.values.RegisterValues
-    profile: object = None  # golden.config.Profile
+    regs: RegisterValues | None = None
+    profile: Profile | None = None
     #: What the layers before left in the convolution buffer (golden.units.conv.cbuf.Left); None: the layer
     #: runs alone, and the rules over what earlier layers left do not apply.
-    cbuf: object = None
+    cbuf: Left | None = None
 
     @property
     def atom(self) -> int:
+        assert self.profile is not None, "the rules that read the atom are judged with a profile"
         return self.profile.memory_atomic_size
 
 

@@ -147,7 +147,7 @@ class Program:
     trace: Trace | None = field(repr=False)
 
     @property
-    def checks(self) -> list[tuple[int, Step]]:
+    def checks(self) -> list[tuple[int, CheckRegion | AwaitSync | ReadRegister]]:
         """(index, step) of every step the verdict judges: region checks, checking register reads and
         check_nothing (its sync must fire)."""
         return [(i, s) for i, s in enumerate(self.steps)
@@ -262,6 +262,7 @@ def file_image(trace: Trace, c: MemLoad | CheckFile, short: str) -> np.ndarray:
     """The first `c.size` bytes of the command's memory file (gaps as zero); a file that holds fewer is a
     DataFileError at the command, its message `short` formatted with file, end and size."""
     path = trace.data_file(c)
+    assert c.size is not None, "a load_mem without a size reads the whole file (_load_records)"
     records = memory_records(path, c)
     end = max((offset + data.size for offset, data in records), default=0)
     if end < c.size:

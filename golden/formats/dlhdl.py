@@ -25,7 +25,7 @@ from golden.errors import ConfigurationError
 from golden.formats.feature import as_byte_buffer, pack_feature, unpack_feature
 
 RULE = "dlhdl-external-memory-data-format: Convolution Module External Memory Data Format"
-DTYPES = {"int8": np.dtype("<i1"), "single": np.dtype("<f4")}
+DTYPES: dict[str, np.dtype] = {"int8": np.dtype("<i1"), "single": np.dtype("<f4")}
 
 
 def _dtype(data_type: str) -> np.dtype:

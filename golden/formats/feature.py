@@ -23,7 +23,7 @@ import numpy as np
 from golden.errors import ConfigurationError
 
 #: Element dtype of each precision. fp16 is np.float16 (bit pattern preserved; use .view(np.uint16)).
-ELEMENT_DTYPES = {"int8": np.dtype("<i1"), "int16": np.dtype("<i2"), "fp16": np.dtype("<f2")}
+ELEMENT_DTYPES: dict[str, np.dtype] = {"int8": np.dtype("<i1"), "int16": np.dtype("<i2"), "fp16": np.dtype("<f2")}
 
 RULE = "in-memory-data-formats: Feature Data Format"
 

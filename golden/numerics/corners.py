@@ -197,7 +197,10 @@ def reach(stage: str, moved, changed) -> None:
 def saturation(stage: str, v, bits: int | None = None, bounds: tuple[int, int] | None = None, where=None) -> None:
     """A saturation of `v` to signed `bits` (or to `bounds`), of the elements `where` is true."""
     if _OBSERVERS:
-        lo, hi = bounds if bounds is not None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if bounds is None:
+            assert bits is not None, "saturation() takes bits or bounds"
+            bounds = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        lo, hi = bounds
         v = np.asarray(v)
         _record(stage, *_only(saturation_classes(v, lo, hi), where, v.size))
 

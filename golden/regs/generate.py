@@ -46,6 +46,7 @@ def _access(field) -> str:
 
 def elaborate(rdl_dir: Path) -> dict:
     from systemrdl import RDLCompiler
+    from systemrdl.node import AddressableNode
 
     compiler = RDLCompiler()
     compiler.compile_file(str(_top_file(rdl_dir)))
@@ -53,6 +54,7 @@ def elaborate(rdl_dir: Path) -> dict:
     bases = _bases(rdl_dir / "unit_base_addresses.tsv")
     units, registers = {}, []
     for unit_node in root.children():
+        assert isinstance(unit_node, AddressableNode), "NVIDIA's nvdla address map holds one addrmap per unit"
         unit = unit_node.inst_name.removeprefix("NVDLA_")
         units[unit] = {"master": unit_node.absolute_address, "nvdlav1": bases.get(unit, {}).get("nvdlav1")}
         for reg in unit_node.registers():
