@@ -25,7 +25,8 @@ def exponent_field(patterns: np.ndarray) -> np.ndarray:
     return np.maximum((np.asarray(patterns, np.int64) >> 10) & 0x1F, 1) - 15
 
 
-def allowed_error(expected: np.ndarray, max_exp: np.ndarray, taps: int, scale: float = 1.0) -> np.ndarray:
+def allowed_error(expected: np.ndarray, max_exp: np.ndarray, taps: int | np.ndarray,
+                  scale: float | np.ndarray = 1.0) -> np.ndarray:
     """The document's bound for fp16 patterns `expected` (the reference's results a)."""
     return np.ldexp(1.0, max_exp - 20) * (taps * 2 * scale) + np.ldexp(1.0, exponent_field(expected) - 10)
 
