@@ -10,11 +10,26 @@ hypothesis `data.draw`, whose shrinking moves every decision towards its first o
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 #: Chance that `size` returns one of its ends instead of a uniform value.
 CORNER = 0.25
+
+
+class Chooser(Protocol):
+    """What a generator asks for its decisions (Seeded, Drawn, the shrinker's recorder)."""
+
+    def integer(self, low: int, high: int) -> int: ...
+
+    def size(self, low: int, high: int) -> int: ...
+
+    def choice(self, options: Sequence) -> Any: ...
+
+    def flag(self, chance: float = 0.5) -> bool: ...
+
+    def data(self) -> np.random.Generator: ...
 
 
 class Seeded:

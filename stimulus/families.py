@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import golden.units
 from golden.config import Profile
 from golden.errors import DeclarationError, NvdlaVerifError
 from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
-from stimulus.choose import Seeded
+from stimulus.choose import Chooser, Seeded
 from stimulus.corner_cacc import aim_conv
 from stimulus.corner_cdp import aim_cdp
 from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
@@ -37,6 +38,7 @@ from stimulus.covergroups import pdp as pdp_covergroup
 from stimulus.covergroups import rubik as rubik_covergroup
 from stimulus.covergroups import sdp as sdp_covergroup
 from stimulus.export import write_trace
+from stimulus.layer import Layer
 
 #: The entry-point group through which another distribution adds families.
 ENTRY_POINTS = "nvdla_verif.families"
@@ -44,7 +46,7 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 #: "sdp_reg": SDP with register operands only, which on nv_small is the RTL fixture's subset
-def _sdp_register_operands(choose, profile: Profile, slot: int = 0):
+def _sdp_register_operands(choose: Chooser, profile: Profile, slot: int = 0) -> Layer:
     return sdp.random_layer(choose, profile, slot, memory_operands=False)
 
 
@@ -78,7 +80,7 @@ class Family:
     #: covergroup's (named after the family), or none.
     covers: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "covers", self.covers or (self.name if self.covergroup is not None else ""))
         object.__setattr__(self, "units", tuple(self.units))
         object.__setattr__(self, "breakers", tuple(self.breakers))
@@ -99,10 +101,10 @@ class Family:
 
     def needs(self) -> tuple[str, ...]:
         """The profile switches of its units (none: every profile runs it)."""
-        return tuple(dict.fromkeys(golden.units.unit(stage).switch for stage in self.units
-                                   if golden.units.unit(stage).switch))
+        switches = (golden.units.unit(stage).switch for stage in self.units)
+        return tuple(dict.fromkeys(switch for switch in switches if switch))
 
-    def share(self, choose, profile: Profile) -> dict:
+    def share(self, choose: Chooser, profile: Profile) -> dict[str, Any]:
         """What every layer of one trace shares, drawn first (keywords for the generator)."""
         return self.shared(choose, profile) if self.shared is not None else {}
 
@@ -199,7 +201,7 @@ def covergroups() -> dict[str, str]:
     return {f.name: f.covers for f in declared() if f.covers}
 
 
-def draw_layers(name: str, profile: Profile, choose, count: int = 1) -> list:
+def draw_layers(name: str, profile: Profile, choose: Chooser, count: int = 1) -> list[Layer]:
     """`count` back-to-back layers of one trace, every decision from `choose` (stimulus/choose.py; the shrinker's
     recorder too), and the rest of a multi-layer sequence the last of them started (a deconvolution's phases and
     Rubik contract)."""
@@ -212,7 +214,7 @@ def draw_layers(name: str, profile: Profile, choose, count: int = 1) -> list:
     return drawn
 
 
-def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list:
+def layers(name: str, profile: Profile, seed: int, index: int, count: int = 1) -> list[Layer]:
     """`count` back-to-back layers of trace `index` of `seed` (each trace has its own random stream), and the rest
     of a multi-layer sequence the last of them started."""
     return draw_layers(name, profile, Seeded([seed, index]), count)
