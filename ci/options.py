@@ -3,7 +3,9 @@ RTL under test."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,19 +21,19 @@ DEFAULT_REFERENCE = "golden"
 REF_DEFAULT_HELP = f"default: {DEFAULT_REFERENCE}, none when --impl is {DEFAULT_REFERENCE}"
 
 
-def add_profile_options(parser) -> None:
+def add_profile_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--profile", help="hardware profile for every trace (default: from the folder names)")
     group.add_argument("--profile-spec", metavar="FILE", help="a .spec file defining the profile")
 
 
-def add_data_root_option(parser) -> None:
+def add_data_root_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-root", metavar="DIR",
                         help="let traces read data files inside DIR too (named relative to the trace's folder, "
                         "e.g. ../../shared/x.dat); without it a trace reads only files inside its own folder")
 
 
-def fixed_profile(args) -> Profile | None:
+def fixed_profile(args: argparse.Namespace) -> Profile | None:
     """The profile the options name for every trace, or None to infer it per trace."""
     if args.profile_spec:
         return load_spec(args.profile_spec)
@@ -47,7 +49,7 @@ def profile_for(path: Path, fixed: Profile | None) -> Profile:
     return get_profile(name)
 
 
-def add_implementation_options(parser) -> None:
+def add_implementation_options(parser: argparse.ArgumentParser) -> None:
     registered = ", ".join(registry.names())
     parser.add_argument("--impl", default="golden", metavar="NAME[:ARG]",
                         help=f"the implementation to play the traces on (registered: {registered}; "
@@ -59,7 +61,7 @@ def add_implementation_options(parser) -> None:
     add_rtl_options(parser)
 
 
-def add_rtl_options(parser) -> None:
+def add_rtl_options(parser: argparse.ArgumentParser) -> None:
     rtl = parser.add_argument_group("RTL under test (--impl rtl; default: the project's fixture DUT)")
     rtl.add_argument("--rtl-filelist", metavar="FILE",
                      help="a Verilator-ready file list of your NVDLA RTL (e.g. your nvdla/hw nv_small build)")
@@ -75,7 +77,7 @@ def add_rtl_options(parser) -> None:
                                "--rtl-profile)")
 
 
-def implementations(args) -> tuple[Implementation, Implementation | None]:
+def implementations(args: argparse.Namespace) -> tuple[Implementation, Implementation | None]:
     """(implementation, reference) the options name; created once so that bad values fail before anything runs."""
     return resolve(args.impl, args.ref)
 
@@ -108,7 +110,7 @@ def prepared(implementation: Implementation) -> Implementation:
     return implementation
 
 
-def rtl_profile(args) -> str | None:
+def rtl_profile(args: argparse.Namespace) -> str | None:
     """The RTL's declared profile as --rtl-profile names it or the absolute path of --rtl-spec (checked)."""
     if args.rtl_spec:
         load_spec(args.rtl_spec)  # a spec that cannot be read is one error now
@@ -116,7 +118,7 @@ def rtl_profile(args) -> str | None:
     return get_profile(args.rtl_profile).name if args.rtl_profile else None
 
 
-def rtl_environment(args) -> dict[str, str]:
+def rtl_environment(args: argparse.Namespace) -> dict[str, str]:
     """The RTL selection (build options and declared profile), handed to the `rtl` implementation through the
     environment (rtl.build.BuildOptions.from_env, rtl.implementation.declared_profile)."""
     if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
@@ -141,7 +143,7 @@ def rtl_environment(args) -> dict[str, str]:
     return values
 
 
-def rtl_arguments(args) -> list[str]:
+def rtl_arguments(args: argparse.Namespace) -> list[str]:
     """The RTL selection as command-line arguments that work from any folder (for reproduce commands)."""
     words = ["--rtl-filelist", str(Path(args.rtl_filelist).resolve())] if args.rtl_filelist else []
     words += option("--rtl-top", args.rtl_top) if args.rtl_top else []
@@ -152,7 +154,7 @@ def rtl_arguments(args) -> list[str]:
 
 
 @contextmanager
-def environment(values: dict[str, str]):
+def environment(values: dict[str, str]) -> Iterator[None]:
     """Set environment variables for the duration of a run (worker processes inherit them)."""
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
@@ -177,8 +179,6 @@ def count(text: str) -> int:
 
 
 def _at_least(text: str, low: int) -> int:
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
