@@ -57,7 +57,7 @@ class Layer:
     #: their done interrupts before loading and programming it.
     waits: bool = False
     #: Layers its trace runs before it: an illegal layer breaking a rule over what they left in the CBUF
-    #: (stimulus/illegal_sequence.py).
+    #: (stimulus/conv/illegal_sequence.py).
     follows: list = field(default_factory=list)
 
     def units(self) -> list[str]:
