@@ -46,7 +46,7 @@ from golden.errors import NvdlaVerifError  # noqa: E402
 from golden.trace import CheckCrc, load_trace  # noqa: E402
 from rtl.suite import DATA_ROOT  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
-from stimulus.fixture_sdp import write_random_trace  # noqa: E402
+from stimulus.sdp.fixture import write_random_trace  # noqa: E402
 
 LAYERS = ("sdp_3x3x33_bs_bn_int8_0", "sdp_8x8x32_bypass_int8_1", "sdp_4x1x8192_pass_through_int8_0",
           "sdp_1x8192x1_pass_through_int8_0")

@@ -12,12 +12,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import golden.units
 from golden.errors import ProfileError, ProfileFeatureError
 
 #: Unit base address layouts (../shared/nvdla/rdl/unit_base_addresses.tsv).
 LAYOUTS = ("master", "nvdlav1")
 
-#: Feature switches a layer can need, as named in the .spec files.
+#: NVIDIA's feature switches a layer can need, as named in the .spec files (a Profile field each). A unit declares
+#: the switch it needs (golden/units/declaration.py: Unit.switch); one that is not NVIDIA's (a plugin unit's) is
+#: enabled by a .spec file's <SWITCH>_ENABLE line (Profile.plugin_switches), never by a built-in profile.
 SWITCHES = (
     "WEIGHT_COMPRESSION", "WINOGRAD", "BATCH", "SECONDARY_MEMIF", "SDP_LUT", "SDP_BS",
     "SDP_BN", "SDP_EW", "BDMA", "RUBIK", "RUBIK_CONTRACT", "RUBIK_RESHAPE", "PDP", "CDP",
@@ -72,6 +75,8 @@ class Profile:
     num_dma_read_clients: int | None
     num_dma_write_clients: int | None
     layout: str = "master"
+    #: The switches of plugin units (plugin_switches()) this profile enables.
+    plugin_switches: frozenset[str] = frozenset()
 
     @property
     def cbuf_bytes(self) -> int:
@@ -82,10 +87,12 @@ class Profile:
         return self.cbuf_bank_width * self.cbuf_bank_depth
 
     def has(self, switch: str) -> bool:
-        """Whether the feature switch (a name from SWITCHES) is enabled."""
-        if switch not in SWITCHES:
-            raise ProfileError(f"unknown feature switch {switch!r}; known: {', '.join(SWITCHES)}")
-        return bool(getattr(self, switch.lower()))
+        """Whether the feature switch (a name from SWITCHES, or a plugin unit's) is enabled."""
+        if switch in SWITCHES:
+            return bool(getattr(self, switch.lower()))
+        if switch in plugin_switches():
+            return switch in self.plugin_switches
+        raise ProfileError(f"unknown feature switch {switch!r}; known: {', '.join(SWITCHES + plugin_switches())}")
 
     def lacks(self, needed: Profile) -> list[str]:
         """What this profile (an implementation's, e.g. the RTL's) lacks to run layers made for `needed`: a
@@ -94,7 +101,7 @@ class Profile:
         missing = [f"the {needed.layout} register layout"] if needed.layout != self.layout else []
         missing += [f"{name.upper()} {getattr(needed, name)} (it has {getattr(self, name)})" for name in GEOMETRY
                     if getattr(needed, name) != getattr(self, name)]
-        missing += [f"{switch}_ENABLE" for switch in SWITCHES  # retiming adds pipeline stages, no function
+        missing += [f"{switch}_ENABLE" for switch in SWITCHES + plugin_switches()  # retiming: pipeline stages only
                     if switch != "RETIMING" and needed.has(switch) and not self.has(switch)]
         missing += [f"{kind} {precision}" for kind, attribute in (("feature data", "feature_types"),
                                                                   ("weight data", "weight_types"))
@@ -149,7 +156,7 @@ def parse_spec(text: str, *, name: str, source: str = "<spec>", layout: str = "m
     supplies what the file leaves out (nvdlav1's nv_full.spec has no data type
     or address width lines).
     """
-    values: dict = {"feature_types": set(), "weight_types": set()}
+    values: dict = {"feature_types": set(), "weight_types": set(), "plugin_switches": set()}
     for number, line in enumerate(text.splitlines(), 1):
         match = _DEFINE.match(line)
         if not match:
@@ -160,9 +167,12 @@ def parse_spec(text: str, *, name: str, source: str = "<spec>", layout: str = "m
             values[kind].add(word.rsplit("_", 1)[1].lower())
         elif word.endswith(("_ENABLE", "_DISABLE")):
             switch, state = word.rsplit("_", 1)
-            if switch not in SWITCHES:
+            if switch in SWITCHES:
+                values[switch.lower()] = state == "ENABLE"
+            elif switch in plugin_switches():
+                values["plugin_switches"] |= {switch} if state == "ENABLE" else set()
+            else:
                 raise ProfileError(f"unknown feature switch {switch}", where=f"{source}:{number}")
-            values[switch.lower()] = state == "ENABLE"
         else:
             key, _, number_text = word.rpartition("_")
             if key not in _KEYS:
@@ -172,6 +182,7 @@ def parse_spec(text: str, *, name: str, source: str = "<spec>", layout: str = "m
     merged.update({k: v for k, v in values.items() if v or not isinstance(v, set)})
     merged["feature_types"] = frozenset(merged.get("feature_types", ()))
     merged["weight_types"] = frozenset(merged.get("weight_types", ()))
+    merged["plugin_switches"] = frozenset(merged.get("plugin_switches", ()))
     merged.setdefault("retiming", False)
     for field in dataclasses.fields(Profile):
         if field.name not in ("name", "layout") and field.name not in merged:
@@ -194,6 +205,11 @@ def load_spec(path: str | Path, *, name: str | None = None, layout: str = "maste
         raise ProfileError(f"cannot read profile spec: {exc.strerror}", where=str(path)) from None
     return parse_spec(text, name=name or path.stem, source=str(path), layout=layout,
                       defaults=defaults)
+
+
+def plugin_switches() -> tuple[str, ...]:
+    """The switches units declare beyond NVIDIA's SWITCHES (plugin units')."""
+    return tuple(s for s in dict.fromkeys(golden.units.switches().values()) if s not in SWITCHES)
 
 
 def _profile(name: str, **overrides) -> Profile:

@@ -3,26 +3,20 @@
 `Hardware(profile, layout)` takes CSB writes and reads (`write`, `read`) and lets time pass one
 step at a time (`step`). `D_OP_ENABLE = 1` only arms a group; a hardware layer runs when time
 passes, as on the real bench, where a read-back of D_OP_ENABLE right after the write still sees 1.
-A layer runs once every unit of its pipeline is armed in its consumer group (programming guide:
-"Convolution pipeline programming", "SDP programming", "PDP programming"):
+A layer runs once every unit of its pipeline is armed in its consumer group (programming guide: each
+unit's programming section). Which groups launch a pipeline and which stages it runs, the done
+interrupts, the LUTs and their read port, the profile switch, what a unit keeps between layers and how
+FP16 thresholds pass through it are the units' declarations (golden/units/<unit>/__init__.py's UNIT,
+golden/units/declaration.py); this module names no unit. A unit without pipelines queues operations
+instead (golden/regs/regfile.py), which run as a group when their launch register is written.
 
-    CONV      CDMA + CSC + CMAC_A + CMAC_B + CACC + SDP (FLYING_MODE=ON), then as SDP
-    SDP       SDP (+ SDP_RDMA when SDP reads memory: flying mode off or an operand DMA
-              enabled) (+ PDP when OUTPUT_DST=PDP: PDP on the fly)
-    PDP       PDP_RDMA + PDP (offline);  CDP: CDP_RDMA + CDP;  RUBIK: RBK
-    BDMA      each CFG_LAUNCH0/1 runs the operations queued by CFG_OP writes
-
-(each unit's declaration, golden/units/<unit>/__init__.py's UNIT, says which groups it launches and with which
-stages, its done interrupts, LUTs and profile switch; golden/units/sdp/launch.py holds the SDP and CONV pipelines)
-
-Stages run in hardware order through golden.units.load(stage).run(ctx, upstream), each stage's
+Stages run in hardware order through golden.units.model(stage)(ctx, upstream), each stage's
 `output` the next one's `upstream`. Status registers then take UnitResult.status, the groups
 complete (op-enable cleared, consumer flipped, S_STATUS updated) and the done interrupts of the
-layer's units are queued in pipeline order (CDMA_DAT, CDMA_WT, CACC, SDP, PDP): each step of time
-raises the next one in GLB.S_INTR_STATUS (the traceplayer's conv_8x8_fc_int16 reads them one per
-wait). S_LUT_ACCESS_CFG/DATA writes also fill the SDP/CDP LUT RAMs (golden/units/lut.py).
+layer's units are queued in pipeline order: each step of time raises the next one in
+GLB.S_INTR_STATUS (the traceplayer's conv_8x8_fc_int16 reads them one per wait).
+S_LUT_ACCESS_CFG/DATA writes also fill the LUT RAMs (golden/units/lut.py).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -36,12 +30,13 @@ from golden.regs.regfile import RegisterFile
 from golden.regs.regmap import Register, RegisterMap
 from golden.regs.values import RegisterValues
 from golden.units.base import LayerContext, Surface, Tolerance
-from golden.units.conv.cbuf import ConvBuffer
 from golden.units.lut import LutRam, is_parameter
 
 #: GLB interrupt sources raised when a unit's group completes (RDL: GLB.S_INTR_STATUS), from the unit declarations.
 INTERRUPTS = golden.units.interrupts()
 LUT_UNITS = golden.units.lut_groups()
+#: LUT groups whose S_LUT_ACCESS_DATA reads answer with the RAM's words.
+LUT_PORTS = golden.units.lut_ports()
 #: Units a profile may lack entirely, with the .spec switch.
 UNIT_SWITCHES = golden.units.switches()
 LAUNCHES = ("D_OP_ENABLE", "CFG_LAUNCH0", "CFG_LAUNCH1")
@@ -61,7 +56,7 @@ class SharedRegisterRace(TraceError):
 class WrittenSurface:
     """A surface a hardware layer wrote, with what a scoreboard needs to judge it."""
 
-    unit: str  # the unit whose DMA wrote it: SDP, PDP, CDP, BDMA, RBK
+    unit: str  # the group whose DMA wrote it (Unit.output)
     surface: Surface
     layer: int  # index of the hardware layer
     tolerance: Tolerance | None = None  # precision-preservation FP16 threshold; None: bit-exact
@@ -80,7 +75,8 @@ class HardwareLayer:
     tolerances: dict[str, Tolerance | None] = field(default_factory=dict)
     #: What the stage models reported in status registers: {(unit, register): value} (LUT and saturation counters).
     status: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: A BDMA launch: the CFG_* registers of every operation of its group, in queue order (regs is the first's).
+    #: A launch of queued operations: the registers of every operation of its group, in queue order (regs is the
+    #: first's).
     operations: list[RegisterValues] = field(default_factory=list)
     #: The S_LUT_ACCESS_CFG writes (unit, register, value) of its units since their previous layer: the LUT
     #: port accesses that programmed (or read) the tables this layer runs with (functional coverage).
@@ -107,8 +103,8 @@ class Hardware:
         #: LUT RAMs written through S_LUT_ACCESS_CFG/DATA (single registers shared by both groups).
         self.luts = {unit: LutRam(unit) for unit in LUT_UNITS}
         self._lut_accesses: dict[str, list[tuple[str, str, int]]] = {unit: [] for unit in LUT_UNITS}
-        #: What the convolution buffer keeps between layers (data/weight reuse, golden/units/conv/cbuf.py).
-        self.cbuf = ConvBuffer()
+        #: stage -> what its unit keeps between layers (Unit.keeps: the convolution buffer's data/weight reuse).
+        self.kept = {u.stage: u.keeps() for u in golden.units.declared() if u.keeps is not None}
         self.layers: list[HardwareLayer] = []
         self.written: list[WrittenSurface] = []
 
@@ -151,8 +147,8 @@ class Hardware:
                 path=path, line=int(line) if line.isdigit() else None)
 
     def read(self, reg: Register) -> int:
-        if reg.unit == "CDP" and reg.name == "S_LUT_ACCESS_DATA":
-            return self.luts["CDP"].read()  # the LUT port (SDP's answers differently and is not modelled)
+        if reg.name == "S_LUT_ACCESS_DATA" and reg.unit in LUT_PORTS:
+            return self.luts[reg.unit].read()  # the LUT port (Unit.lut_port; the others' is not modelled)
         return self.regs.read(reg)
 
     @property
@@ -182,9 +178,9 @@ class Hardware:
         """Run every hardware layer whose units are all armed, until none is left; returns how many ran."""
         ran = 0
         while True:
-            if self.regs.bdma_launched:
-                group, ops = self.regs.bdma_launched.pop(0)
-                self._run_bdma(group, ops)
+            queued = self.regs.launched_operations()
+            if queued is not None:
+                self._run_operations(*queued)
                 ran += 1
                 continue
             armed = self.regs.armed()
@@ -248,34 +244,34 @@ class Hardware:
                 self.regs.set_hardware(unit, reg, value, groups.get(unit))
         for unit in units:
             group = self.regs.complete(unit)
-            # Done interrupts in pipeline order: CDMA_DAT, CDMA_WT, CACC, SDP, PDP (the order the
-            # traceplayer's conv_8x8_fc_int16 reads them after successive waits).
+            # Done interrupts in pipeline order (the order the traceplayer's conv_8x8_fc_int16 reads them after
+            # successive waits).
             self.irq_queue.extend(self.regs.interrupt_bit(source, group) for source in INTERRUPTS.get(unit, ()))
 
     # -- which FP16 threshold judges what a stage wrote (golden/provenance.py) ------------------------------
     def _passed_on(self, stage: str, regs: RegisterValues, tolerance: Tolerance | None, result) -> Tolerance | None:
-        """The threshold of what the stage hands on: its own, or its input's where it moves values unchanged.
-        An fp16 convolution's travels with its result through SDP (precision-preservation: "SDP: bit-by-bit
-        identical" adds no error of its own); max/min pooling passes on the largest of each window's, average
-        pooling its own plus that."""
-        model = golden.units.load(stage)
-        if not hasattr(model, "passed_on"):  # its own threshold, or else its input's passes on
+        """The threshold of what the stage hands on: its own, or its input's where it moves values unchanged
+        (Unit.passed_on: an fp16 convolution's travels with its result through a stage that adds no error of its
+        own; max/min pooling passes on the largest of each window's, average pooling its own plus that)."""
+        declaration = golden.units.unit(stage)
+        if declaration.passed_on is None:  # its own threshold, or else its input's passes on
             return result.tolerance if result.tolerance is not None else tolerance
         ctx = LayerContext(self.profile, regs, self.memory)
-        if model.follows_input(ctx) and model.reads_memory(ctx):
-            tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, model.input_patterns(ctx))
-        return model.passed_on(ctx, tolerance, result.tolerance)
+        read = None if declaration.input_patterns is None else declaration.input_patterns(ctx)
+        if read is not None:  # an input read from memory: its elements' thresholds
+            tolerance = provenance.followed(self.memory, self.written, lambda shadow: None, read)
+        return declaration.passed_on(ctx, tolerance, result.tolerance)
 
     def _thresholds(self, stage: str, regs: RegisterValues, result) -> list[Tolerance | None]:
-        """Per surface, for a stage that moves bytes from memory to memory (Rubik): the thresholds its elements
-        came with; [] for any other stage."""
-        if stage != "RUBIK" or not result.surfaces:
+        """Per surface, for a stage that moves bytes from memory to memory (Unit.moves_bytes): the thresholds its
+        elements came with; [] for any other stage."""
+        if not golden.units.unit(stage).moves_bytes or not result.surfaces:
             return []
-        rubik = golden.units.load("RUBIK")
+        run = golden.units.model(stage)
         out = []
         for surface in result.surfaces:
             out.append(provenance.followed(
-                self.memory, self.written, lambda shadow: rubik.run(LayerContext(self.profile, regs, shadow)),
+                self.memory, self.written, lambda shadow: run(LayerContext(self.profile, regs, shadow)),
                 provenance.read_surface(surface)) if surface.precision == "fp16" else None)
         return out
 
@@ -286,21 +282,22 @@ class Hardware:
                                                tolerance if fits else None))
 
     def _run_stage(self, stage: str, regs: RegisterValues, upstream=None):
-        ctx = LayerContext(self.profile, regs, self.memory, luts=self.luts, cbuf=self.cbuf if stage == "CONV" else None)
-        return golden.units.load(stage).run(ctx, upstream)
+        ctx = LayerContext(self.profile, regs, self.memory, luts=self.luts, cbuf=self.kept.get(stage))
+        return golden.units.model(stage)(ctx, upstream)
 
-    def _run_bdma(self, group: int, ops: list) -> None:
-        operations = [self.regs.bdma_values(op) for op in ops]
-        layer = HardwareLayer(("BDMA",), {"BDMA": group}, operations[0] if operations else None,
-                              operations=operations)
+    def _run_operations(self, unit: str, group: int, operations: list[RegisterValues]) -> None:
+        """A launched group of queued operations (golden/regs/regfile.py): the group rules (Unit.validate_group),
+        then each operation as a layer of its own stage, then the group's done interrupt."""
+        declaration = golden.units.owner(unit)
+        stage = declaration.stage
+        layer = HardwareLayer((stage,), {unit: group}, operations[0] if operations else None, operations=operations)
         self.layers.append(layer)
-        model = golden.units.load("BDMA")
-        if hasattr(model, "validate_group"):  # group rules: not empty, <= 20 operations, one DST_RAM_TYPE
-            model.validate_group(self.profile, operations, group)
+        if declaration.validate_group is not None:
+            declaration.validate_group(self.profile, operations, group)
         for regs in operations:
-            result = self._run_stage("BDMA", regs)
-            self._record("BDMA", result.surfaces, [None] * len(result.surfaces))  # bytes of no element type
+            result = self._run_stage(stage, regs)
+            self._record(stage, result.surfaces, [None] * len(result.surfaces))  # bytes of no element type
             layer.surfaces.extend(result.surfaces)
-            for (unit, reg), value in result.status.items():
-                self.regs.set_hardware(unit, reg, value)
-        self.irq_queue.append(self.regs.interrupt_bit("BDMA", group))
+            for (name, reg), value in result.status.items():
+                self.regs.set_hardware(name, reg, value)
+        self.irq_queue.extend(self.regs.interrupt_bit(source, group) for source in INTERRUPTS.get(unit, ()))

@@ -1,10 +1,11 @@
 """Where each fp16 element's threshold comes from when units pass values on unchanged.
 
-nvdla-precision-preservation.md states FP16 thresholds for the units that compute (CC DC, CC Winograd, PDP
-and CDP averages) and "bit-by-bit identical" for the rest. Rubik moves bytes, SDP with every stage bypassed
-passes values through, and PDP max/min pooling selects one input: what they pass on keeps the threshold of the
-unit that computed it, element by element. So a surface's comparator follows its values, not the unit that
-wrote it last.
+nvdla-precision-preservation.md states FP16 thresholds for the units that compute (the convolution thresholds
+and the window ones of pooling and square sums) and "bit-by-bit identical" for the rest. A unit that moves bytes
+(Unit.moves_bytes), passes values through or selects one input of a window (Unit.passed_on) hands on the
+threshold of the unit that computed each value, element by element. So a surface's comparator follows its
+values, not the unit that wrote it last; which comparator a threshold rule takes is declared with the unit that
+computes it (Unit.thresholds).
 
 Elements are followed through a unit that moves bytes by running it once more on two shadow memories in which
 every element of a tolerant fp16 surface holds the low and the high half of its number (a tag) instead of its
@@ -19,12 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import golden.units
 from golden.memory import Memory, MemorySystem
 from golden.units.base import Surface, Tolerance
 
 #: max_exp of an element no convolution computed: no threshold (bit-exact).
 NO_EXPONENT = -(1 << 20)
-CONVOLUTION = ("CC DC", "CC Winograd")
+
+
+def per_exponent(rule: str) -> bool:
+    """Whether a threshold rule's elements carry max_exp, taps and scale (the convolution comparator's) rather than
+    max_value."""
+    return golden.units.comparators().get(rule) == "convolution"
 
 
 def fit(array, shape: tuple[int, ...], fill) -> np.ndarray:
@@ -44,7 +51,7 @@ def fit(array, shape: tuple[int, ...], fill) -> np.ndarray:
 @dataclass
 class Elements:
     """Threshold parameters of a list of elements: the rule of each (an index into `rules`, -1 for none),
-    and max_exp, taps, scale (CC rules) or max_value (PDP, CDP)."""
+    and max_exp, taps, scale (convolution rules) or max_value (window rules)."""
 
     rules: tuple[str, ...]
     rule: np.ndarray
@@ -56,7 +63,7 @@ class Elements:
     @classmethod
     def of(cls, tolerance: Tolerance, shape: tuple[int, ...]) -> Elements:
         """The elements of a surface of `shape` written with `tolerance` (flattened, C-order)."""
-        convolution = tolerance.rule in CONVOLUTION
+        convolution = per_exponent(tolerance.rule)
         max_exp = fit(tolerance.max_exp, shape, NO_EXPONENT) if convolution else np.full(shape, NO_EXPONENT)
         max_value = np.zeros(shape) if convolution else fit(tolerance.max_value, shape, 0.0)
         computed = max_exp > NO_EXPONENT if convolution else np.ones(shape, bool)
@@ -93,7 +100,7 @@ class Elements:
         main = int(np.argmax(counts))
         mine = self.rule == main
         rule = self.rules[main]
-        if rule in CONVOLUTION:
+        if per_exponent(rule):
             return Tolerance(rule, max_exp=np.where(mine, self.max_exp, NO_EXPONENT).reshape(shape),
                              taps=np.where(mine, self.taps, 0).reshape(shape), scale=self.scale.reshape(shape))
         return Tolerance(rule, max_value=np.where(mine, self.max_value, 0.0).reshape(shape))
@@ -162,7 +169,7 @@ def pooled(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pa
     def pool(values, fill):
         return window_max(fit(values, shape, fill), kernel, stride, pads, fill)
 
-    if tolerance.rule in CONVOLUTION:
+    if per_exponent(tolerance.rule):
         return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, NO_EXPONENT),
                          taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
                          scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from golden.config import get_profile
 from stimulus.corner_data import write_aimed
-from stimulus.fixture_sdp import write_random_trace
+from stimulus.sdp.fixture import write_random_trace
 
 #: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
 DATA_ROOT = Path(os.environ.get("NVDLA_DATA", Path(__file__).resolve().parents[2] / "shared" / "nvdla"))

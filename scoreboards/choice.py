@@ -1,19 +1,23 @@
-"""Which comparator judges a surface: the one for the FP16 threshold its unit states, else bit-exact."""
+"""Which comparator judges a surface: the one its FP16 threshold's rule is declared with (Unit.thresholds), else
+bit-exact."""
 
 from __future__ import annotations
 
+import golden.units
 from golden.units.base import Tolerance
 from scoreboards.comparators import BitExact, Comparator
 from scoreboards.conv_fp16 import ConvThreshold
 from scoreboards.window_fp16 import WindowThreshold
+
+#: A comparator of golden.units.declaration.COMPARATORS -> the scoreboard's.
+COMPARATORS = {"convolution": ConvThreshold, "window": WindowThreshold}
 
 
 def comparator_for(tolerance: Tolerance | None) -> Comparator:
     """The comparator for a surface written with this tolerance (None: bit-exact)."""
     if tolerance is None:
         return BitExact()
-    if tolerance.rule in ("CC DC", "CC Winograd"):
-        return ConvThreshold(tolerance)
-    if tolerance.rule in ("PDP", "CDP"):
-        return WindowThreshold(tolerance)
-    raise ValueError(f"no comparator for tolerance rule {tolerance.rule!r}")
+    kind = golden.units.comparators().get(tolerance.rule)
+    if kind is None:
+        raise ValueError(f"no comparator for tolerance rule {tolerance.rule!r}")
+    return COMPARATORS[kind](tolerance)

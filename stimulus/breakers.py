@@ -13,7 +13,7 @@ its declaration's `decode`; a DMA's surface; BDMA's operations; the pair's two c
 spec); None when this legal layer cannot be changed that way (stimulus/illegal.py draws another).
 
 A draw is `draw(breaker, choose, profile) -> Layer | None`. `Fields` draws any family whose layers are register
-fields; PDP, BDMA and the CBUF sequences have their own beside their breakers. Each stimulus/illegal_<unit>.py
+fields; PDP, BDMA and the CBUF sequences have their own beside their breakers. Each stimulus/<family>/illegal.py
 lists its breakers as BREAKERS and its family declares the module (stimulus/families.py: Family.breakers);
 stimulus/illegal.py gathers them into one registry keyed by rule id.
 """
@@ -29,7 +29,7 @@ from golden import rules
 from golden.config import Profile
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.cbuf import left_by
-from stimulus.bdma import bdma_group
+from stimulus.bdma.layers import bdma_group
 from stimulus.families import family as declared_family
 from stimulus.layer import Layer
 

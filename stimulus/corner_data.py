@@ -8,7 +8,7 @@ A separate, explicit draw: stimulus.families.layers and the default bytes of eve
 aimed layers take their extra random numbers from a stream of their own ([seed, index, "corners"]).
 
 An aimer is aim(layer, profile, choose, slot=0) -> Layer, declared by the family whose name is the layer's
-`family` (stimulus/families.py: Family.aim). The aimers: SDP stimulus/corner_sdp.py (the output convertor's ties
+`family` (stimulus/families.py: Family.aim). The aimers: SDP stimulus/sdp/corner.py (the output convertor's ties
 and 17-bit bounds, the X stages' int32 bounds and truncation ties), PDP corner_pdp.py, CDP corner_cdp.py,
 convolutions corner_cacc.py (CACC's truncation, and CDMA's image convertor: corner_image.py). The layers of other
 families are returned unchanged.

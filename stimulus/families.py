@@ -1,11 +1,11 @@
 """The random layer generators by unit family, and a trace of them named the way NVIDIA names its tests.
 
 A family declares itself once (Family: name, the units its layers run, generator, what a trace's layers share, the
-modules of its illegal breakers, its covergroup and its runs' outcome covergroup (the project's:
-stimulus/covergroups/<family>.py), its corner aimer, the trace lengths a suite draws and the covergroup it is
-measured by); FAMILIES lists the project's, and a
-plugin adds families through the entry-point group "nvdla_verif.families" (a module whose FAMILY or FAMILIES is the
-declaration). `declared()` is the one registry every listing reads (`family`, `names`, `available`,
+modules of its illegal breakers, its covergroup and its runs' outcome covergroup, its corner aimer, the trace
+lengths a suite draws and the covergroup it is measured by), in a module whose FAMILY or FAMILIES is the
+declaration: the project's are stimulus/<family>/family.py, beside the family's layers, breakers, corner aimers
+and covergroup, listed by MODULES; a plugin adds families through the entry-point group "nvdla_verif.families".
+`declared()` is the one registry every listing reads (`family`, `names`, `available`,
 `breaker_modules`, `aimable`, `drawn_by`, `covergroups`); the profile switches a family needs come from its units'
 declarations (golden/units/declaration.py: Unit.switch).
 """
@@ -24,30 +24,13 @@ from typing import Any
 import golden.units
 from golden.config import Profile
 from golden.errors import DeclarationError, NvdlaVerifError
-from stimulus import bdma, cdp, conv, deconv, pdp, pipeline, rubik, sdp, sdp_lut
 from stimulus.choose import Chooser, Seeded
-from stimulus.corner_cacc import aim_conv
-from stimulus.corner_cdp import aim_cdp
-from stimulus.corner_fp16 import aim_cdp_fp16, aim_pdp_fp16, aim_sdp_fp16, with_fp16
-from stimulus.corner_pdp import aim_pdp
-from stimulus.corner_sdp import aim_sdp
-from stimulus.covergroups import bdma as bdma_covergroup
-from stimulus.covergroups import cdp as cdp_covergroup
-from stimulus.covergroups import conv as conv_covergroup
-from stimulus.covergroups import pdp as pdp_covergroup
-from stimulus.covergroups import rubik as rubik_covergroup
-from stimulus.covergroups import sdp as sdp_covergroup
 from stimulus.export import write_trace
 from stimulus.layer import Layer
 
 #: The entry-point group through which another distribution adds families.
 ENTRY_POINTS = "nvdla_verif.families"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
-
-
-#: "sdp_reg": SDP with register operands only, which on nv_small is the RTL fixture's subset
-def _sdp_register_operands(choose: Chooser, profile: Profile, slot: int = 0) -> Layer:
-    return sdp.random_layer(choose, profile, slot, memory_operands=False)
 
 
 @dataclass(frozen=True)
@@ -109,47 +92,34 @@ class Family:
         return self.shared(choose, profile) if self.shared is not None else {}
 
 
-#: SDP's aimer (sdp and sdp_reg layers): the fixed-point corners, or fp16's where the layer is fp16.
-_AIM_SDP = with_fp16(aim_sdp, aim_sdp_fp16)
-#: In the order their covergroups are built and reported.
-FAMILIES = (
-    Family("sdp", ("SDP",), sdp.random_layer, lambda choose, profile: {"lut": sdp_lut.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_sdp",), covergroup=sdp_covergroup.covergroup, outcomes=sdp_covergroup.outcomes,
-           aim=_AIM_SDP),
-    Family("pdp", ("PDP",), pdp.random_layer, breakers=("stimulus.illegal_pdp",), covergroup=pdp_covergroup.covergroup,
-           aim=with_fp16(aim_pdp, aim_pdp_fp16)),
-    Family("conv", ("CONV", "SDP"), conv.random_layer, conv.shared,
-           breakers=("stimulus.illegal_conv", "stimulus.illegal_sequence"), covergroup=conv_covergroup.covergroup,
-           aim=aim_conv, lengths=(1, 2)),
-    Family("cdp", ("CDP",), cdp.random_layer, lambda choose, profile: {"lut": cdp.random_lut(choose, profile)},
-           breakers=("stimulus.illegal_cdp",), covergroup=cdp_covergroup.covergroup, outcomes=cdp_covergroup.outcomes,
-           aim=with_fp16(aim_cdp, aim_cdp_fp16)),
-    Family("sdp_reg", ("SDP",), _sdp_register_operands, covers="sdp", aim=_AIM_SDP),
-    Family("sdp_pdp", ("SDP", "PDP"), pipeline.sdp_pdp_layer, covers="pdp"),
-    Family("rubik", ("RUBIK",), rubik.random_layer, breakers=("stimulus.illegal_rubik",),
-           covergroup=rubik_covergroup.covergroup),
-    # the DMA rules of every unit (golden/units/dma_rules.py), each broken from its own unit's family
-    Family("bdma", ("BDMA",), bdma.random_layer, breakers=("stimulus.illegal_dma",),
-           covergroup=bdma_covergroup.covergroup, lengths=(1, 2)),
-    Family("deconv", ("CONV", "SDP", "RUBIK"), deconv.random_layer, deconv.shared),
-)
+#: The project's families, one package each (stimulus/<family>/, whose family.py declares FAMILY or FAMILIES), in
+#: the order their covergroups are built and reported.
+MODULES = ("stimulus.sdp.family", "stimulus.pdp.family", "stimulus.conv.family", "stimulus.cdp.family",
+           "stimulus.sdp_reg.family", "stimulus.sdp_pdp.family", "stimulus.rubik.family", "stimulus.bdma.family",
+           "stimulus.deconv.family")
+
+
+def _declarations(name: str) -> tuple[Family, ...]:
+    """The FAMILY or FAMILIES a module declares."""
+    module = importlib.import_module(name)
+    found = getattr(module, "FAMILIES", None) or (
+        (module.FAMILY,) if isinstance(getattr(module, "FAMILY", None), Family) else ())
+    if not found or not all(isinstance(f, Family) for f in found):
+        raise DeclarationError("declares no FAMILY or FAMILIES (stimulus.families.Family)", where=name)
+    return tuple(found)
 
 
 @cache
 def declared() -> tuple[Family, ...]:
     """Every family: the project's, then the plugins' (by entry-point name)."""
-    where = dict.fromkeys((f.name for f in FAMILIES), __name__)
-    found = list(FAMILIES)
-    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
-        module = importlib.import_module(point.value)
-        declared = getattr(module, "FAMILIES", None) or (
-            (module.FAMILY,) if isinstance(getattr(module, "FAMILY", None), Family) else ())
-        if not declared or not all(isinstance(f, Family) for f in declared):
-            raise DeclarationError("declares no FAMILY or FAMILIES (stimulus.families.Family)", where=point.value)
-        for f in declared:
+    where: dict[str, str] = {}
+    found = []
+    names = list(MODULES) + [p.value for p in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name)]
+    for name in names:
+        for f in _declarations(name):
             if f.name in where:
-                raise DeclarationError(f"family {f.name} is declared twice ({where[f.name]})", where=point.value)
-            where[f.name] = point.value
+                raise DeclarationError(f"family {f.name} is declared twice ({where[f.name]})", where=name)
+            where[f.name] = name
             found.append(f)
     stages = {u.stage for u in golden.units.declared()}
     for f in found:

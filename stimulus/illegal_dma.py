@@ -22,7 +22,7 @@ from golden.rules import Facts
 from golden.units.bdma import ATOM as BDMA_ATOM
 from golden.units.bdma import BdmaOperation
 from golden.units.dma_rules import DMAS, Dma, DmaSurface
-from stimulus import bdma
+from stimulus.bdma import layers as bdma
 from stimulus.breakers import Breaker, Fields, declare
 from stimulus.families import drawn_by
 
@@ -133,7 +133,7 @@ def _two_destinations(writes: list, operations: list[BdmaOperation], choose, pro
 
 
 def _bdma_draw(breaker: Breaker, choose, profile):
-    """A legal BDMA layer (stimulus/bdma.py) with its writes changed."""
+    """A legal BDMA layer (stimulus/bdma/layers.py) with its writes changed."""
     legal = bdma.random_layer(choose, profile, 0)
     writes = breaker.change(list(legal.writes), bdma.bdma_operations(legal.writes, RegisterMap.for_profile(profile)),
                             choose, profile)

@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import golden.units
 from golden.errors import RegisterError
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-
-#: Units whose D_OP_ENABLE starts a layer, consumers first (a producer must not run before its consumer).
-ENABLE_ORDER = ("PDP", "CDP", "RBK", "SDP", "PDP_RDMA", "CDP_RDMA", "SDP_RDMA", "CACC", "CMAC_A", "CMAC_B",
-                "CSC", "CDMA")
 
 
 @dataclass(frozen=True)
@@ -60,7 +57,7 @@ class Layer:
     #: their done interrupts before loading and programming it.
     waits: bool = False
     #: Layers its trace runs before it: an illegal layer breaking a rule over what they left in the CBUF
-    #: (stimulus/illegal_sequence.py).
+    #: (stimulus/conv/illegal_sequence.py).
     follows: list = field(default_factory=list)
 
     def units(self) -> list[str]:
@@ -88,7 +85,9 @@ class Layer:
         return [(unit, register, values[unit, register]) for unit, register in order]
 
     def enable_order(self) -> list[str]:
-        return sorted(self.enable, key=lambda unit: ENABLE_ORDER.index(unit) if unit in ENABLE_ORDER else 99)
+        """Its enabled groups in the order software sets D_OP_ENABLE: consumers first (golden.units.enable_order)."""
+        order = golden.units.enable_order()
+        return sorted(self.enable, key=lambda unit: order.index(unit) if unit in order else len(order))
 
 
 def _number(regmap: RegisterMap, key: str, value: int | str) -> int:

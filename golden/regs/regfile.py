@@ -185,3 +185,11 @@ class RegisterFile:
 
     def bdma_values(self, op: dict[tuple[str, str], int]) -> RegisterValues:
         return RegisterValues(self.regmap, {**self._single, **op})
+
+    def launched_operations(self) -> tuple[str, int, list[RegisterValues]] | None:
+        """The next launched group of queued operations, taken off the queue: (register group, group number, the
+        registers of each operation); None when no group waits."""
+        if not self.bdma_launched:
+            return None
+        group, ops = self.bdma_launched.pop(0)
+        return "BDMA", group, [self.bdma_values(op) for op in ops]

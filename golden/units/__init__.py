@@ -2,8 +2,8 @@
 
 PACKAGES is the registry, in hardware order (the order the hardware looks for pipelines and the rule registry
 lists units); a plugin adds a unit through the entry-point group "nvdla_verif.units" (name = a module or
-package whose UNIT is the declaration). `load(stage)` gives the model module of a stage, or NotModelledError
-(the conformance runner's "unsupported", never passed); MODELS overrides a stage's model module by name. A unit
+package whose UNIT is the declaration). `model(stage)` gives the run function of a stage (its declaration's), or
+NotModelledError (the conformance runner's "unsupported", never passed); MODELS overrides it by module name. A unit
 whose register groups NVIDIA's map lacks brings them as its register table (Unit.registers; golden/regs/regmap.py
 merges `register_tables()`).
 """
@@ -11,6 +11,7 @@ merges `register_tables()`).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
 from types import ModuleType
@@ -62,11 +63,19 @@ def unit(stage: str) -> Unit:
     raise NotModelledError(f"no model for stage {stage}", unit=stage)
 
 
-def load(stage: str) -> ModuleType:
-    """The model module of a stage (its package, or the MODELS override), or NotModelledError."""
-    name = MODELS.get(stage) or next((module for u, module in _declared() if u.stage == stage), None)
+def owner(group: str):
+    """The declaration of the unit a register group belongs to, or NotModelledError."""
+    for declaration in declared():
+        if group in declaration.groups:
+            return declaration
+    raise NotModelledError(f"no model has register group {group}", unit=group)
+
+
+def model(stage: str) -> Callable:
+    """run(ctx, upstream) of a stage: its declaration's, or that of the module MODELS names; NotModelledError."""
+    name = MODELS.get(stage)
     if name is None:
-        raise NotModelledError(f"no model for stage {stage}", unit=stage)
+        return unit(stage).run
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -75,7 +84,7 @@ def load(stage: str) -> ModuleType:
         raise NotModelledError(f"the {stage} unit is not modelled yet", unit=stage) from None
     if not hasattr(module, "run"):
         raise NotModelledError(f"the {stage} unit model has no run()", unit=stage)
-    return module
+    return module.run
 
 
 # -- what the declarations give the rest of the project ----------------------------------------------------------
@@ -91,6 +100,30 @@ def switches() -> dict[str, str]:
 
 def lut_groups() -> tuple[str, ...]:
     return tuple(group for u in declared() for group in u.luts)
+
+
+def lut_ports() -> tuple[str, ...]:
+    """The LUT groups whose S_LUT_ACCESS_DATA reads answer with the LUT RAM's words."""
+    return tuple(group for u in declared() for group in u.lut_port)
+
+
+def comparators() -> dict[str, str]:
+    """FP16 threshold rule (Tolerance.rule) -> the comparator that judges it (declaration.COMPARATORS)."""
+    return {rule: kind for u in declared() for rule, kind in u.thresholds.items()}
+
+
+def enable_order() -> tuple[str, ...]:
+    """Every group in the order software sets D_OP_ENABLE within a layer: consumers first. A unit's groups come
+    after those of the units it feeds on the fly (Unit.feeds, followed to the end), in its declared order; units
+    equally far from the end of their chain in registry order."""
+    stages = {u.stage: u for u in declared()}
+
+    def downstream(u, seen=()) -> int:
+        fed = [stages[s] for s in u.feeds if s in stages and s not in seen]
+        return max((1 + downstream(f, (*seen, u.stage)) for f in fed), default=0)
+
+    ranked = sorted(declared(), key=downstream)
+    return tuple(group for u in ranked for group in u.enables)
 
 
 def output_groups() -> dict[str, str]:

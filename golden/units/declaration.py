@@ -29,7 +29,12 @@ def armed_together(device: Hardware, unit: Unit, armed: dict[str, int], found: l
 
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+#: The comparators a scoreboard has for an FP16 threshold (scoreboards/choice.py): "convolution" judges with max_exp,
+#: taps and scale per element (precision-preservation's CC thresholds), "window" with max_value per element (the
+#: pooling and square-sum window thresholds).
+COMPARATORS = ("convolution", "window")
 _UPPER = re.compile(r"[A-Z][A-Z0-9_]*")
+_OPTIONAL_HOOKS = ("validate", "pipelines", "inputs", "passed_on", "input_patterns", "validate_group", "keeps")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,32 @@ class Unit:
     prefixes: tuple[str, ...] = ()
     #: Module names in NVIDIA's RTL hierarchy (code coverage: which unit a covered instance belongs to).
     hdl: tuple[str, ...] = ()
+    #: Groups among `luts` whose S_LUT_ACCESS_DATA reads answer with the LUT RAM's words (the others' read port is
+    #: not modelled and reads the register).
+    lut_port: tuple[str, ...] = ()
+    #: The stages the unit hands its output to on the fly: software enables their groups before the unit's.
+    feeds: tuple[str, ...] = ()
+    #: Its groups in the order software sets their D_OP_ENABLE, consumers first (a producer must not run before its
+    #: consumer); () : the groups in reverse.
+    enables: tuple[str, ...] = ()
+    #: FP16 threshold rules its results carry (Tolerance.rule) -> the comparator judging them (COMPARATORS).
+    thresholds: Mapping[str, str] = field(default_factory=dict)
+    #: passed_on(ctx, tolerance, own) -> the threshold of what the unit hands on, from its input's (`tolerance`)
+    #: and its own (`own`, UnitResult.tolerance); None: its own, else its input's passes on (golden/hardware.py).
+    passed_on: Callable | None = None
+    #: input_patterns(ctx) -> a reader (MemorySystem -> the cube's uint16 patterns) of the fp16 input whose
+    #: elements' thresholds passed_on receives, or None when that input comes on the fly (the stage before hands
+    #: its threshold on); None: always on the fly. golden/provenance.py follows the elements through memory.
+    input_patterns: Callable | None = None
+    #: The unit moves bytes from memory to memory: each fp16 surface it writes keeps the thresholds its elements
+    #: came with (golden/provenance.py runs the unit again on shadow memories to follow them).
+    moves_bytes: bool = False
+    #: validate_group(profile, [RegisterValues per operation], group): the rules over a launched group of queued
+    #: operations, checked before they run (a unit whose operations queue in golden/regs/regfile.py).
+    validate_group: Callable | None = None
+    #: keeps() -> what the unit keeps from one layer to the next (the convolution buffer): the hardware makes one
+    #: and hands it to each of the unit's layers as LayerContext.cbuf; None: nothing.
+    keeps: Callable | None = None
     #: A register table of the unit's own groups, in golden/regs/nvdla_regs.json's form plus "interrupts" (done
     #: source -> its group-0 bit in GLB's interrupt registers): for a unit the NVIDIA register map lacks (a
     #: plugin's); None: its groups are the map's.
@@ -82,6 +113,10 @@ class Unit:
         object.__setattr__(self, "groups", tuple(self.groups))
         object.__setattr__(self, "rules", tuple(self.rules))
         object.__setattr__(self, "luts", tuple(self.luts))
+        object.__setattr__(self, "lut_port", tuple(self.lut_port))
+        object.__setattr__(self, "feeds", tuple(self.feeds))
+        object.__setattr__(self, "enables", tuple(self.enables) or tuple(reversed(self.groups)))
+        object.__setattr__(self, "thresholds", MappingProxyType(dict(self.thresholds)))
         object.__setattr__(self, "interrupts", MappingProxyType({g: tuple(s) for g, s in self.interrupts.items()}))
         object.__setattr__(self, "output", self.output or self.stage)
         where = f"unit {self.name!r}"
@@ -95,11 +130,20 @@ class Unit:
             strays = [g for g in names if g not in self.groups]
             if strays:
                 raise DeclarationError(f"{what} name groups the unit does not have: {', '.join(strays)}", where=where)
+        strays = [g for g in self.lut_port if g not in self.luts]
+        if strays:
+            raise DeclarationError(f"lut_port names groups without a LUT: {', '.join(strays)}", where=where)
+        if sorted(self.enables) != sorted(self.groups):
+            raise DeclarationError(f"enables {self.enables!r} is not an order of its groups", where=where)
+        strays = [kind for kind in self.thresholds.values() if kind not in COMPARATORS]
+        if strays:
+            raise DeclarationError(f"thresholds name no comparator ({', '.join(COMPARATORS)}): {', '.join(strays)}",
+                                   where=where)
         if self.output not in (*self.groups, self.stage):
             raise DeclarationError(f"output {self.output!r} is neither a group nor the stage", where=where)
-        for what in ("run", "decode", "validate", "pipelines", "inputs"):
+        for what in ("run", "decode", *_OPTIONAL_HOOKS):
             hook = getattr(self, what)
-            if not callable(hook) and not (hook is None and what in ("validate", "pipelines", "inputs")):
+            if not callable(hook) and not (hook is None and what in _OPTIONAL_HOOKS):
                 raise DeclarationError(f"{what} is not callable", where=where)
         if self.registers is not None and not Path(self.registers).is_file():
             raise DeclarationError(f"register table {self.registers} is not a file", where=where)

@@ -1,5 +1,6 @@
-"""The project's covergroups, one module per family that declares one (stimulus/families.py: Family.covergroup and
-Family.outcomes): sdp, pdp, conv, cdp, rubik, bdma; the bins they share are in common.py. A builder
+"""What the project's covergroups share: the Samplers a builder may return, and (common.py) the bins of several. The
+covergroups themselves are stimulus/<family>/covergroup.py, one per family that declares one (stimulus/families.py:
+Family.covergroup and Family.outcomes): sdp, pdp, conv, cdp, rubik, bdma. A builder
 `covergroup(coverage, group)` makes its cover points through `coverage.point` / `coverage.cross` (stimulus/coverage.py)
 and returns what samples them: a function sample(stages, regs, status) of every layer, or a Samplers.
 

@@ -1,6 +1,6 @@
 """The fuzzing loop on the fixture RTL (line+toggle coverage build) with a mutant only a rare field value exposes:
 FX_BUG_CVT_OFFSET16 (rtl/fixture/nvdla_fixture.v) makes the output convertor read D_CVT_OFFSET's low 16 bits only.
-The fixture's generated layers (stimulus/sdp.py, sdp_reg) draw convertor offsets within +-4096, so plain random
+The fixture's generated layers (stimulus/sdp/layers.py, sdp_reg) draw convertor offsets within +-4096, so plain random
 layers never reach the bug; the directed loop moves the offset to value classes no run showed, or draws corner-aimed
 layers whose convertor is solved for its 17-bit bound with an offset beyond 16 bits, and finds it."""
 

@@ -9,7 +9,7 @@ from golden.trace import CheckCrc, RegWrite, load_trace  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import RANDOM_LAYERS  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
-from stimulus.fixture_sdp import write_random_trace  # noqa: E402
+from stimulus.sdp.fixture import write_random_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 

@@ -12,7 +12,7 @@ from rtl.build import BuildOptions  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
-from stimulus.fixture_sdp import write_random_trace  # noqa: E402
+from stimulus.sdp.fixture import write_random_trace  # noqa: E402
 
 pytestmark = pytest.mark.rtl
 

@@ -1,4 +1,4 @@
-"""kind: random_sdp. Random SDP layers for the fixture DUT (stimulus/fixture_sdp.py), `layers` per trace."""
+"""kind: random_sdp. Random SDP layers for the fixture DUT (stimulus/sdp/fixture.py), `layers` per trace."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class RandomSdp(TestKind):
                 for s in seeds(test, expansion.level, expansion.seed, test["name"])]
 
     def run(self, item: Item, settings: Settings) -> Run:
-        from stimulus.fixture_sdp import write_random_trace
+        from stimulus.sdp.fixture import write_random_trace
 
         path = write_random_trace(settings.work / "random", item.params["seed"], item.params["layers"])
         return self.play_trace(item, path, settings, item.params.get("profile"))

@@ -231,4 +231,4 @@ def decode(regs: RegisterValues, profile=None) -> BdmaGroup:
 
 UNIT = Unit("bdma", "BDMA", ("BDMA",), run, decode, validate,
             rules=("golden.units.bdma.rules", "golden.units.dma_rules"), interrupts={"BDMA": ("BDMA",)},
-            switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",))
+            switch="BDMA", pipelines=None, prefixes=("bdma",), hdl=("bdma",), validate_group=validate_group)

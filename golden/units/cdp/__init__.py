@@ -72,4 +72,5 @@ def inputs(regs, profile) -> list[Surface]:
 
 UNIT = Unit("cdp", "CDP", ("CDP_RDMA", "CDP"), run, decode, validate,
             rules=("golden.units.cdp.rules", "golden.units.dma_rules"), interrupts={"CDP": ("CDP",)},
-            switch="CDP", luts=("CDP",), inputs=inputs, prefixes=("cdp",), hdl=("cdp",))
+            switch="CDP", luts=("CDP",), inputs=inputs, prefixes=("cdp",), hdl=("cdp",), lut_port=("CDP",),
+            thresholds={"CDP": "window"})

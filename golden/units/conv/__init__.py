@@ -74,4 +74,6 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
 UNIT = Unit("conv", "CONV", ("CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"), run, decode, limits.validate,
             rules=("golden.units.conv.rules", "golden.units.dma_rules"),
             interrupts={"CDMA": ("CDMA_DAT", "CDMA_WT"), "CACC": ("CACC",)}, output="CACC", pipelines=conv_launch,
-            prefixes=("conv", "dc", "img", "cc", "wino"), hdl=("cdma", "csc", "cmac", "cacc"))
+            prefixes=("conv", "dc", "img", "cc", "wino"), hdl=("cdma", "csc", "cmac", "cacc"), feeds=("SDP",),
+            enables=("CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"),
+            thresholds={"CC DC": "convolution", "CC Winograd": "convolution"}, keeps=cbuf.ConvBuffer)

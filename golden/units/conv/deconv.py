@@ -21,7 +21,7 @@ from golden.formats.feature import PRECISION_CODES
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.units import conv, load
+from golden.units import conv, model
 from golden.units.base import LayerContext
 from golden.units.conv.program import DirectLayer, direct_layer
 
@@ -102,11 +102,11 @@ def deconvolve(profile: Profile, cube: np.ndarray, weights: np.ndarray, stride: 
         assert result.output is not None, "CONV hands its output on to SDP"
         ctx.regs = _sdp_passthrough(ctx, result.output.shape, precision, PHASE_BASE + index * contract0,
                                     in_line, in_surf)
-        load("SDP").run(ctx, upstream=result.output)
+        model("SDP")(ctx, upstream=result.output)
     out_line, out_surf = width * sx * ATOM, width * sx * height * sy * ATOM
     regs = rubik_registers(RegisterMap.for_profile(profile), precision, (kernels, height, width), stride,
                             (in_line, in_surf, contract0, out_line, out_surf))
-    load("RUBIK").run(LayerContext(profile, regs, memory))
+    model("RUBIK")(LayerContext(profile, regs, memory))
     shape = (kernels, height * sy, width * sx)
     span = feature.feature_span(shape, precision, out_line, out_surf, ATOM)
     window = memory.pri.read(OUT_BASE, span, unwritten="allow")

@@ -94,20 +94,19 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
                       surfaces=[written], tolerance=tolerance)
 
 
-# -- what max/min pooling passes on of its input's FP16 threshold (golden/hardware.py asks a model that has
-# passed_on; reads_memory and input_patterns say where the input comes from) --------------------------------
+# -- what max/min pooling passes on of its input's FP16 threshold (the declaration's passed_on; input_patterns
+# says where the input comes from) -----------------------------------------------------------------------------
 def follows_input(ctx: LayerContext) -> bool:
     """Whether the input's threshold matters to the output's: fp16 pooling."""
     return decode(ctx.regs).precision == "fp16"
 
 
-def reads_memory(ctx: LayerContext) -> bool:
-    return not decode(ctx.regs).on_the_fly
-
-
 def input_patterns(ctx: LayerContext):
-    """A reader of the input cube's fp16 patterns from a given memory (golden/provenance.py follows elements)."""
+    """A reader of the input cube's fp16 patterns from a given memory (golden/provenance.py follows elements);
+    None when the input's threshold does not matter or comes on the fly."""
     cfg = decode(ctx.regs)
+    if not follows_input(ctx) or cfg.on_the_fly:
+        return None
 
     def read(memory: MemorySystem) -> np.ndarray:
         return np.ascontiguousarray(_input(LayerContext(ctx.profile, ctx.regs, memory), cfg, None)).view(np.uint16)
@@ -125,7 +124,7 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
     pooled = provenance.pooled(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
     if cfg.method != "average":
         return pooled
-    if own is None or tolerance.rule not in provenance.CONVOLUTION:
+    if own is None or not provenance.per_exponent(tolerance.rule):
         return own
     return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
 
@@ -149,4 +148,5 @@ def launch(device, unit: Unit, armed: dict[str, int], found: list) -> list:
 
 UNIT = Unit("pdp", "PDP", ("PDP_RDMA", "PDP"), run, decode, validate,
             rules=("golden.units.pdp.rules", "golden.units.dma_rules"), interrupts={"PDP": ("PDP",)},
-            switch="PDP", pipelines=launch, inputs=inputs, prefixes=("pdp",), hdl=("pdp",))
+            switch="PDP", pipelines=launch, inputs=inputs, prefixes=("pdp",), hdl=("pdp",),
+            thresholds={"PDP": "window"}, passed_on=passed_on, input_patterns=input_patterns)

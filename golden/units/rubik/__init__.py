@@ -220,4 +220,5 @@ def run(ctx: LayerContext, upstream: np.ndarray | None = None) -> UnitResult:
 
 
 UNIT = Unit("rubik", "RUBIK", ("RBK",), run, RubikLayer.decode, validate, rules=("golden.units.rubik.rules",),
-            interrupts={"RBK": ("RUBIK",)}, output="RBK", switch="RUBIK", prefixes=("rubik",), hdl=("rubik", "rbk"))
+            interrupts={"RBK": ("RUBIK",)}, output="RBK", switch="RUBIK", prefixes=("rubik",), hdl=("rubik", "rbk"),
+            moves_bytes=True)

@@ -160,10 +160,6 @@ def follows_input(ctx) -> bool:
     return cfg.proc_precision == "fp16" and cfg.flying
 
 
-def reads_memory(ctx) -> bool:
-    return False
-
-
 def passed_on(ctx, tolerance: Tolerance | None, own: Tolerance | None) -> Tolerance | None:
     """The convolution's threshold, its `scale` (precision-preservation: "the factor applied to the convolution
     result before it is compared") times the largest factor SDP's fp16 stages can apply to an input error,
@@ -209,4 +205,4 @@ def inputs(regs, profile) -> list[Surface]:
 UNIT = Unit("sdp", "SDP", ("SDP_RDMA", "SDP"), run, decode, validate,
             rules=("golden.units.sdp.rules", "golden.units.sdp.lut_rules", "golden.units.dma_rules"),
             interrupts={"SDP": ("SDP",)}, luts=("SDP",), pipelines=sdp_launch, inputs=inputs,
-            prefixes=("sdp", "random"), hdl=("sdp",))
+            prefixes=("sdp", "random"), hdl=("sdp",), feeds=("PDP",), passed_on=passed_on)

@@ -139,7 +139,7 @@ def test_shards_and_resume_run_the_same_directed_tests(small_plan, nvdla_data, t
 
 
 #: Bins no nv_small generator draws today, so no directed drawing can close them: the CDP generator's integer LUT
-#: slope scales stay within [-512, 512] (stimulus/cdp.py random_lut) and no generated trace reads the LUT back.
+#: slope scales stay within [-512, 512] (stimulus/cdp/layers.py random_lut) and no generated trace reads the LUT back.
 GENERATOR_GAPS = {
     "cdp.le_uflow_scale": {"negative max", "positive max"}, "cdp.le_oflow_scale": {"negative max", "positive max"},
     "cdp.lo_uflow_scale": {"negative max", "positive max"}, "cdp.lo_oflow_scale": {"negative max", "positive max"},

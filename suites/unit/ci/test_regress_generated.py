@@ -148,7 +148,7 @@ def test_the_shrinkers_recorded_decisions_replay_the_seeded_layers(family):
 
 def test_a_shrink_replay_of_a_deconvolution_draws_its_rubik_contract_too():
     """A deconvolution is stride_x * stride_y convolution phases and then one Rubik contract layer interleaving them
-    (programming guide: "Deconvolution is a software feature"; stimulus/deconv.py): the shrinker's replay of a
+    (programming guide: "Deconvolution is a software feature"; stimulus/deconv/layers.py): the shrinker's replay of a
     recorded draw is the whole sequence, as `generate` writes it, not its first phase alone."""
     from ci.regression.shrink import Recorder, draw_layers
     from golden.config import get_profile

@@ -19,9 +19,10 @@ from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units.pdp import config as pdp_config
 from golden.units.pdp.rules import max_out_width
-from stimulus import conv, pdp
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
 from stimulus.families import layers
+from stimulus.pdp import layers as pdp
 
 PROFILE = get_profile("nv_small")
 RULE = "PDP-LINE-BUFFER-WIDTH"

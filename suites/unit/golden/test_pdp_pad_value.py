@@ -20,8 +20,8 @@ from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units import pdp as golden_pdp
 from golden.units.base import LayerContext
-from stimulus import pdp
 from stimulus.choose import Seeded
+from stimulus.pdp import layers as pdp
 
 pdp_config = importlib.import_module("golden.units.pdp.config")
 PROFILE = get_profile("nv_small")

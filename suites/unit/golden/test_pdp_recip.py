@@ -21,8 +21,8 @@ from golden.errors import ConfigurationError
 from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units.pdp import config as pdp_config
-from stimulus import pdp
 from stimulus.choose import Seeded
+from stimulus.pdp import layers as pdp
 
 PROFILE = get_profile("nv_small")
 WIDTH, HEIGHT = "PDP.D_RECIP_KERNEL_WIDTH.RECIP_KERNEL_WIDTH", "PDP.D_RECIP_KERNEL_HEIGHT.RECIP_KERNEL_HEIGHT"

@@ -18,8 +18,9 @@ from golden.provenance import NO_EXPONENT
 from golden.regs.regmap import RegisterMap
 from golden.trace import Trace
 from scoreboards import judge
-from stimulus import conv, deconv
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
+from stimulus.deconv import layers as deconv
 from stimulus.export import _form, _Writer
 
 NV_FULL = get_profile("nv_full")

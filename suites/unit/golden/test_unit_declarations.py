@@ -34,6 +34,10 @@ def _decode(regs, profile=None):
     ({"output": "OTHER"}, "output"),
     ({"run": "not a function"}, "run"),
     ({"rules": (object(),)}, "module names"),
+    ({"lut_port": ("TOY",)}, "lut_port"),
+    ({"enables": ("OTHER",)}, "enables"),
+    ({"thresholds": {"TOY": "closest"}}, "comparator"),
+    ({"passed_on": "not a function"}, "passed_on"),
 ])
 def test_a_declaration_that_contradicts_itself_is_refused(changes, words):
     fields = {"name": "toy", "stage": "TOY", "groups": ("TOY",), "run": _run, "decode": _decode, **changes}
@@ -84,7 +88,8 @@ def decode(regs, profile=None):
     return regs
 
 
-UNIT = Unit("toy", "TOY", ("TOY",), run, decode, rules=("toy_unit.rules",), interrupts={"TOY": ("TOY",)})
+UNIT = Unit("toy", "TOY", ("TOY",), run, decode, rules=("toy_unit.rules",), interrupts={"TOY": ("TOY",)},
+            switch="TOY")
 '''
 TOY_RULES = '''
 from golden.rules import rule
@@ -117,7 +122,7 @@ def test_a_plugin_unit_is_declared_and_its_rule_listed_and_enforced(toy_plugin, 
     with pytest.raises(ConfigurationError, match="size 9 is 8 or more") as raised:
         rules.enforce("TOY", 9, rules.Facts())
     assert raised.value.rule.startswith("TOY-SIZE") and raised.value.fields == ("TOY.D_SIZE.SIZE",)
-    assert golden.units.load("TOY").UNIT is golden.units.unit("TOY")
+    assert golden.units.model("TOY") is golden.units.unit("TOY").run
 
 
 def test_a_rule_outside_its_units_declared_modules_is_refused(toy_plugin):
@@ -135,3 +140,28 @@ def test_every_unit_validates_through_one_signature():
         parameters = inspect.signature(declaration.validate).parameters
         assert list(parameters) == ["cfg", "facts", "strict"], declaration.stage
         assert parameters["strict"].default is False, declaration.stage
+
+
+def test_a_plugin_units_switch_is_off_in_the_built_in_profiles_and_on_where_a_spec_enables_it(toy_plugin):
+    """The toy declares switch TOY, which NVIDIA's profiles do not know: they lack it, a .spec enables it."""
+    import dataclasses
+
+    from golden.config import get_profile, parse_spec
+
+    small = get_profile("nv_small")
+    assert not small.has("TOY")
+    defaults = {k: v for k, v in dataclasses.asdict(small).items() if k not in ("name", "layout", "plugin_switches")}
+    toy = parse_spec("#define TOY_ENABLE\n", name="toy", defaults=defaults)
+    assert toy.has("TOY") and not toy.lacks(small)
+    assert small.lacks(toy) == ["TOY_ENABLE"]
+
+
+def test_software_enables_a_consumer_before_the_units_that_feed_it():
+    """Every group of a unit comes after the groups of the units it hands its output to on the fly, and the
+    convolution's groups after SDP's, SDP's after PDP's (programming guide: a producer must not run first)."""
+    order = golden.units.enable_order()
+    for unit in golden.units.declared():
+        for fed in unit.feeds:
+            assert max(order.index(g) for g in golden.units.unit(fed).groups) < min(order.index(g) for g in unit.groups)
+    assert order.index("PDP") < order.index("SDP") < order.index("SDP_RDMA") < order.index("CACC") < order.index("CDMA")
+    assert sorted(order) == sorted(g for unit in golden.units.declared() for g in unit.groups)

@@ -17,8 +17,10 @@ from golden.formats import pixel
 from golden.player import play
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.config import decode
-from stimulus import conv, conv_modes, families
+from stimulus import families
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
+from stimulus.conv import modes as conv_modes
 from stimulus.export import play_layers, write_trace
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -62,7 +64,7 @@ def _master(profile_name: str):
 @pytest.mark.parametrize("mode", ["direct", "winograd", "image", "batch"])
 def test_exported_traces_replay_with_their_crcs(mode, tmp_path):
     profile = _master("nv_large")
-    # both layers read SDP operands or neither, as in a family's trace (stimulus.conv.shared says why)
+    # both layers read SDP operands or neither, as in a family's trace (stimulus.conv.layers.shared says why)
     operands = mode in ("direct", "image")
     chain = conv.Chain()  # what the first layer leaves in the CBUF (reuse, the weight ring) shapes the second
     layers = [conv.random_layer(Seeded([7, len(mode), slot]), profile, slot, mode=mode, operands=operands,
@@ -75,7 +77,7 @@ def test_exported_traces_replay_with_their_crcs(mode, tmp_path):
 DIGEST = """
 import hashlib, sys
 from golden.config import get_profile
-from stimulus import conv
+from stimulus.conv import layers as conv
 from stimulus.choose import Seeded
 from stimulus.families import layers
 digest = hashlib.sha256()
@@ -181,7 +183,7 @@ def test_reuse_layers_compute_what_fetching_computes(profile_name, tmp_path, mon
 def test_layers_of_a_trace_stay_in_their_slots(profile_name):
     """Back-to-back layers are loaded before earlier ones run: each layer's bytes stay in its own slot."""
     profile = get_profile(profile_name)
-    # a slot's window in each place a surface may go: DRAM, DRAM above 4 GiB, CV-SRAM (stimulus/conv.py)
+    # a slot's window in each place a surface may go: DRAM, DRAM above 4 GiB, CV-SRAM (stimulus/conv/layers.py)
     windows = (conv.program.DATA_BASE, conv.program.DATA_BASE + (1 << 32), 0x5000_0000)
     for index in range(40):
         spans = []

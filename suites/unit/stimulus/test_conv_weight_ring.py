@@ -9,8 +9,8 @@ from __future__ import annotations
 from golden.config import get_profile
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.config import decode
-from stimulus import conv
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
 
 
 def _padded_release(cfg) -> bool:

@@ -79,8 +79,8 @@ def test_aimed_sdp_closes_every_sdp_bin_with_the_bounds():
 def test_pdp_window_elements_add_up_to_the_chosen_sums():
     # a 2x3 kernel, stride = kernel, one padded column on the left and one padded row at the bottom: windows of
     # 2x2, 2x3, 1x2, 1x3 real elements; each window's elements, added by hand, give its chosen sum less padding
-    from stimulus.corner_pdp import _elements
-    from stimulus.pdp import PdpSpec
+    from stimulus.pdp.corner import _elements
+    from stimulus.pdp.layers import PdpSpec
 
     spec = PdpSpec("int8", "average", (1, 3, 5), (2, 2), (3, 2), (3, 2), (1, 0, 0, 1))
     sums = np.array([[[400, -300], [-200, 381]]])

@@ -12,8 +12,8 @@ from ci.regression.planning import count_for, derived_seed
 from golden.config import get_profile
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.config import decode
+from stimulus.conv.corner_image import _all_solutions
 from stimulus.corner_data import aimed_layers
-from stimulus.corner_image import _all_solutions
 from stimulus.corners import CornerCoverage
 from stimulus.directed import directed
 

@@ -12,10 +12,10 @@ pytest.importorskip("cocotb_coverage")
 import yaml  # noqa: E402  (cocotb-coverage depends on it)
 
 from golden.config import get_profile  # noqa: E402
-from stimulus import pdp  # noqa: E402
 from stimulus.choose import Seeded  # noqa: E402
 from stimulus.coverage import Coverage, merge  # noqa: E402
 from stimulus.families import layers  # noqa: E402
+from stimulus.pdp import layers as pdp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Bins no generator reaches yet: listed, so that a new hole fails the test.
@@ -143,8 +143,8 @@ def test_coverage_directed_generation_writes_only_traces_that_close_holes(tmp_pa
 
 
 def test_one_rubik_layer_hits_exactly_its_bins():
-    from stimulus import rubik
     from stimulus.choose import Seeded
+    from stimulus.rubik import layers as rubik
     profile = get_profile("nv_full")
     coverage = Coverage(profile, prefix="one_rubik")
     layer = next(x for seed in range(50) for x in [rubik.random_layer(Seeded(seed), profile)]

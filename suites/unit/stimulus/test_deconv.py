@@ -10,8 +10,10 @@ from golden.config import get_profile
 from golden.errors import ProfileFeatureError
 from golden.formats.feature import unpack_feature
 from golden.player import play
-from stimulus import conv, deconv, families
+from stimulus import families
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
+from stimulus.deconv import layers as deconv
 from stimulus.export import play_layers, write_trace
 
 NV_FULL = get_profile("nv_full")

@@ -210,7 +210,7 @@ def test_the_plugin_family_is_in_the_one_registry(toy_site):
 
 
 @pytest.mark.parametrize("module, words", [
-    ("from stimulus.families import FAMILIES\nFAMILIES = FAMILIES[:1]\n", "family sdp is declared twice"),
+    ("from stimulus.sdp.family import FAMILY\n", "family sdp is declared twice"),
     ("NOTHING = 1\n", "declares no FAMILY or FAMILIES"),
     ("from stimulus.families import Family\nFAMILY = Family('stray', ('NOSUCH',), print)\n",
      "family stray runs NOSUCH, which no unit declares"),

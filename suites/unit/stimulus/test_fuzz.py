@@ -60,7 +60,7 @@ def test_a_breaker_writing_past_a_field_is_a_finding_not_an_abort(monkeypatch):
 
 
 def test_a_bumped_field_at_the_top_of_its_width_moves_down():
-    from stimulus.illegal_conv import _bump
+    from stimulus.conv.illegal import _bump
 
     name = "CSC.D_ZERO_PADDING_VALUE.PAD_VALUE"
     profile = get_profile("nv_small")

@@ -15,8 +15,10 @@ from golden.errors import ProfileFeatureError
 from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units.pdp.config import decode, pooled_size
-from stimulus import conv, families, pdp
+from stimulus import families
 from stimulus.choose import Seeded
+from stimulus.conv import layers as conv
+from stimulus.pdp import layers as pdp
 
 pdp_config = importlib.import_module("golden.units.pdp.config")
 
@@ -82,7 +84,7 @@ def test_random_convolutions_keep_padding_below_the_dilated_kernel(profile_name)
         strides.add(stride)
         dilations.add(dilation)
         kernels.add(rows)
-    # CONV_Y_STRIDE's 3 bits: 1..8; dilation 1..3, now and then 4..8 (stimulus/conv_modes.py, WIDE_DILATION)
+    # CONV_Y_STRIDE's 3 bits: 1..8; dilation 1..3, now and then 4..8 (stimulus/conv/modes.py, WIDE_DILATION)
     assert {1, 2, 3, 4, 5} <= strides <= set(range(1, 9)) and {1, 2, 3} <= dilations <= set(range(1, 9))
     assert kernels == {1, 2, 3, 4, 5}
 

@@ -29,7 +29,7 @@ def test_rule_ids_by_prefix_in_checking_order():
 
 def test_pooling_bounds_read_from_the_registry_are_the_guides():
     # programming-guide Limitation/PDP: kernel up to 8, PL/PR < kernel width; (PL + W + PR - kernel) % stride == 0
-    from stimulus import pdp
+    from stimulus.pdp import layers as pdp
 
     assert pdp.kernel_max() == 8
     assert [pdp.pad_max(k) for k in range(1, 9)] == list(range(8))

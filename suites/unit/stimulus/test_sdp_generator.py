@@ -17,9 +17,9 @@ from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp import config as sdp_config
-from stimulus import sdp
 from stimulus.choose import Drawn, Seeded
 from stimulus.export import write_trace
+from stimulus.sdp import layers as sdp
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -110,7 +110,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from golden.config import get_profile
 from golden.units.sdp import checks as sdp_checks
-from stimulus import sdp
+from stimulus.sdp import layers as sdp
 from stimulus.choose import Seeded
 from stimulus.export import write_trace
 from stimulus.families import available, write_generated

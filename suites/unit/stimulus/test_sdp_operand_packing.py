@@ -9,8 +9,8 @@ from golden.regs.regmap import RegisterMap
 from golden.rules import Facts
 from golden.units.sdp import checks as sdp_checks
 from golden.units.sdp.config import decode
-from stimulus import sdp
 from stimulus.choose import Seeded
+from stimulus.sdp import layers as sdp
 
 REGS = {"B": "BS", "N": "BN", "E": "EW"}
 

@@ -1,7 +1,7 @@
 """Offline PDP layers: a `PdpSpec` (what a layer means) built into register fields, and a random legal one.
 
 The spec holds sizes counted from one; `build` encodes them (PDP and PDP_RDMA groups) and computes
-nothing but what the registers need, so an illegal spec (stimulus/illegal_pdp.py) builds into exactly the
+nothing but what the registers need, so an illegal spec (stimulus/pdp/illegal.py) builds into exactly the
 illegal programming it describes. `random_spec` gives a legal one: the output size first, then the
 input size that the guide's pooled-size formula maps onto it (programming-guide "PDP programming",
 Limitation/PDP: kernel up to 8, PL/PR < kernel width, (PL+W+PR-Kernel_W) % stride_x == 0).

@@ -1,6 +1,6 @@
 """Breakers of the PDP's rules (golden/units/pdp/rules.py): each changes a legal PDP layer's spec before it is built.
 
-A change (stimulus/breakers.py) takes the legal spec (stimulus/pdp.py: PdpSpec), nothing decoded (the layer is
+A change (stimulus/breakers.py) takes the legal spec (stimulus/pdp/layers.py: PdpSpec), nothing decoded (the layer is
 built after the change), the chooser and the profile, and returns the changed spec or None when this spec cannot
 be changed that way. Sizes move with the strides that pack them, so that only the one rule breaks.
 """
@@ -11,8 +11,8 @@ from dataclasses import replace
 
 from golden.units.pdp.config import pooled_size
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, PAD_VALUES, RECIP_ONE, RECIPS, max_out_width
-from stimulus import pdp
 from stimulus.breakers import declare
+from stimulus.pdp import layers as pdp
 
 
 def _reshaped(spec: pdp.PdpSpec, profile, **changes) -> pdp.PdpSpec:
@@ -181,7 +181,7 @@ COMPANIONS = {
 
 
 def _draw(breaker, choose, profile):
-    """A legal spec (stimulus/pdp.py), changed, then built."""
+    """A legal spec (stimulus/pdp/layers.py), changed, then built."""
     spec = breaker.change(pdp.random_spec(choose, profile), None, choose, profile)
     return None if spec is None else pdp.build(spec, profile, choose.data())
 

@@ -1,11 +1,11 @@
 """Random convolution layers on the fly into SDP: direct, multi-batch, Winograd and image input.
 
 The convolution registers and memory images come from golden/units/conv/program.py's builders, drawn by
-stimulus/conv_modes.py (sizes against the profile's atoms and CBUF, kernel, stride, dilation, padding,
+stimulus/conv/modes.py (sizes against the profile's atoms and CBUF, kernel, stride, dilation, padding,
 batches, pixel format and CDMA convertor, CACC clip); this module moves the layer into its address slot
 and adds the SDP that writes the result: on the fly, WINOGRAD and BATCH_NUMBER as the convolution has
 them, X1/X2/Y bypassed with an output convertor with or without a shift, or (in half of the traces,
-direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor as stimulus/sdp.py draws them.
+direct and image layers only) SDP's X1/X2/Y stages, operand DMAs and convertor as stimulus/sdp/layers.py draws them.
 A mode the profile lacks is never drawn; asking for it (`mode=`) raises ProfileFeatureError. On a profile
 with PDP, a share of the single-batch layers send SDP's output on the fly to PDP (OUTPUT_DST=PDP, no precision
 conversion: programming-guide Limitation/SDP/DC), pooling drawn for the convolution's output size
@@ -14,7 +14,7 @@ width the line buffer holds for the kernel height and stride: PDP-LINE-BUFFER-WI
 fly: "PDP programming", On-the-fly processing); only PDP writes memory then. Back to back in
 one trace, a direct layer may skip releasing its data and/or weights (SKIP_DATA_RLS / SKIP_WEIGHT_RLS) and
 the next direct layer reuse them from the CBUF (DATA_REUSE / WEIGHT_REUSE; conv_modes.reuse). Deconvolution is a
-sequence of layers: stimulus/deconv.py.
+sequence of layers: stimulus/deconv/layers.py.
 """
 
 from __future__ import annotations
@@ -35,15 +35,18 @@ from golden.units.conv.cbuf import Left
 from golden.units.conv.config import decode as conv_decode
 from golden.units.pdp.rules import max_out_width
 from golden.units.sdp.config import decode as sdp_decode
-from stimulus import conv_modes, data, pdp, sdp
+from stimulus import data
+from stimulus.conv import modes as conv_modes
 from stimulus.layer import Image, Layer, Region
+from stimulus.pdp import layers as pdp
+from stimulus.sdp import layers as sdp
 
 SLOT = 0x1000000
 #: Where the builders' regions (program.DATA_BASE ...) go inside a layer's 16 MiB slot, clear of the SDP
-#: destination (0x400000), stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF) and PDP's (0xE00000).
+#: destination (0x400000), stimulus/sdp/layers.py's operand surfaces (0x800000..0xDFFFFF) and PDP's (0xE00000).
 REGIONS = ((program.WGS_BASE, 0xF80000), (program.WMB_BASE, 0xF00000), (program.WEIGHT_BASE, 0x600000),
            (program.DATA_BASE, 0))
-#: SDP's destination inside the slot, clear of stimulus/sdp.py's operand surfaces (0x800000..0xDFFFFF).
+#: SDP's destination inside the slot, clear of stimulus/sdp/layers.py's operand surfaces (0x800000..0xDFFFFF).
 DST_OFFSET = 0x400000
 #: Address fields the program builders set from their fixed bases, moved by the slot offset.
 ADDRESS_FIELDS = ("CDMA.D_DAIN_ADDR_LOW_0.DATAIN_ADDR_LOW_0", "CDMA.D_WEIGHT_ADDR_LOW.WEIGHT_ADDR_LOW",
@@ -56,7 +59,7 @@ WIDE_ALIGN = 64
 TO_PDP = 0.25
 #: PDP's destination inside the slot, clear of SDP's.
 PDP_DST_OFFSET = 0xE00000
-#: Chance that SDP's stages are drawn (stimulus/sdp.py's X1/X2/Y with operands from registers or memory)
+#: Chance that SDP's stages are drawn (stimulus/sdp/layers.py's X1/X2/Y with operands from registers or memory)
 #: instead of all bypassed; never for Winograd or multi-batch (operand order and batch strides not drawn).
 STAGES = 0.5
 #: Chance that a direct layer of a trace skips its release, so that the next one reuses its data or weights.
@@ -136,7 +139,7 @@ def _destination(choose, drawn: conv_modes.ConvDraw, shape: tuple, atom: int, ba
 class Chain:
     """The layers of one trace so far: what the last one left in the CBUF (its draw and what it kept)."""
     kept: tuple | None = None  # (ConvDraw, "data" | "weight" | "both")
-    queue: list = field(default_factory=list)  # the rest of a multi-layer sequence (stimulus/deconv.py)
+    queue: list = field(default_factory=list)  # the rest of a multi-layer sequence (stimulus/deconv/layers.py)
     left: Left = field(default_factory=Left)  # what the layers so far leave in the CBUF (see follow)
 
 
@@ -358,7 +361,7 @@ def has_stages(profile: Profile) -> bool:
 
 def _sdp_stages(choose, profile: Profile, slot: int, precision: str, shape: tuple,
                 attempts: int = 12) -> tuple[dict, list]:
-    """SDP's X1/X2/Y stages and output convertor as stimulus/sdp.py draws them for this cube, without its
+    """SDP's X1/X2/Y stages and output convertor as stimulus/sdp/layers.py draws them for this cube, without its
     offline source, drawn until at least one operand comes from memory (per channel or per element): the
     fields of the stages, their operand DMAs and the convertor, and the operand images."""
     for _ in range(attempts):

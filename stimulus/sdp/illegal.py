@@ -16,8 +16,8 @@ from golden.formats.feature import PRECISION_CODES
 from golden.regs.regmap import RegisterMap
 from golden.units.sdp.checks import check_profile
 from golden.units.sdp.config import decode
-from stimulus import sdp_lut
 from stimulus.breakers import Fields, declare
+from stimulus.sdp import lut as sdp_lut
 
 STAGE = {"B": "BS", "N": "BN", "E": "EW"}
 

@@ -6,13 +6,13 @@ profile's feature types and Table 30's valid cases (int16 -> int8 processed as i
 surface in DRAM or, where the profile has them, in CV-SRAM and above 4 GiB;
 X1 (BS) and X2 (BN) each bypassed or ALU (MAX, MIN,
 SUM) and/or MUL (or PReLU with the ALU bypassed) then ReLU or not; Y (EW) bypassed or MUL and/or ALU
-with per-operand convertors, then the LUT (the trace's stimulus/sdp_lut.py LUT, on profiles with SDP_LUT, for
+with per-operand convertors, then the LUT (the trace's stimulus/sdp/lut.py LUT, on profiles with SDP_LUT, for
 layers of its precision), or EQL compare mode (no conversion, ALU convertor bypassed for integers, LUT
 bypassed, identity output convertor: Limitation/SDP/General and DC; nothing written, D_STATUS read back);
 every operand from a register or from memory per channel (PER_KERNEL) or
 per element (PER_ELEMENT), one or two bytes, ALU, MUL or BOTH; the output convertor; padded or packed
 strides. Stages the profile lacks (SDP_BS/BN/EW/LUT) stay bypassed. Generated elsewhere: on-the-fly input
-(stimulus/conv.py), output to PDP (stimulus/pipeline.py); not generated: multi-batch.
+(stimulus/conv/layers.py), output to PDP (stimulus/sdp_pdp/layers.py); not generated: multi-batch.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _operand(b: _Builder, proc: str, bits: int) -> int:
 
 
 def _y_stage(b: _Builder, proc: str, memory: bool = True, lut=None, eql: bool = False) -> dict:
-    """Fields of Y; `lut` (stimulus.sdp_lut.SdpLut of this precision) may be switched on, `eql` forces the ALU's
+    """Fields of Y; `lut` (stimulus.sdp.lut.SdpLut of this precision) may be switched on, `eql` forces the ALU's
     compare mode (programming-guide Limitation/SDP/General: the ALU convertor bypassed for integers, nothing
     after the ALU: LUT bypassed)."""
     c = b.choose
@@ -261,7 +261,7 @@ def random_layer(choose, profile: Profile, slot: int = 0, max_size: tuple = (32,
     Without `memory_operands` every operand comes from a register (the RTL fixture's subset on nv_small).
     `shape` (C, H, W) fixes the cube; `to_pdp` (a precision) sends the output on the fly to PDP in that
     precision, unconverted (Limitation/SDP/DC), and leaves the destination to the PDP layer. `lut` (the trace's
-    stimulus.sdp_lut.SdpLut) may be used by a layer of its precision. A layer in EQL (compare) mode writes
+    stimulus.sdp.lut.SdpLut) may be used by a layer of its precision. A layer in EQL (compare) mode writes
     nothing: its D_STATUS is read back (Layer.reads); in some the operand is the input cube itself (equal).
     """
     b = _Builder(choose, profile, slot)

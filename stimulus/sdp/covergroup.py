@@ -10,7 +10,6 @@ import itertools
 from golden.config import Profile
 from golden.formats import auxiliary as aux
 from golden.units.sdp.config import decode
-from stimulus import sdp as sdp_stimulus
 from stimulus.covergroups import Samplers
 from stimulus.covergroups.common import (
     ALIGN_CLASSES,
@@ -30,6 +29,7 @@ from stimulus.covergroups.common import (
     size_class,
     stack,
 )
+from stimulus.sdp import layers as sdp_stimulus
 
 
 def _has_lut(profile: Profile) -> bool:

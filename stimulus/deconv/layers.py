@@ -20,7 +20,8 @@ from golden.formats.feature import feature_span
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.units.conv import deconv, program
-from stimulus import conv, conv_modes
+from stimulus.conv import layers as conv
+from stimulus.conv import modes as conv_modes
 from stimulus.layer import Image, Layer, Region
 
 #: The phase cubes and the result inside the sequence's slot (deconv.py's bases moved by the slot offset).

@@ -5,7 +5,7 @@ of the precision is put in its place, the sums of every kernel run through the g
 and each pixel takes a value whose sums land on a class (a tie of either sign, one LSB beside it, zero when
 the pixel's other channels are zeroed too), classes in turn. CLIP_TRUNCATE is small (1..8) so that ties exist
 in sums of int8 products. The layer is completed and checked against every CONV and SDP rule by the
-generator's own path (stimulus/conv.py follow); a draw the rules reject is dropped."""
+generator's own path (stimulus/conv/layers.py follow); a draw the rules reject is dropped."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from golden.errors import ConfigurationError
 from golden.numerics import corners
 from golden.units.conv import program
 from golden.units.conv.cacc import deliver_int
-from stimulus import conv, conv_modes
+from stimulus.conv import layers as conv
+from stimulus.conv import modes as conv_modes
+from stimulus.conv.corner_image import aim_image
 from stimulus.corner_fill import fill, targets
-from stimulus.corner_image import aim_image
 from stimulus.data import INT_RANGES
 from stimulus.layer import Layer
 
@@ -45,9 +46,9 @@ def _pixels(rng, cube: np.ndarray, weights: np.ndarray, clip: int, precision: st
 
 
 def aim_conv(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer:
-    """A convolution aimed at CDMA's image convertor (stimulus/corner_image.py) in IMAGE of the layers, at CACC's
+    """A convolution aimed at CDMA's image convertor (stimulus/conv/corner_image.py) in IMAGE of the layers, at CACC's
     truncation in the others. A deconvolution's phase stays as drawn: its phases and the Rubik contract after
-    them are one sequence (stimulus/deconv.py), which an unrelated aimed layer in its place would break."""
+    them are one sequence (stimulus/deconv/layers.py), which an unrelated aimed layer in its place would break."""
     if layer.choices.get("mode") == "deconv":
         return layer
     return (aim_image if choose.flag(IMAGE) else aim_cacc)(layer, profile, choose, slot)

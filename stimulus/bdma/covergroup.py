@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from golden.regs.regfile import BDMA_SLOTS, RegisterFile
 from golden.units.bdma import operation_from
-from stimulus.bdma import bdma_operations
+from stimulus.bdma.layers import bdma_operations
 from stimulus.covergroups import Samplers
 from stimulus.covergroups.common import SIZE_CLASSES, memories, packed, ram, size_class, stack
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from golden.config import Profile
-from stimulus import pdp, sdp
 from stimulus.layer import Layer
+from stimulus.pdp import layers as pdp
+from stimulus.sdp import layers as sdp
 
 #: The PDP destination inside the layer's slot, clear of the SDP's source and operand surfaces.
 PDP_DST_OFFSET = 0xE00000

@@ -7,7 +7,7 @@ from __future__ import annotations
 from golden.config import Profile
 from golden.formats import pixel
 from golden.units.conv.config import decode
-from stimulus.conv_modes import POST_EXTENSIONS, image_formats
+from stimulus.conv.modes import POST_EXTENSIONS, image_formats
 from stimulus.covergroups.common import (
     ALIGN_CLASSES,
     BATCH_CLASSES,

@@ -14,9 +14,9 @@ from dataclasses import replace
 import golden.units
 from golden.regs.regmap import RegisterMap
 from golden.units.conv.cbuf import ring_apart
-from stimulus import conv
 from stimulus.breakers import broken_rules, declare
-from stimulus.conv import set_both
+from stimulus.conv import layers as conv
+from stimulus.conv.layers import set_both
 
 
 def _data_released(pair, cfgs, choose, profile):

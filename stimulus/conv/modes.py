@@ -271,7 +271,7 @@ def raw_pixels(rng: np.random.Generator, fmt: pixel.PixelFormat, shape: tuple) -
 
 
 def image(choose, profile: Profile, precision: str, pixel_format: str | None = None, aim=None) -> ConvDraw:
-    """An image-input layer; `aim(rng, fmt, spec, pixels, build)` (stimulus/corner_image.py) may replace the
+    """An image-input layer; `aim(rng, fmt, spec, pixels, build)` (stimulus/conv/corner_image.py) may replace the
     drawn convertor settings and pixels: it returns the spec it chose and the LayerContext of build(spec, pixels)."""
     c = choose
     name = pixel_format or c.choice(image_formats(profile))

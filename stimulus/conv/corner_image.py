@@ -3,7 +3,7 @@ half away from zero by CVT_TRUNCATE bits, saturated to 17 bits, then narrowed to
 precision-preservation "Convertor" (cc_cvt), in-memory-data-formats "Precision Conversion", Equation 1).
 
 An image layer of an 8- or 16-bit unpacked integer pixel format is drawn as the convolution generator draws one
-(stimulus/conv_modes.py image), with MEAN_FORMAT off and the convertor solved for one goal:
+(stimulus/conv/modes.py image), with MEAN_FORMAT off and the convertor solved for one goal:
 
 * "round": an odd scale below 2**7 and a truncation of 2..6 bits, CVT_OFFSET a pixel value from the middle of
   the range, so (x - offset) * scale takes every residue of the truncation on both sides of zero over the 256
@@ -30,7 +30,8 @@ from golden.numerics import corners
 from golden.numerics.integer import shift_right_round
 from golden.units.conv.config import decode
 from golden.units.conv.image import convert
-from stimulus import conv, conv_modes
+from stimulus.conv import layers as conv
+from stimulus.conv import modes as conv_modes
 from stimulus.corner_fill import fill, targets
 from stimulus.layer import Layer
 

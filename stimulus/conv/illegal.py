@@ -19,7 +19,7 @@ from golden.regs.regmap import RegisterMap
 from golden.units.conv import program
 from golden.units.conv.rules import dc_entries_per_slice, dilated_spans, first_kernel_group, image_entries_per_slice
 from stimulus.breakers import Fields, declare
-from stimulus.conv import PDP_DST_OFFSET, pool, pool_fields, set_both
+from stimulus.conv.layers import PDP_DST_OFFSET, pool, pool_fields, set_both
 
 
 def _bump(*names: str, by: int = 1):

@@ -5,7 +5,7 @@ shared by both register groups, so a trace's CDP layers share one: `random_lut` 
 `random_layer` of the trace takes it. Bounds follow programming-guide Limitation/LUT: index selects and
 the exponent offset inside their ranges, a linear table's END = START + 2**(select + 6 or 8). FP16 (the
 profiles with fp16 features): START/END are fp32 patterns in the LOW words, table entries and slope scales
-fp16 patterns, ranges placed around, above or below the square sums' magnitude as stimulus/sdp_lut.py places
+fp16 patterns, ranges placed around, above or below the square sums' magnitude as stimulus/sdp/lut.py places
 SDP's (the same Limitation/LUT bounds); the data convertors are not used in fp16 (precision-preservation
 "CDP") and stay at identity.
 """
@@ -19,8 +19,9 @@ import numpy as np
 from golden.config import Profile
 from golden.formats.feature import element_bits, feature_span
 from golden.units.lut import LE_DEPTH, LO_DEPTH, OFFSET_LIMITS, SELECT_LIMITS
-from stimulus import data, sdp_lut
+from stimulus import data
 from stimulus.layer import Image, Layer, Region
+from stimulus.sdp import lut as sdp_lut
 
 BASE, SLOT, DST_OFFSET = 0x80000000, 0x1000000, 0x800000
 LOCAL_SIZES = {3: "LEN3", 5: "LEN5", 7: "LEN7", 9: "LEN9"}

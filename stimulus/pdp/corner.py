@@ -25,10 +25,10 @@ from golden.units.pdp.config import PAD_VALUE_BITS
 from golden.units.pdp.config import decode as pdp_decode
 from golden.units.pdp.pooling import padding_counts, padding_sum, pool_int
 from golden.units.pdp.rules import RECIP_ONE
-from stimulus import pdp
 from stimulus.corner_fill import fill_within, legal, targets
 from stimulus.data import INT_RANGES
 from stimulus.layer import Layer
+from stimulus.pdp import layers as pdp
 
 #: RECIP candidates: 1/kernel in 0.16 fixed point less up to this much
 RECIP_SPREAD = 600
