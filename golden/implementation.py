@@ -37,7 +37,7 @@ from golden.hardware import Hardware
 from golden.interpreter import Interpreter
 from golden.limits import memory_exhausted
 from golden.outcome import Outcome
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import Program
 
 
@@ -72,10 +72,10 @@ def ended_by(exc: NvdlaVerifError, outcome: Outcome) -> Outcome:
     """The outcome of a run a project error stopped: a feature not modelled is `unsupported`, one the profile
     lacks `invalid`, anything else (a trace that would hang, a limitation broken) `error`."""
     if isinstance(exc, NotModelledError):
-        return outcome.stopped(Status.UNSUPPORTED, f"{exc.unit} not modelled: {exc.message}")
+        return outcome.stopped(Ending.UNSUPPORTED, f"{exc.unit} not modelled: {exc.message}")
     if isinstance(exc, ProfileFeatureError):
-        return outcome.stopped(Status.INVALID, f"{exc.switch}: {exc.message}")
-    return outcome.stopped(Status.ERROR, str(exc))
+        return outcome.stopped(Ending.INVALID, f"{exc.switch}: {exc.message}")
+    return outcome.stopped(Ending.ERROR, str(exc))
 
 
 def observe(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
@@ -104,4 +104,4 @@ def _run(implementation: Implementation, program: Program, profile: Profile) -> 
     except Exception as exc:  # a bug in an implementation must not stop a regression run
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         return Outcome(implementation.name).stopped(
-            Status.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")
+            Ending.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")

@@ -22,9 +22,9 @@ from golden.implementation import Golden, Implementation, observe
 from golden.interpreter import Interpreter
 from golden.steps import MissingFiles, compile_trace, prepare
 from golden.trace import Trace, trace_label
-from golden.verdict import STATUSES, Check, TraceResult, judge, result_for, verify
+from golden.verdict import Check, TraceResult, judge, result_for, verify
 
-__all__ = ["STATUSES", "Check", "HardwareLayer", "MissingFiles", "Player", "TraceHang", "TraceResult",
+__all__ = ["Check", "HardwareLayer", "MissingFiles", "Player", "TraceHang", "TraceResult",
            "WrittenSurface", "observe", "play", "prepare", "result_for", "trace_label"]
 
 

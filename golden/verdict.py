@@ -30,11 +30,9 @@ from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.implementation import Implementation, observe
 from golden.outcome import Outcome
-from golden.status import STOPPED, VERDICTS, Status
+from golden.status import STOPPED, Ending, Verdict
 from golden.steps import CheckRegion, MissingFiles, Program, ReadRegister, prepare
 from golden.trace import Trace, trace_label
-
-STATUSES = VERDICTS
 
 
 @dataclass
@@ -49,7 +47,7 @@ class Check:
 class TraceResult:
     name: str
     profile: str
-    status: Status = Status.PASSED
+    status: Verdict = Verdict.PASSED
     detail: str = ""
     checks: list[Check] = field(default_factory=list)
     layers: list = field(default_factory=list)  # golden.hardware.HardwareLayer
@@ -65,9 +63,10 @@ class TraceResult:
     memory: object | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.status not in VERDICTS:
-            raise ValueError(f"unknown verdict {str(self.status)!r} for {self.name}")
-        self.status = Status(self.status)
+        try:
+            self.status = Verdict(self.status)
+        except ValueError:
+            raise ValueError(f"unknown verdict {str(self.status)!r} for {self.name}") from None
 
     def as_dict(self) -> dict:
         return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail,
@@ -118,16 +117,16 @@ def verify(trace: Trace | str | Path, profile: Profile, implementation: Implemen
     path = str(trace.path if isinstance(trace, Trace) else trace)
     lacking = not_applicable(implementation, profile)
     if lacking:
-        return TraceResult(name, profile.name, Status.NOT_APPLICABLE, lacking, path=path,
+        return TraceResult(name, profile.name, Verdict.NOT_APPLICABLE, lacking, path=path,
                            implementation=implementation.name)
     try:
         program = prepare(trace, profile, data_root)
     except NvdlaVerifError as exc:
         detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
-        return TraceResult(name, profile.name, Status.ERROR, detail, path=path,
+        return TraceResult(name, profile.name, Verdict.ERROR, detail, path=path,
                            implementation=implementation.name, seconds=time.perf_counter() - started)
     expected = observe(reference, program, profile) if reference is not None else None
-    if expected is not None and expected.status in (Status.INVALID, Status.ERROR):
+    if expected is not None and expected.status in (Ending.INVALID, Ending.ERROR):
         result = result_for(program, profile, expected)
         result.implementation = implementation.name
         expected.detail = f"on the reference {expected.implementation}: {expected.detail}"
@@ -154,7 +153,7 @@ def judge(program: Program, outcome: Outcome, profile: Profile, reference: Outco
     result.checks = trace_checks(program, outcome)
     if reference is None or outcome.status in STOPPED:
         return conclude(result, outcome)
-    if reference.status == Status.COMPLETED:
+    if reference.status == Ending.COMPLETED:
         if compare is not None:
             compare(program, outcome, reference, result)
     else:
@@ -186,7 +185,7 @@ def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
         elif isinstance(step, CheckRegion):
             checks.append(_region_check(index, step, outcome))
         else:  # check_nothing: its sync fired, or the run would not have completed
-            fired = outcome.status == Status.COMPLETED
+            fired = outcome.status == Ending.COMPLETED
             checks.append(Check("check_nothing", step.where, fired, f"sync {step.sync} "
                                 + ("fired" if fired else "never fired")))
     return checks
@@ -224,21 +223,21 @@ def conclude(result: TraceResult, outcome: Outcome) -> TraceResult:
     """Status and detail from the checks and how the run ended."""
     failed = [c for c in result.checks if not c.passed]
     if outcome.status in STOPPED:
-        result.status, result.detail = outcome.status, outcome.detail
-    elif outcome.status == Status.TIMEOUT:
-        result.status = Status.FAILED
+        result.status, result.detail = Verdict(outcome.status), outcome.detail
+    elif outcome.status == Ending.TIMEOUT:
+        result.status = Verdict.FAILED
         result.detail = f"the implementation hung: {outcome.detail}"
         if failed:
             result.detail += f"; {len(failed)} of {len(result.checks)} checks failed"
     elif not result.checks:
-        result.status, result.detail = Status.ERROR, "nothing checked: the trace has no check_crc, check_file, " \
+        result.status, result.detail = Verdict.ERROR, "nothing checked: the trace has no check_crc, check_file, " \
                                                 "dump_mem or register read check"
     elif failed:
-        result.status = Status.FAILED
+        result.status = Verdict.FAILED
         result.detail = (f"{len(failed)} of {len(result.checks)} checks failed; first: {failed[0].where}: "
                          f"{failed[0].command}: {failed[0].message}")
     else:
-        result.status, result.detail = Status.PASSED, f"{len(result.checks)} checks passed"
+        result.status, result.detail = Verdict.PASSED, f"{len(result.checks)} checks passed"
     return result
 
 
