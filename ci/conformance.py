@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from golden.player import trace_label as label
-from golden.verdict import TraceResult
-from scoreboards.verdict import not_applicable
+from golden.trace import trace_label as label
+from golden.verdict import TraceResult, not_applicable
 
 __all__ = ["draw_pictures", "label", "not_applicable"]
 

@@ -6,17 +6,17 @@ with the rule that gave it, so that a person sees why a run with red rows exits 
         -> "conform: FAILED: 3 failed, 2 errors of 92 traces (exit 1: a trace that counts did not pass;
             not counted: 11 lack a data file (not run))"
 
-The verdict is a status word of golden/status.py (PASSED for exit 0, FAILED otherwise), as every per-test line
+The verdict is a Verdict word of golden/status.py (PASSED for exit 0, FAILED otherwise), as every per-test line
 shows them.
 """
 
 from __future__ import annotations
 
-from golden.status import Status
+from golden.status import Verdict
 
 
 def final_line(command: str, code: int, counted: str, rule: str, aside: str = "") -> str:
-    word = (Status.PASSED if code == 0 else Status.FAILED).upper()
+    word = (Verdict.PASSED if code == 0 else Verdict.FAILED).upper()
     return f"{command}: {word}: {counted} (exit {code}: {rule}" + (f"; {aside}" if aside else "") + ")"
 
 

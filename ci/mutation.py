@@ -22,7 +22,7 @@ from pathlib import Path
 
 from golden.config import get_profile
 from golden.implementation import Golden
-from golden.status import Status
+from golden.status import Verdict
 from rtl.build import BUG_SWITCHES, BuildOptions, build
 from rtl.implementation import Rtl
 from rtl.suite import default_layers
@@ -58,7 +58,7 @@ def mutation_table(switches=BUG_SWITCHES, jobs: int = 2, axi_pause: float = NIGH
 def format_table(table: dict[str, dict[str, str]], seconds: dict[str, float]) -> str:
     lines = ["| build | caught by | layers failing | time |", "|---|---|---|---|"]
     for switch, statuses in table.items():
-        failing = [f"{name} ({status})" for name, status in statuses.items() if status != Status.PASSED]
+        failing = [f"{name} ({status})" for name, status in statuses.items() if status != Verdict.PASSED]
         label = switch or "(no bug switch)"
         verdict = "-" if not switch else ("CAUGHT" if failing else "SURVIVED")
         lines.append(f"| {label} | {verdict} | {', '.join(failing) or 'none'} | {seconds[switch]:.0f} s |")
@@ -74,8 +74,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     table, seconds = mutation_table(tuple(args.switch or BUG_SWITCHES), args.jobs, args.axi_pause)
     print(format_table(table, seconds))
-    baseline_ok = all(s == Status.PASSED for s in table[""].values())
-    survivors = [s for s, st in table.items() if s and all(v == Status.PASSED for v in st.values())]
+    baseline_ok = all(s == Verdict.PASSED for s in table[""].values())
+    survivors = [s for s, st in table.items() if s and all(v == Verdict.PASSED for v in st.values())]
     return 0 if baseline_ok and not survivors else 1
 
 

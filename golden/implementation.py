@@ -20,19 +20,24 @@ Implementations are registered through the entry-point group `nvdla_verif.implem
 (ci/implementations.py reads it): the entry point names a class or factory called with the text
 after `NAME:` in `--impl NAME:ARGUMENT` (None without it). `run` reports problems of its own in
 the outcome (status "error", "timeout", ...) instead of raising; a project error it raises
-(golden.errors.NvdlaVerifError) is reported the same way by the caller.
+(golden.errors.NvdlaVerifError) is reported the same way by the caller: observe(implementation, program,
+profile) runs one and turns whatever it raises into the outcome's status and detail.
 """
 
 from __future__ import annotations
 
+import time
+import traceback
+import warnings
 from typing import Protocol, runtime_checkable
 
 from golden.config import Profile
 from golden.errors import NotModelledError, NvdlaVerifError, ProfileFeatureError
 from golden.hardware import Hardware
 from golden.interpreter import Interpreter
+from golden.limits import memory_exhausted
 from golden.outcome import Outcome
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import Program
 
 
@@ -67,7 +72,36 @@ def ended_by(exc: NvdlaVerifError, outcome: Outcome) -> Outcome:
     """The outcome of a run a project error stopped: a feature not modelled is `unsupported`, one the profile
     lacks `invalid`, anything else (a trace that would hang, a limitation broken) `error`."""
     if isinstance(exc, NotModelledError):
-        return outcome.stopped(Status.UNSUPPORTED, f"{exc.unit} not modelled: {exc.message}")
+        return outcome.stopped(Ending.UNSUPPORTED, f"{exc.unit} not modelled: {exc.message}")
     if isinstance(exc, ProfileFeatureError):
-        return outcome.stopped(Status.INVALID, f"{exc.switch}: {exc.message}")
-    return outcome.stopped(Status.ERROR, str(exc))
+        return outcome.stopped(Ending.INVALID, f"{exc.switch}: {exc.message}")
+    return outcome.stopped(Ending.ERROR, str(exc))
+
+
+def observe(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
+    """Run the program; whatever the implementation raises becomes the outcome's status and detail."""
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as advisories:
+        warnings.simplefilter("always", UserWarning)
+        outcome = _run(implementation, program, profile)
+    for advisory in advisories:
+        if issubclass(advisory.category, UserWarning):
+            outcome.notes.append(str(advisory.message))
+        else:  # not ours to judge: pass it on
+            warnings.warn_explicit(advisory.message, advisory.category, advisory.filename, advisory.lineno)
+    if not outcome.seconds:
+        outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def _run(implementation: Implementation, program: Program, profile: Profile) -> Outcome:
+    try:
+        return implementation.run(program, profile)
+    except NvdlaVerifError as exc:
+        return ended_by(exc, Outcome(implementation.name))
+    except MemoryError as exc:  # the layer's memory is freed with exc: the run goes on, the error says why
+        return ended_by(memory_exhausted(exc), Outcome(implementation.name))
+    except Exception as exc:  # a bug in an implementation must not stop a regression run
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        return Outcome(implementation.name).stopped(
+            Ending.ERROR, f"internal error {type(exc).__name__}: {exc} ({frame.filename}:{frame.lineno})")

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from golden.status import ENDINGS, Status
+from golden.status import Ending
 
-OUTCOME_STATUSES = ENDINGS
 #: One entry of Outcome.interrupts; golden/formats/command_result.schema.json repeats it for external programs.
 FIRED_WATCH = re.compile(r"\S+ -> \S+")
 
@@ -47,7 +46,7 @@ class Outcome:
     seconds: float = 0.0
     cycles: int | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
-    status: Status = Status.COMPLETED
+    status: Ending = Ending.COMPLETED
     detail: str = ""
     #: Reference extras (the golden model): golden.hardware.WrittenSurface and HardwareLayer lists.
     surfaces: list = field(default_factory=list)
@@ -70,7 +69,8 @@ class Outcome:
         return self
 
 
-def _ending(status: str) -> Status:
-    if status not in ENDINGS:
-        raise ValueError(f"unknown outcome status {str(status)!r}")
-    return Status(status)
+def _ending(status: str) -> Ending:
+    try:
+        return Ending(status)
+    except ValueError:
+        raise ValueError(f"unknown outcome status {str(status)!r}") from None

@@ -2,7 +2,9 @@
 
 `compile_trace(trace)` reads the trace's memory files and resolves its register and
 interrupt names once; the golden model (golden/interpreter.py), the RTL bench and an
-external program then all run the same `Program`:
+external program then all run the same `Program`. `prepare(trace, profile)` loads a trace (a path or a Trace),
+refuses one whose input files are missing (MissingFiles) or whose register layout is not the profile's, and
+compiles it:
 
     WriteRegister(register, value)           a CSB write
     ReadRegister(register, mask, expected)   a CSB read; `poll` repeats it until it matches, time
@@ -34,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from golden import memory_files
+from golden.config import Profile
 from golden.errors import DataFileError, NvdlaVerifError, TraceError
 from golden.limits import memory_limit
 from golden.memory import read_memory_file
@@ -54,6 +57,7 @@ from golden.trace import (
     SyncWait,
     Trace,
     Wait,
+    load_trace,
 )
 
 
@@ -156,6 +160,27 @@ class Program:
     @property
     def regions(self) -> list[tuple[int, CheckRegion]]:
         return [(i, s) for i, s in enumerate(self.steps) if isinstance(s, CheckRegion)]
+
+
+class MissingFiles(TraceError):
+    """Input or golden files the trace names are absent (NVIDIA's snapshot lacks some: MISSING_FILES.tsv)."""
+
+    def __init__(self, names: list[str], path: str):
+        self.names = names
+        super().__init__(f"missing file: {', '.join(names)}", path=path)
+
+
+def prepare(trace: Trace | str | Path, profile: Profile, data_root: str | Path | None = None) -> Program:
+    """The compiled program of a trace (a TraceError, MissingFiles included, when it cannot be run; a
+    DataFileError for a data file outside the trace's folder, or `data_root` when given, or not NVIDIA's)."""
+    trace = trace if isinstance(trace, Trace) else load_trace(trace, data_root=data_root)
+    missing = trace.missing_files()
+    if missing:
+        raise MissingFiles(missing, str(trace.path))
+    if trace.layout != profile.layout:
+        raise TraceError(f"the trace uses the {trace.layout} register layout, profile {profile.name} "
+                         f"has the {profile.layout} layout", path=str(trace.path))
+    return compile_trace(trace)
 
 
 def compile_trace(trace: Trace) -> Program:

@@ -487,6 +487,17 @@ def load_trace(path: str | Path, regmap: RegisterMap | None = None, strict: bool
     return trace
 
 
+def trace_label(path: Path) -> str:
+    """A trace's name from its path, as Trace.name gives it (never touching a path the OS refuses)."""
+    try:
+        folder = path.is_dir()
+    except OSError:
+        folder = False
+    if folder:
+        return path.name
+    return path.parent.name if path.suffix == ".txn" else path.stem
+
+
 def path_is_file(path: Path) -> bool:
     """Path.is_file() that is False, not OSError, for a name the OS refuses (too long, NUL)."""
     try:

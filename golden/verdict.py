@@ -1,29 +1,38 @@
-"""The verdict of a trace: an outcome (golden/outcome.py) judged against what the trace itself expects.
+"""The one verdict path: a trace played on an implementation and judged, here and nowhere else.
+
+    verify(trace_or_path, profile, implementation, reference=None, data_root=None, compare=None) -> TraceResult
+        never raises for a problem of the trace or a model; without a reference it is golden.player.play
+    judge(program, outcome, profile, reference=None, compare=None) -> TraceResult   the verdict of outcomes taken
+
+A trace made for a profile the implementation's declared one lacks something of is `not applicable`, not run
+(not_applicable). A trace that cannot be loaded or compiled, or lacks an input file, is an `error`. The reference,
+when there is one, runs first: when the trace is `invalid` for the profile there (or the reference cannot run it),
+that is the verdict and the implementation does not run; its outcome gives `compare` (the scoreboards,
+scoreboards/verdict.py, which golden/ cannot import) the bytes and tolerances to judge against.
 
 Each checking step gives one Check: a region's CRC (check_crc) or golden file (check_file, dump_mem)
 against the bytes the implementation returned, a register read against its expected value under its
-mask. A comparison with a reference implementation adds its own checks (scoreboards/verdict.py).
-
-    judge_alone(program, outcome, profile) -> TraceResult    the verdict without a reference implementation
-                                                            (scoreboards/verdict.py judge() adds one)
-
-The status of a trace is one of golden/status.py's verdicts (passed, failed, unsupported, invalid,
-not applicable, error), where the words are explained.
+mask. `compare` adds or replaces checks against the reference. conclude() turns the checks and the way the
+run ended (golden/outcome.py) into the status, one of golden/status.py's verdicts, where the words are explained.
 """
 
 from __future__ import annotations
 
+import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from golden.config import Profile
+from golden.errors import NvdlaVerifError
+from golden.implementation import Implementation, observe
 from golden.outcome import Outcome
-from golden.status import STOPPED, VERDICTS, Status
-from golden.steps import CheckRegion, Program, ReadRegister
-
-STATUSES = VERDICTS
+from golden.status import STOPPED, Ending, Verdict
+from golden.steps import CheckRegion, MissingFiles, Program, ReadRegister, prepare
+from golden.trace import Trace, trace_label
 
 
 @dataclass
@@ -38,7 +47,7 @@ class Check:
 class TraceResult:
     name: str
     profile: str
-    status: Status = Status.PASSED
+    status: Verdict = Verdict.PASSED
     detail: str = ""
     checks: list[Check] = field(default_factory=list)
     layers: list = field(default_factory=list)  # golden.hardware.HardwareLayer
@@ -54,9 +63,10 @@ class TraceResult:
     memory: object | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.status not in VERDICTS:
-            raise ValueError(f"unknown verdict {str(self.status)!r} for {self.name}")
-        self.status = Status(self.status)
+        try:
+            self.status = Verdict(self.status)
+        except ValueError:
+            raise ValueError(f"unknown verdict {str(self.status)!r} for {self.name}") from None
 
     def as_dict(self) -> dict:
         return {"name": self.name, "profile": self.profile, "status": self.status, "detail": self.detail,
@@ -91,19 +101,73 @@ class TraceResult:
         return "\n".join(out)
 
 
+#: A comparison with the reference's outcome (scoreboards/verdict.py's compare): given the program, the outcome,
+#: the reference's completed outcome and the result with the trace's own checks, it replaces result.checks and
+#: adds its reports and warnings.
+Compare = Callable[[Program, Outcome, Outcome, "TraceResult"], None]
+
+
+def verify(trace: Trace | str | Path, profile: Profile, implementation: Implementation,
+           reference: Implementation | None = None, data_root: str | Path | None = None,
+           compare: Compare | None = None) -> TraceResult:
+    """Run the trace on the reference (if any) and the implementation, then judge; never raises for a problem of
+    the trace or a model."""
+    started = time.perf_counter()
+    name = trace.name if isinstance(trace, Trace) else trace_label(Path(trace))
+    path = str(trace.path if isinstance(trace, Trace) else trace)
+    lacking = not_applicable(implementation, profile)
+    if lacking:
+        return TraceResult(name, profile.name, Verdict.NOT_APPLICABLE, lacking, path=path,
+                           implementation=implementation.name)
+    try:
+        program = prepare(trace, profile, data_root)
+    except NvdlaVerifError as exc:
+        detail = exc.message if isinstance(exc, MissingFiles) else str(exc)
+        return TraceResult(name, profile.name, Verdict.ERROR, detail, path=path,
+                           implementation=implementation.name, seconds=time.perf_counter() - started)
+    expected = observe(reference, program, profile) if reference is not None else None
+    if expected is not None and expected.status in (Ending.INVALID, Ending.ERROR):
+        result = result_for(program, profile, expected)
+        result.implementation = implementation.name
+        expected.detail = f"on the reference {expected.implementation}: {expected.detail}"
+        return conclude(result, expected)
+    result = judge(program, observe(implementation, program, profile), profile, expected, compare)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def not_applicable(implementation: Implementation, profile: Profile) -> str:
+    """Why a layer made for `profile` does not apply to the implementation (its declared profile lacks
+    something; golden/implementation.py), or ''."""
+    own = getattr(implementation, "profile", None)
+    lacking = own.lacks(profile) if own is not None else []
+    return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
+        if lacking else ""
+
+
+def judge(program: Program, outcome: Outcome, profile: Profile, reference: Outcome | None = None,
+          compare: Compare | None = None) -> TraceResult:
+    """The outcome against the trace's own checks (CRCs, golden files, register reads) and, when the run did not
+    stop early and the reference completed, through `compare`."""
+    result = result_for(program, profile, outcome)
+    result.checks = trace_checks(program, outcome)
+    if reference is None or outcome.status in STOPPED:
+        return conclude(result, outcome)
+    if reference.status == Ending.COMPLETED:
+        if compare is not None:
+            compare(program, outcome, reference, result)
+    else:
+        result.warnings.append(f"reference {reference.implementation}: {reference.status} ({reference.detail}); "
+                               "judged against the trace's checks only")
+    return conclude(result, outcome)
+
+
 def result_for(program: Program, profile: Profile, outcome: Outcome) -> TraceResult:
     """A TraceResult carrying what the outcome shows of the run (checks and status still to be judged)."""
     return TraceResult(program.name, profile.name, path=str(program.path), implementation=outcome.implementation,
                        layers=outcome.layers, unwritten_bytes_read=outcome.unwritten_bytes_read,
                        seconds=outcome.seconds, cycles=outcome.cycles, memory=outcome.memory,
                        warnings=list(outcome.notes))
-
-
-def judge_alone(program: Program, outcome: Outcome, profile: Profile) -> TraceResult:
-    """The verdict of an outcome against the trace's own checks (CRCs, golden files, register reads)."""
-    result = result_for(program, profile, outcome)
-    result.checks = trace_checks(program, outcome)
-    return conclude(result, outcome)
 
 
 def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
@@ -121,7 +185,7 @@ def trace_checks(program: Program, outcome: Outcome) -> list[Check]:
         elif isinstance(step, CheckRegion):
             checks.append(_region_check(index, step, outcome))
         else:  # check_nothing: its sync fired, or the run would not have completed
-            fired = outcome.status == Status.COMPLETED
+            fired = outcome.status == Ending.COMPLETED
             checks.append(Check("check_nothing", step.where, fired, f"sync {step.sync} "
                                 + ("fired" if fired else "never fired")))
     return checks
@@ -160,39 +224,22 @@ def conclude(result: TraceResult, outcome: Outcome) -> TraceResult:
     """Status and detail from the checks and how the run ended."""
     failed = [c for c in result.checks if not c.passed]
     if outcome.status in STOPPED:
-        result.status, result.detail = outcome.status, outcome.detail
-    elif outcome.status == Status.TIMEOUT:
-        result.status = Status.FAILED
+        result.status, result.detail = Verdict(outcome.status), outcome.detail
+    elif outcome.status == Ending.TIMEOUT:
+        result.status = Verdict.FAILED
         result.detail = f"the implementation hung: {outcome.detail}"
         if failed:
             result.detail += f"; {len(failed)} of {len(result.checks)} checks failed"
     elif not result.checks:
-        result.status, result.detail = Status.ERROR, "nothing checked: the trace has no check_crc, check_file, " \
+        result.status, result.detail = Verdict.ERROR, "nothing checked: the trace has no check_crc, check_file, " \
                                                 "dump_mem or register read check"
     elif failed:
-        result.status = Status.FAILED
+        result.status = Verdict.FAILED
         result.detail = (f"{len(failed)} of {len(result.checks)} checks failed; first: {failed[0].where}: "
                          f"{failed[0].command}: {failed[0].message}")
     else:
-        result.status, result.detail = Status.PASSED, f"{len(result.checks)} checks passed"
+        result.status, result.detail = Verdict.PASSED, f"{len(result.checks)} checks passed"
     return result
-
-
-def never_written_checks(program: Program, reference: Outcome) -> list[str]:
-    """Warnings for region checks over memory that no hardware layer of the reference run wrote."""
-    notes = []
-    for _, step in program.regions:
-        if not any(_overlaps(step, w.surface) for w in reference.surfaces):
-            notes.append(f"{step.where}: {step.verb} {step.name} checks only memory the trace never wrote "
-                         "(no hardware layer wrote into it)")
-    return notes
-
-
-def _overlaps(step: CheckRegion, surface) -> bool:
-    if surface.memory != step.memory:
-        return False
-    start, end = surface_span(surface)
-    return start < step.base + step.size and step.base < end
 
 
 def surface_span(surface) -> tuple[int, int]:

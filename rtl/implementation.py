@@ -17,7 +17,7 @@ import numpy as np
 
 from golden.config import Profile, get_profile
 from golden.outcome import Outcome
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import Program
 from rtl.build import BuildOptions, build
 from rtl.runner import RtlRunResult, run_program_on_rtl
@@ -56,8 +56,8 @@ class Rtl:
         outcome.regions = {index: np.frombuffer(data, np.uint8) for index, data in run.regions.items()}
         outcome.registers = dict(run.registers)
         outcome.written = {memory: [(address, np.frombuffer(data, np.uint8)) for address, data in runs]
-                           for memory, runs in run.written.items()} if run.status == Status.COMPLETED else None
-        if run.status != Status.COMPLETED:
-            where = f" (run folder: {run.run_dir})" if run.run_dir and run.status != Status.UNSUPPORTED else ""
+                           for memory, runs in run.written.items()} if run.status == Ending.COMPLETED else None
+        if run.status != Ending.COMPLETED:
+            where = f" (run folder: {run.run_dir})" if run.run_dir and run.status != Ending.UNSUPPORTED else ""
             outcome.stopped(run.status, f"{run.message}{where}")
         return outcome

@@ -35,7 +35,7 @@ from golden.errors import NvdlaVerifError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import Program
 from rtl.build import BuildOptions, build
 from rtl.cycle_budget import layer_cycle_budget
@@ -52,7 +52,7 @@ class RtlError(NvdlaVerifError):
 
 @dataclass
 class RtlRunResult:
-    status: Status
+    status: Ending
     message: str = ""
     memory: MemorySystem = field(default_factory=MemorySystem)
     regions: dict[int, bytes] = field(default_factory=dict)
@@ -68,7 +68,7 @@ class RtlRunResult:
     run_s: float = 0.0   # inside the simulator, reset to the last check (no process start-up)
 
     def __post_init__(self) -> None:
-        self.status = Status(self.status)
+        self.status = Ending(self.status)
 
     @property
     def cycles_per_s(self) -> float:
@@ -145,10 +145,10 @@ def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
             subprocess.run(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
                            env=simulation_env(toplevel, job_path), timeout=SIM_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return {"status": Status.TIMEOUT, "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
+            return {"status": Ending.TIMEOUT, "message": f"simulation ran over {SIM_TIMEOUT_S} s (log: {log})"}
     result_file = run_dir / "result.json"
     if not result_file.exists():
-        return {"status": Status.ERROR,
+        return {"status": Ending.ERROR,
                 "message": f"the simulation wrote no result (log: {log}):\n{failure_cause(log)}"}
     return json.loads(result_file.read_text())
 
@@ -178,13 +178,13 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
     run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
     job, reason = prepare_job(program, profile, run_dir)
     if reason and options.is_fixture:
-        return RtlRunResult(Status.UNSUPPORTED, reason, run_dir=run_dir)
+        return RtlRunResult(Ending.UNSUPPORTED, reason, run_dir=run_dir)
     job_path = run_dir / "job.json"
     job.save(job_path)
     build_dir = build(options)
     missing = missing_port(job, build_dir)
     if missing:
-        return RtlRunResult(Status.UNSUPPORTED, missing, run_dir=run_dir)
+        return RtlRunResult(Ending.UNSUPPORTED, missing, run_dir=run_dir)
     sim_started = time.perf_counter()
     summary = _simulate(build_dir, options.toplevel, job_path)
     regions = {int(index): (run_dir / dump).read_bytes() for index, dump in summary.get("regions", {}).items()}
@@ -201,7 +201,7 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
         csb_stall_cycles=int(summary.get("csb_stall_cycles", 0)), run_s=float(summary.get("run_s", 0.0)))
     result.written = {memory: [(address, (run_dir / dump).read_bytes()) for address, _, dump in runs]
                       for memory, runs in summary.get("written", {}).items()}
-    if not keep and result.status == Status.COMPLETED:
+    if not keep and result.status == Ending.COMPLETED:
         for path in run_dir.iterdir():
             path.unlink()
         run_dir.rmdir()

@@ -2,8 +2,8 @@
 
     comparator_for(tolerance) -> Comparator      bit-exact, CC DC / CC Winograd or PDP / CDP threshold
     compare_region(step, got, expected, surfaces) -> RegionComparison   with a SurfaceReport per surface
-    judge(program, outcome, reference, profile) -> golden.verdict.TraceResult
     verify(trace, profile, implementation, reference=None) -> golden.verdict.TraceResult   run, then judge
+    compare(program, outcome, reference_outcome, result)   the checks against the reference (golden/verdict.py)
 
 The comparator of each output surface follows the unit that wrote it, as
 ../shared/spec/nvdla-precision-preservation.md states the FP16 thresholds: SDP and every integer
@@ -15,7 +15,7 @@ from scoreboards.choice import comparator_for
 from scoreboards.comparators import BitExact, Comparator, Judgement
 from scoreboards.region import RegionComparison, compare_region
 from scoreboards.report import SurfaceReport
-from scoreboards.verdict import judge, verify
+from scoreboards.verdict import compare, verify
 
 __all__ = ["BitExact", "Comparator", "Judgement", "RegionComparison", "SurfaceReport", "comparator_for",
-           "compare_region", "judge", "verify"]
+           "compare", "compare_region", "verify"]

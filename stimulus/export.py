@@ -33,7 +33,7 @@ from golden.memory import format_records
 from golden.memory_files import format_byte_lines
 from golden.player import observe, play, prepare
 from golden.regs.regmap import RegisterMap
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import ReadRegister
 from golden.trace import (
     CheckCrc,
@@ -251,7 +251,7 @@ def write_trace(layers: list[Layer], folder: str | Path, name: str, profile: Pro
     commands = _Writer(layers, folder, name, RegisterMap.for_profile(profile), form).build()
     program = prepare(Trace(folder / f"{name}.cfg", "cfg", profile.layout, commands), profile)
     outcome = observe(Golden(), program, profile)
-    if outcome.status != Status.COMPLETED or outcome.memory is None:
+    if outcome.status != Ending.COMPLETED or outcome.memory is None:
         raise GenerationError(f"the golden model did not run the generated trace: {outcome.status} {outcome.detail}",
                               where=str(folder))
     reads = iter(outcome.registers[index] for index, step in enumerate(program.steps)

@@ -42,9 +42,9 @@ from ci.ownership import owned
 from ci.signals import process_pool
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
-from golden.status import FAILING, Status
+from golden.status import FAILING, Verdict
 from golden.trace import find_traces
-from golden.verdict import STATUSES, TraceResult
+from golden.verdict import TraceResult
 from scoreboards.verdict import verify
 
 NAME = "conform"
@@ -80,7 +80,7 @@ def _play_one(task: tuple[str, Profile | None, str, str | None, str | None, str 
     try:
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
-        return TraceResult(label(Path(path)), "?", Status.ERROR, str(exc), path=path, implementation=impl), []
+        return TraceResult(label(Path(path)), "?", Verdict.ERROR, str(exc), path=path, implementation=impl), []
     result = verify(path, profile, _created(impl), _created(ref), data_root)
     drawn = draw_pictures(result, pictures) if pictures else []
     result.layers, result.memory, result.reports = [], None, []
@@ -89,31 +89,31 @@ def _play_one(task: tuple[str, Profile | None, str, str | None, str | None, str 
 
 def counts(results: list[TraceResult]) -> dict[str, int]:
     summary = {"total": len(results)}
-    summary.update({status: sum(r.status == status for r in results) for status in STATUSES})
+    summary.update({status: sum(r.status == status for r in results) for status in Verdict})
     return summary
 
 
 def _not_counted(result: TraceResult) -> str:
     """Why a trace does not count for the exit status ('' when it counts)."""
-    if result.status == Status.INVALID:
+    if result.status == Verdict.INVALID:
         return "invalid for their profile"
-    if result.status == Status.NOT_APPLICABLE:
+    if result.status == Verdict.NOT_APPLICABLE:
         return "not applicable to the implementation"
-    if result.status == Status.ERROR and result.detail.startswith("missing file"):
+    if result.status == Verdict.ERROR and result.detail.startswith("missing file"):
         return "lack a data file (not run)"
     return ""
 
 
 def exit_code(results: list[TraceResult]) -> int:
-    return 0 if all(r.status == Status.PASSED for r in results if not _not_counted(r)) else 1
+    return 0 if all(r.status == Verdict.PASSED for r in results if not _not_counted(r)) else 1
 
 
 def final(results: list[TraceResult]) -> str:
     """The run's last line: the verdict, the counts, the exit code and the rule behind it (ci/final.py)."""
     code = exit_code(results)
     counted = [r for r in results if not _not_counted(r)]
-    shown = numbers({status: sum(r.status == status for r in counted) for status in STATUSES},
-                    {Status.ERROR: "errors"}) or "nothing counted"
+    shown = numbers({status: sum(r.status == status for r in counted) for status in Verdict},
+                    {Verdict.ERROR: "errors"}) or "nothing counted"
     aside = numbers({why: sum(_not_counted(r) == why for r in results)
                      for why in dict.fromkeys(map(_not_counted, results)) if why})
     if code == 0:
@@ -121,7 +121,7 @@ def final(results: list[TraceResult]) -> str:
     else:
         rule = "a trace that counts did not pass" + (
             " (unsupported counts: the implementation lacks what the trace uses)"
-            if any(r.status == Status.UNSUPPORTED for r in counted) else "")
+            if any(r.status == Verdict.UNSUPPORTED for r in counted) else "")
     return final_line("conform", code, f"{shown} of {len(results)} traces", rule,
                       f"not counted: {aside}" if aside else "")
 
@@ -185,10 +185,10 @@ def _conform(args) -> int:
         results[path] = result
         if journal:
             journal.record(path, result.as_dict())
-        detail = result.detail if result.status != Status.PASSED else result.detail[:80]
+        detail = result.detail if result.status != Verdict.PASSED else result.detail[:80]
         print(f"[{index:3}/{len(tasks)}] {result.status.upper():14} {result.profile:12} "
               f"{result.name:{width}} {result.seconds:6.2f}s  {detail}", flush=True)
-        if result.status in (*FAILING, Status.UNSUPPORTED) and not _not_counted(result):
+        if result.status in (*FAILING, Verdict.UNSUPPORTED) and not _not_counted(result):
             print(f"      reproduce: {reproduce(args, path)}")
         for warning in result.warnings:
             print(f"      warning: {warning}")
@@ -228,12 +228,12 @@ def _journal(args, ref_spec: str | None, paths: list[Path]) -> Journal | None:
 def _print_table(results: list[TraceResult], summary: dict[str, int], seconds: float) -> None:
     profiles = sorted({r.profile for r in results})
     width = max(14, *(len(p) + 1 for p in profiles))
-    header = f"{'profile':{width}}" + "".join(f"{s:>15}" for s in (*STATUSES, "total"))
+    header = f"{'profile':{width}}" + "".join(f"{s:>15}" for s in (*Verdict, "total"))
     print("\n" + header, file=sys.stdout)
     print("-" * len(header))
     for profile in profiles:
         rows = [r for r in results if r.profile == profile]
-        print(f"{profile:{width}}" + "".join(f"{sum(r.status == s for r in rows):15}" for s in STATUSES)
+        print(f"{profile:{width}}" + "".join(f"{sum(r.status == s for r in rows):15}" for s in Verdict)
               + f"{len(rows):15}")
-    print(f"{'all':{width}}" + "".join(f"{summary[s]:15}" for s in STATUSES) + f"{summary['total']:15}")
+    print(f"{'all':{width}}" + "".join(f"{summary[s]:15}" for s in Verdict) + f"{summary['total']:15}")
     print(f"{summary['total']} traces in {seconds:.1f} s")

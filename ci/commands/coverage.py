@@ -9,7 +9,7 @@ from ci.options import count, families_for, positive, profile_for
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
 from golden.player import play
-from golden.status import Status
+from golden.status import Verdict
 from golden.trace import find_traces, load_trace
 from stimulus.coverage import Coverage, merge
 from stimulus.export import play_layers
@@ -64,7 +64,7 @@ def run(args) -> int:
                         coverage.sample_layer(layer)
                     continue
                 result = play_layers(generated, scratch, "layer", profile)
-                if result.status not in (Status.PASSED, Status.FAILED):  # failed: the unchecked CRCs (0) only
+                if result.status not in (Verdict.PASSED, Verdict.FAILED):  # failed: the unchecked CRCs (0) only
                     print(f"{family} seed {args.seed} index {index}: {result.status} {result.detail}")
                     return 1
                 for run in result.layers:

@@ -24,7 +24,7 @@ from golden.config import get_profile
 from golden.errors import NvdlaVerifError
 from golden.examples import DEFAULT_PROFILE, DEFAULT_TRACE
 from golden.formats.feature import unpack_feature
-from golden.status import Status
+from golden.status import Verdict
 from golden.trace import load_trace
 from golden.verdict import TraceResult, surface_span
 from scoreboards.verdict import verify
@@ -75,7 +75,7 @@ def _play(args) -> int:
     if result.unwritten_bytes_read:
         print(f"  note: the models read {result.unwritten_bytes_read} never-written bytes (read as 0)")
     print(f"{result.status.upper()}: {result.name}: {result.detail}  ({result.seconds:.2f} s)")
-    return {Status.PASSED: 0, Status.FAILED: 1}.get(result.status, 2)
+    return {Verdict.PASSED: 0, Verdict.FAILED: 1}.get(result.status, 2)
 
 
 def _print_layers(result: TraceResult) -> None:

@@ -56,6 +56,7 @@ from ci.regression.plan import (
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file, verdict
 from ci.signals import stop_group
 from golden.config import get_profile
+from golden.status import FAILING
 
 NAME = "regress"
 HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
@@ -302,7 +303,7 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
     wall = time.perf_counter() - started
     records = collect_records(out, manifest)
     shrinkable = kinds.having("shrinkable")
-    if args.shrink > 0 and any(r["kind"] in shrinkable and r["status"] in ("failed", "error") for r in records):
+    if args.shrink > 0 and any(r["kind"] in shrinkable and r["status"] in FAILING for r in records):
         from ci.regression.shrink import shrink_buckets
 
         shrink_buckets(out, manifest, records, replace(settings, work=out / "work"), args.shrink, shrinkable)

@@ -52,6 +52,7 @@ from golden.implementation import Golden
 from golden.numerics import corners
 from golden.player import observe, prepare
 from golden.regs.regmap import RegisterMap
+from golden.status import FAILING, Ending
 from stimulus.export import write_trace
 from stimulus.families import aimable
 
@@ -287,7 +288,7 @@ class Campaign:
         except NvdlaVerifError as exc:
             self._drop(getattr(exc, "rule", None) and f"rule {str(exc.rule).split(' ')[0]}" or "golden model")
             return None
-        completed = list(outcome.layers) if outcome.status == "completed" else []
+        completed = list(outcome.layers) if outcome.status == Ending.COMPLETED else []
         run = GoldenRun(self.profile, completed, outcome, candidate.axi_pause, candidate.family,
                         seen if completed else None)
         return path, features(run)
@@ -316,7 +317,7 @@ class Campaign:
             self.corpus.append(candidate)
             self.state["corpus"].append(candidate.id)
         finding = None
-        if result.status in ("failed", "error"):
+        if result.status in FAILING:
             finding = self._finding(candidate, path, result, run)
         row = self._row(run, candidate, result.status, new, new_points, finding)
         self._commit(row)

@@ -38,7 +38,7 @@ from ci.implementations.supervisor import HEAD
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.outcome import Outcome
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import Program
 
 DEFAULT_TIMEOUT_S = 600
@@ -48,8 +48,10 @@ SUPERVISOR = Path(__file__).with_name("supervisor.py")
 #: Seconds the supervisor gets past the program's time limit, or to stop when asked, before it is killed.
 GRACE_S = 10
 KEEP_MODES = ("failed", "always", "never")
-#: A result's status -> the outcome's (golden/outcome.py): a hang fails as the RTL bench's timeout does.
-REPORTED = {"hang": Status.TIMEOUT, "unsupported": Status.UNSUPPORTED, "error": Status.ERROR}
+#: The command protocol's status (result.json, golden/formats/command_result.schema.json) -> the outcome's
+#: (golden/outcome.py): a hang fails as the RTL bench's timeout does.
+PROTOCOL = {"completed": Ending.COMPLETED, "hang": Ending.TIMEOUT, "unsupported": Ending.UNSUPPORTED,
+            "error": Ending.ERROR}
 
 
 def keep_folder(out: str | Path) -> dict[str, str]:
@@ -117,7 +119,7 @@ class Command:
         except BaseException:  # Ctrl-C, SIGTERM, a layer's time budget: the program has been ended already
             _remove(folder)
             raise
-        failed = outcome.status in (Status.ERROR, Status.TIMEOUT)
+        failed = outcome.status in (Ending.ERROR, Ending.TIMEOUT)
         kept = self._dispose(folder, failed)
         if kept and failed:
             outcome.detail += f" (folder kept: {kept})"
@@ -135,18 +137,19 @@ class Command:
         except NvdlaVerifError as exc:
             result = {}
             failure = failure or str(exc)
-        status = result.get("status", "completed") if result.get("protocol") == 2 else "completed"
-        if status != "completed":
-            outcome.stopped(REPORTED[status], self._reported(status, result))
+        said = result.get("protocol") == 2 and "status" in result
+        ending = PROTOCOL[result["status"]] if said else Ending.COMPLETED
+        if ending != Ending.COMPLETED:
+            outcome.stopped(ending, self._reported(ending, result))
         elif failure:
-            outcome.stopped(Status.ERROR, failure)
+            outcome.stopped(Ending.ERROR, failure)
         return outcome
 
-    def _reported(self, status: str, result: dict) -> str:
+    def _reported(self, ending: Ending, result: dict) -> str:
         detail = f": {result['detail']}" if result.get("detail") else ""
-        if status == "unsupported":
+        if ending == Ending.UNSUPPORTED:
             return f"{result.get('feature', 'a feature')} not supported by {self.argv[0]}{detail}"
-        return f"{self.argv[0]} reports {'a hang' if status == 'hang' else 'an error'}{detail}"
+        return f"{self.argv[0]} reports {'a hang' if ending == Ending.TIMEOUT else 'an error'}{detail}"
 
     def _dispose(self, folder: Path, failed: bool) -> Path | None:
         """Keep the folder (a failed run's, or every one when asked: where it is kept), else remove it."""

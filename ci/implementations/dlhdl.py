@@ -26,7 +26,7 @@ from golden.formats import dlhdl
 from golden.implementation import Golden, Implementation
 from golden.memory import MemorySystem
 from golden.outcome import Outcome
-from golden.status import Status
+from golden.status import Ending
 from golden.steps import CheckRegion, FillMemory, LoadMemory, Program
 from golden.units.base import Surface
 from golden.units.inputs import feature_inputs
@@ -44,7 +44,7 @@ class Surfaces:
 
 def surfaces_of(program: Program, profile: Profile) -> Surfaces:
     reference = Golden().run(program, profile)
-    if reference.status != Status.COMPLETED:
+    if reference.status != Ending.COMPLETED:
         raise NvdlaVerifError(f"the DL HDL adapter needs the golden run of the program: {reference.status} "
                               f"({reference.detail})")
     inputs = [s for layer in reference.layers for s in feature_inputs(layer.stages, layer.regs, profile)]

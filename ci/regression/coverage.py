@@ -23,6 +23,7 @@ from __future__ import annotations
 import fnmatch
 
 from golden.config import PROFILES, Profile, get_profile
+from golden.status import RecordStatus
 
 _COVERAGES: dict[str, object] = {}
 
@@ -78,7 +79,7 @@ def merged_hits(records: list[dict]) -> dict[str, dict[str, dict[str, int]]]:
     """The hit counts of every passed test added up, per profile (a failed layer verified nothing)."""
     merged: dict[str, dict[str, dict[str, int]]] = {}
     for record in sorted(records, key=lambda r: r["id"]):
-        if record.get("status") != "passed":
+        if record.get("status") != RecordStatus.PASSED:
             continue
         for profile, items in (record.get("coverage") or {}).items():
             target = merged.setdefault(profile, {})
@@ -117,7 +118,7 @@ def _not_a_hole(statuses: set[str]) -> str:
     """'' when a covergroup without a hit is a hole (a failed or errored test reached it), else why it is not."""
     if not statuses:
         return NOT_RUN
-    return NOT_APPLICABLE if statuses <= {"skipped", "not applicable"} else ""
+    return NOT_APPLICABLE if statuses <= {RecordStatus.SKIPPED, RecordStatus.NOT_APPLICABLE} else ""
 
 
 def universe(profile_name: str) -> dict[str, tuple[str, str, list[str]]]:

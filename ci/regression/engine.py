@@ -29,6 +29,7 @@ from ci.regression.item import Item
 from ci.regression.record import Record
 from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
+from golden.status import RECORDED_AS, Ending, RecordStatus, Verdict
 from golden.verdict import TraceResult
 from scoreboards.verdict import verify
 
@@ -153,7 +154,7 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
         return result
     except LayerTimeout:
         name = path.parent.name if path.suffix == ".txn" else path.stem
-        return TraceResult(name, profile.name, "failed", f"timeout: no result within {limit:.0f} s (budget for "
+        return TraceResult(name, profile.name, Verdict.FAILED, f"timeout: no result within {limit:.0f} s (budget for "
                            f"{size} bytes of layer data on {implementation.name})", path=str(path),
                            implementation=implementation.name, seconds=time.perf_counter() - started)
 
@@ -161,8 +162,8 @@ def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale:
 def _completed_layers(result: TraceResult, reference: _Recording | None) -> list:
     if reference is not None:
         outcome = reference.outcome
-        return list(outcome.layers) if outcome is not None and outcome.status == "completed" else []
-    golden_ran = result.implementation == "golden" and result.status in ("passed", "failed")
+        return list(outcome.layers) if outcome is not None and outcome.status == Ending.COMPLETED else []
+    golden_ran = result.implementation == "golden" and result.status in (Verdict.PASSED, Verdict.FAILED)
     return list(result.layers) if golden_ran else []
 
 
@@ -185,25 +186,20 @@ def shown_path(path: Path, settings: Settings) -> str:
         return str(path)
 
 
-def trace_status(result: TraceResult, expected_invalid: str | None) -> tuple[str, str]:
-    """(test status, a note replacing the detail or ''): passed, failed, error or skipped."""
+def trace_status(result: TraceResult, expected_invalid: str | None) -> tuple[RecordStatus, str]:
+    """(test status, a note replacing the detail or ''): the verdict as a record says it (RECORDED_AS)."""
     if expected_invalid:
-        if result.status == "invalid" and expected_invalid in result.detail:
-            return "passed", f"rejected as expected: {result.detail}"
-        result.status, result.detail = "failed", (f"expected a rejection naming {expected_invalid}, got "
-                                                  f"{result.status}: {result.detail}")
-        return "failed", ""
-    if result.status == "passed":
-        return "passed", ""
-    if result.status == "failed":
-        return "failed", ""
-    if result.status == "not applicable":
-        return "not applicable", ""
-    if result.status in ("unsupported", "invalid"):
-        return "skipped", f"{result.status}: {result.detail}"
-    if result.detail.startswith("missing file"):
-        return "skipped", result.detail
-    return "error", ""
+        if result.status == Verdict.INVALID and expected_invalid in result.detail:
+            return RecordStatus.PASSED, f"rejected as expected: {result.detail}"
+        result.status, result.detail = Verdict.FAILED, (f"expected a rejection naming {expected_invalid}, got "
+                                                        f"{result.status}: {result.detail}")
+        return RecordStatus.FAILED, ""
+    status = RECORDED_AS[result.status]
+    if status == RecordStatus.SKIPPED:
+        return status, f"{result.status}: {result.detail}"
+    if status == RecordStatus.ERROR and result.detail.startswith("missing file"):
+        return RecordStatus.SKIPPED, result.detail
+    return status, ""
 
 
 def lacking(item: Item, settings: Settings) -> str:

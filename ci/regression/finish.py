@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ci.regression import code_coverage, kinds, report_page
 from ci.regression.coverage import coverage_text
+from ci.regression.report_page import ALLURE
 from ci.regression.results import (
     build_report,
     coverage_cell,
@@ -24,6 +25,7 @@ from ci.regression.results import (
     summary_text,
     write_junit,
 )
+from golden.status import FAILING
 
 
 def finish(out: Path, manifest: dict, records: list[dict], extra_meta: dict | None = None) -> dict:
@@ -53,9 +55,10 @@ def categories(buckets: list[dict]) -> list[dict]:
 
     The regular expression must mean the same in Allure 3 (JavaScript, searched) and Allure 2 (Java, matched
     whole): no inline flags, [\\s\\S] for any character."""
-    rules = [{"name": f"{b['signature']} ({b['count']})", "matchedStatuses": ["failed", "broken"],
+    failing = [ALLURE[status] for status in FAILING]
+    rules = [{"name": f"{b['signature']} ({b['count']})", "matchedStatuses": failing,
               "messageRegex": f"[\\s\\S]*\\[{re.escape(b['signature'])}\\][\\s\\S]*"} for b in buckets]
-    rules.append({"name": "Other failures", "matchedStatuses": ["failed", "broken"]})
+    rules.append({"name": "Other failures", "matchedStatuses": failing})
     return rules
 
 

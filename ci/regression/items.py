@@ -15,6 +15,8 @@ from ci.regression import kinds
 from ci.regression.code_coverage import collect_test
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
+from ci.regression.record import Finding
+from golden.status import RecordStatus
 
 
 def run_item(item: Item, settings: Settings) -> Run:
@@ -34,7 +36,7 @@ def _run_item(kind, item: Item, settings: Settings) -> Run:
     started = time.perf_counter()
     reason = kind.not_applicable(item, settings)
     if reason:
-        run = Run(kind.record(item, settings, "not applicable", "-", reason))
+        run = Run(kind.record(item, settings, RecordStatus.NOT_APPLICABLE, Finding.NOT_RUN, reason))
     else:
         run = kind.run(item, settings)
     run.record.seconds = round(time.perf_counter() - started, 3)

@@ -29,10 +29,11 @@ from ci.regression.items import run_item
 from ci.regression.launchers import ran_on
 from ci.regression.record import Record
 from ci.regression.report_page import Shown
-from ci.regression.results import write_record
+from ci.regression.results import NOT_RUN, write_record
 from golden.config import get_profile
 from golden.errors import DiskFullError, NvdlaVerifError
 from golden.player import play
+from golden.status import RecordStatus, Verdict
 
 try:
     import allure
@@ -87,11 +88,11 @@ def test_item(id: Shown):  # the report's parameter `id`; no fixtures: the repor
         with tempfile.TemporaryDirectory(prefix="nvdla-pictures-") as pictures:
             _attach(run, record, Path(pictures))
     text = report_page.message(record)  # the error box at the top of the test's page: the detail first
-    if record["status"] in ("skipped", "not applicable"):
+    if record["status"] in NOT_RUN:
         pytest.skip(text)
-    if record["status"] == "error":
+    if record["status"] == RecordStatus.ERROR:
         raise RegressionError(text)
-    if record["status"] != "passed":
+    if record["status"] != RecordStatus.PASSED:
         pytest.fail(text, pytrace=False)
 
 
@@ -127,7 +128,7 @@ def _attach(run, record: dict, pictures: Path) -> None:
         allure.attach.file(str(path), name=title, attachment_type=kind)
     several = len(run.results) > 1
     for number, (result, path) in enumerate(zip(run.results, run.trace_paths, strict=True)):
-        if several and result.status in ("passed", "unsupported"):
+        if several and result.status in (Verdict.PASSED, Verdict.UNSUPPORTED):
             continue
         label = f" ({result.name})" if several else ""
         allure.attach.file(str(path), name=f"trace {path.name}", attachment_type=text_type)

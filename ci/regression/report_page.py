@@ -22,23 +22,28 @@ from pathlib import Path, PurePath
 
 from ci import shell
 from ci.regression.item import Item
+from ci.regression.record import Finding
 from ci.regression.results import NOT_APPLICABLE, NOT_RUN
 from ci.regression.signature import text
-from golden.status import Status
+from golden.status import FAILING, RecordStatus
 
 #: What each record status means on a test's page. Allure has no word of its own for an error: it shows it as
 #: "Broken", so the page says what that is here.
 MEANING = {
-    Status.PASSED: "every check passed",
-    Status.FAILED: "a mismatch: the implementation's output or a register read is not what the trace (or the "
-                   "reference) expects, or the implementation hung",
-    Status.ERROR: "Allure shows it as Broken: the implementation or its input errored (a crash, a missing or bad "
-                  "input, an error status, nothing checked). It is not a mismatch",
-    Status.SKIPPED: "not run, and no failure: the test cannot run here (no generator for it yet, an unknown profile, "
-                    "layers the implementation does not support or the profile does not allow)",
-    Status.NOT_APPLICABLE: "not run, and no failure: made for a profile the implementation under test is not "
-                           "built as",
+    RecordStatus.PASSED: "every check passed",
+    RecordStatus.FAILED: "a mismatch: the implementation's output or a register read is not what the trace (or the "
+                         "reference) expects, or the implementation hung",
+    RecordStatus.ERROR: "Allure shows it as Broken: the implementation or its input errored (a crash, a missing or bad "
+                        "input, an error status, nothing checked). It is not a mismatch",
+    RecordStatus.SKIPPED: "not run, and no failure: the test cannot run here (no generator for it yet, an unknown "
+                          "profile, layers the implementation does not support or the profile does not allow)",
+    RecordStatus.NOT_APPLICABLE: "not run, and no failure: made for a profile the implementation under test is not "
+                                 "built as",
 }
+#: A record's status as Allure says it (pytest_driver.py gives each the pytest outcome Allure reads it from: a skip,
+#: an exception other than an assertion, a failure); the report's categories match the failing ones.
+ALLURE = {RecordStatus.PASSED: "passed", RecordStatus.FAILED: "failed", RecordStatus.ERROR: "broken",
+          RecordStatus.SKIPPED: "skipped", RecordStatus.NOT_APPLICABLE: "skipped"}
 #: Programs that run the program named after them: a command's label is the one they run.
 _INTERPRETERS = {"env", "sh", "bash", "node", "perl", "ruby", "java", "nice", "timeout"}
 
@@ -84,16 +89,16 @@ def parameters(item: Item) -> list[tuple[str, Shown]]:
 
 def message(record: dict) -> str:
     status = record["status"]
-    lines = [(NOT_APPLICABLE if status == Status.NOT_APPLICABLE else "") + record["detail"]]
+    lines = [(NOT_APPLICABLE if status == RecordStatus.NOT_APPLICABLE else "") + record["detail"]]
     if record.get("signature"):
         lines.append(f"\ntriage bucket: [{text(record['signature'])}]")
-    if status in (Status.FAILED, Status.ERROR) and record.get("reproduce"):
+    if status in FAILING and record.get("reproduce"):
         lines.append(f"reproduce: {record['reproduce']}")
     return "\n".join(lines)
 
 
 def description(record: dict, shrunk: dict | None = None, out: Path | None = None) -> str:
-    status = Status(record["status"])
+    status = RecordStatus(record["status"])
     parts = []
     if shrunk:
         parts += [f"**{_shrunk_text(shrunk)}**", shell.fenced(shell.in_folder(out, shrunk["reproduce"]))]
@@ -102,7 +107,7 @@ def description(record: dict, shrunk: dict | None = None, out: Path | None = Non
         parts.append(f"*{status}: {MEANING[status]}.*")
     else:
         parts.append(f"**{status}**: {MEANING[status]}.")
-    if status in (Status.FAILED, Status.ERROR) and record.get("reproduce"):
+    if status in FAILING and record.get("reproduce"):
         parts += ["**Reproduce** (paste into a shell):", shell.fenced(record["reproduce"])]
     reference = f"reference: {_plain(record['ref'])}" if record.get("ref") else "no reference"
     parts.append(f"**Implementation under test**: {_plain(record['impl'])}; {reference}")
@@ -131,8 +136,8 @@ def rewrite(allure_dir: Path, records: list[dict], shrunk: dict[str, dict], out:
             continue
         cut = shrunk.get(record["id"])
         result["description"] = description(record, cut, out)
-        status = Status(record["status"])
-        if status in NOT_RUN or status == Status.PASSED:
+        status = RecordStatus(record["status"])
+        if status in NOT_RUN or status == RecordStatus.PASSED:
             result.pop("statusDetails", None)
         else:
             details = result.setdefault("statusDetails", {})
@@ -140,6 +145,6 @@ def rewrite(allure_dir: Path, records: list[dict], shrunk: dict[str, dict], out:
             if cut:
                 details["message"] += (f"\n{_shrunk_text(cut)}\nplay it: "
                                        f"{shell.in_folder(out, cut['reproduce'])}")
-            if record.get("verdict") != "crash":  # the driver's own traceback says nothing about the test
+            if record.get("verdict") != Finding.CRASH:  # the driver's own traceback says nothing about the test
                 details.pop("trace", None)
         path.write_text(json.dumps(result))

@@ -22,16 +22,20 @@ from ci import shell
 from ci.final import final_line, numbers
 from ci.regression import coverage as functional
 from ci.regression.code_coverage import lines as code_lines
-from ci.regression.record import Record
+from ci.regression.record import Finding, Record
 from ci.regression.signature import KEPT_FOLDER, normalise, shortened, text
 from golden.errors import NvdlaVerifError
-from golden.status import FAILING, RECORDED, Status
+from golden.status import FAILING, RecordStatus
 
 PYTEST_JUNIT = "pytest-junit.xml"
-#: A test's status in its record: a verdict, or why nothing was judged (skipped: the test cannot run here, e.g.
-#: unsupported by the implementation; not applicable: made for a profile the implementation under test is not).
-STATUSES = RECORDED
-NOT_RUN = (Status.SKIPPED, Status.NOT_APPLICABLE)
+#: A test's status in its record (golden.status.RecordStatus) that says nothing was judged (skipped: the test cannot
+#: run here, e.g. unsupported by the implementation; not applicable: made for a profile the implementation under
+#: test is not).
+NOT_RUN = (RecordStatus.SKIPPED, RecordStatus.NOT_APPLICABLE)
+#: A record's status in JUnit XML: the element its testcase holds (a passed test: none). Read back (pytest's own
+#: JUnit XML), an element is the first status that writes it; a testcase without one passed.
+JUNIT = {RecordStatus.FAILED: "failure", RecordStatus.ERROR: "error", RecordStatus.SKIPPED: "skipped",
+         RecordStatus.NOT_APPLICABLE: "skipped"}
 HISTORY_KEPT = 10
 #: Fields of the report that say how and where a run ran, not what it found (left out when comparing content).
 RUN_FIELDS = ("shard", "started", "wall_s", "out", "jobs", "history", "merged_from", "launcher")
@@ -75,9 +79,9 @@ def collect_records(out: Path, manifest: dict, missing: str | None = None) -> li
         if path.is_file():
             records.append(json.loads(path.read_text()))
             continue
-        status, message = junit.get(item["id"], ("error", missing or NO_RESULT))
+        status, message = junit.get(item["id"], (RecordStatus.ERROR, missing or NO_RESULT))
         # a test its batch shard never finished, however often submitted, is no crash of the implementation
-        verdict = "no result" if missing and item["id"] not in junit else "crash"
+        verdict = Finding.NO_RESULT if missing and item["id"] not in junit else Finding.CRASH
         signature = {"unit": "?", "implementation": manifest["impl"], "check": verdict,
                      "pattern": normalise(message)} if status in FAILING else None
         records.append(Record.unfinished(item, manifest, status, verdict, message, signature).to_json())
@@ -90,7 +94,7 @@ NOT_APPLICABLE = "not applicable: "
 
 def record_message(record: dict) -> str:
     """A test's message as the reports show it: why it was not applicable, its triage bucket, its detail."""
-    prefix = NOT_APPLICABLE if record["status"] == "not applicable" else ""
+    prefix = NOT_APPLICABLE if record["status"] == RecordStatus.NOT_APPLICABLE else ""
     signature = f"[{text(record['signature'])}] " if record.get("signature") else ""
     return f"{prefix}{signature}{record['detail']}"
 
@@ -99,16 +103,16 @@ def write_junit(path: Path, records: list[dict], name: str) -> None:
     """The JUnit XML of the run from its records (sorted by id): one testcase per test, its failure, error or
     skip with the record's detail, so that a resumed or merged run gives the file an uninterrupted run gives."""
     records = sorted(records, key=lambda r: r["id"])
-    counts = {s: sum(r["status"] == s for r in records) for s in STATUSES}
-    suite = ET.Element("testsuite", name=name, tests=str(len(records)), failures=str(counts["failed"]),
-                       errors=str(counts["error"]),
-                       skipped=str(counts["skipped"] + counts["not applicable"]),
+    tags = [JUNIT.get(r["status"]) for r in records]
+    suite = ET.Element("testsuite", name=name, tests=str(len(records)),
+                       failures=str(tags.count(JUNIT[RecordStatus.FAILED])),
+                       errors=str(tags.count(JUNIT[RecordStatus.ERROR])),
+                       skipped=str(tags.count(JUNIT[RecordStatus.SKIPPED])),
                        time=f"{sum(r.get('seconds') or 0.0 for r in records):.3f}")
     for r in records:
         case = ET.SubElement(suite, "testcase", classname=f"regression.{r['kind']}", name=r["id"],
                              time=f"{r.get('seconds') or 0.0:.3f}")
-        tag = {"failed": "failure", "error": "error", "skipped": "skipped", "not applicable": "skipped"}.get(
-            r["status"])
+        tag = JUNIT.get(r["status"])
         if tag:
             message = record_message(r)
             element = ET.SubElement(case, tag, message=message.splitlines()[0][:300] if message else tag)
@@ -128,14 +132,14 @@ def _junit_outcomes(path: Path) -> dict[str, tuple[str, str]]:
         if "[" not in name:
             continue
         item_id = name[name.index("[") + 1:-1]
-        for tag, status in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+        for status, tag in JUNIT.items():
             node = case.find(tag)
             if node is not None:
                 outcomes[item_id] = (status, (node.get("message") or "").splitlines()[0][:300] if node.get(
                     "message") else tag)
                 break
         else:
-            outcomes[item_id] = ("passed", "")
+            outcomes[item_id] = (RecordStatus.PASSED, "")
     return outcomes
 
 
@@ -145,7 +149,7 @@ def build_report(manifest: dict, records: list[dict], plan_testpoints: list[dict
     """The run's report; `shrinkable` and `mutant_runs` name the test kinds that declare those flags
     (ci/regression/kinds/base.py TestKind: the caller asks the kind registry, which this module cannot import)."""
     records = sorted(records, key=lambda r: r["id"])
-    counts = {s: sum(r["status"] == s for r in records) for s in STATUSES}
+    counts: dict[str, int] = {s: sum(r["status"] == s for r in records) for s in RecordStatus}
     counts["total"] = len(records)
     meta = {k: manifest.get(k) for k in ("plan", "level", "seed", "impl", "ref", "profile", "rtl_profile",
                                          "plan_items")}
@@ -194,8 +198,9 @@ def mutant_table(records: list[dict], mutant_runs: Collection[str]) -> list[dict
             continue
         caught = r.get("caught_by", [])
         signatures = sorted({text(c["signature"]) for c in caught})
-        rows.append({"mutant": r["id"].split("/", 1)[1], "caught": r["verdict"] == "caught", "status": r["status"],
-                     "layers": [c["layer"] for c in caught], "buckets": signatures, "detail": r["detail"][:200]})
+        rows.append({"mutant": r["id"].split("/", 1)[1], "caught": r["verdict"] == Finding.CAUGHT,
+                     "status": r["status"], "layers": [c["layer"] for c in caught], "buckets": signatures,
+                     "detail": r["detail"][:200]})
     return rows
 
 
@@ -205,11 +210,11 @@ def signoff(testpoints: list[dict], records: list[dict], unavailable: list[str],
     for tp in testpoints:
         mine = [r for r in records if tp["name"] in r["testpoints"]]
         ran = [r for r in mine if r["status"] not in NOT_RUN]
-        passed = sum(r["status"] == "passed" for r in ran)
+        passed = sum(r["status"] == RecordStatus.PASSED for r in ran)
         missing = [t for t in tp["tests"] if t in unavailable]
         rows.append({"testpoint": tp["name"], "milestone": tp["milestone"], "tests": tp["tests"], "items": len(mine),
-                     "ran": len(ran), "passed": passed, "skipped": sum(r["status"] == "skipped" for r in mine),
-                     "not applicable": sum(r["status"] == "not applicable" for r in mine),
+                     "ran": len(ran), RecordStatus.PASSED: passed,
+                     **{s: sum(r["status"] == s for r in mine) for s in NOT_RUN},
                      "pass_rate": round(passed / len(ran), 4) if ran else None,
                      "not_available": missing, "covers": tp.get("covers", []),
                      "coverage": functional.testpoint_coverage(tp.get("covers", []), hits)
@@ -224,12 +229,12 @@ def history(records: list[dict], previous: list[dict]) -> dict:
         return {"compared_with": None, "new_failures": [], "fixed": [], "still_failing": [], "flaky": []}
     last = {r["id"]: r["status"] for r in previous[0]["tests"]}
     new = sorted(i for i, s in now.items() if s in FAILING and last.get(i) not in FAILING)
-    fixed = sorted(i for i, s in now.items() if s == "passed" and last.get(i) in FAILING)
+    fixed = sorted(i for i, s in now.items() if s == RecordStatus.PASSED and last.get(i) in FAILING)
     still = sorted(i for i, s in now.items() if s in FAILING and last.get(i) in FAILING)
     flaky = []
     for item_id in sorted(now):
         verdicts = [now[item_id]] + [_status_in(run, item_id) for run in previous]
-        seen = [v in FAILING for v in verdicts if v in (*FAILING, "passed")]
+        seen = [v in FAILING for v in verdicts if v in (*FAILING, RecordStatus.PASSED)]
         flips = sum(a != b for a, b in zip(seen, seen[1:], strict=False))
         if flips >= 2:
             flaky.append(item_id)
@@ -263,9 +268,8 @@ def content(report: dict) -> dict:
 def summary_text(report: dict, out: Path | None = None) -> str:
     m, c = report["meta"], report["counts"]
     ref = m["ref"] or "none"
-    lines = [f"regress {m['level']}: seed {m['seed']}, {m['impl']} vs {ref}, "
-             f"{c['total']} tests: {c['passed']} passed, {c['failed']} failed, {c['error']} errors, "
-             f"{c['skipped']} skipped, {c.get('not applicable', 0)} not applicable"]
+    counted = ", ".join(f"{c.get(s, 0)} {'errors' if s == RecordStatus.ERROR else s}" for s in RecordStatus)
+    lines = [f"regress {m['level']}: seed {m['seed']}, {m['impl']} vs {ref}, {c['total']} tests: {counted}"]
     if m.get("rtl_profile"):
         lines[0] += f" (the RTL is {m['rtl_profile']})"
     if report["buckets"]:
@@ -288,8 +292,9 @@ def summary_text(report: dict, out: Path | None = None) -> str:
     if report["mutants"]:
         lines.append("fixture mutants:")
         for row in report["mutants"]:
-            verdict = "caught" if row["caught"] else ("SURVIVED" if row["status"] == "failed" else "ERROR")
-            shown = "; ".join(row["buckets"]) or (f"({row['detail']})" if verdict == "ERROR" else "")
+            errored = not row["caught"] and row["status"] != RecordStatus.FAILED
+            verdict = Finding.CAUGHT if row["caught"] else (RecordStatus.ERROR if errored else Finding.SURVIVED).upper()
+            shown = "; ".join(row["buckets"]) or (f"({row['detail']})" if errored else "")
             lines.append(f"  {row['mutant']:22} {verdict:8} {shortened(shown, 160)}")
     h = report["history"]
     if h["compared_with"] is not None:
@@ -317,10 +322,10 @@ def verdict(report: dict, pytest_exit: int | None = None, command: str = "regres
     """The run's exit status and its last line (ci/final.py): 1 when a test failed or errored, or when the pytest
     session itself ended abnormally (`pytest_exit`: its status, None for merged shards); 0 otherwise."""
     c = report["counts"]
-    counted = numbers({"passed": c["passed"], "failed": c["failed"], "error": c["error"]}, {"error": "errors"})
-    aside = numbers({"skipped": c["skipped"], "not applicable": c.get("not applicable", 0)})
+    counted = numbers({s: c[s] for s in (RecordStatus.PASSED, *FAILING)}, {RecordStatus.ERROR: "errors"})
+    aside = numbers({s: c.get(s, 0) for s in NOT_RUN})
     aside = f"not run: {aside} (listed above)" if aside else ""
-    if c["failed"] or c["error"]:
+    if c[RecordStatus.FAILED] or c[RecordStatus.ERROR]:
         code, rule = 1, "a test failed or errored"
     elif pytest_exit is not None and pytest_exit not in PYTEST_ENDED:
         code, rule = 1, f"the pytest session ended with exit {pytest_exit} (its output: pytest.log)"
@@ -331,17 +336,17 @@ def verdict(report: dict, pytest_exit: int | None = None, command: str = "regres
 
 def not_applicable_lines(records: list[dict]) -> list[str]:
     """The tests not applicable to the implementation under test by name, grouped by what its profile lacks."""
-    return _grouped(records, Status.NOT_APPLICABLE, "not applicable (made for what the implementation under test "
+    return _grouped(records, RecordStatus.NOT_APPLICABLE, "not applicable (made for what the implementation under test "
                                                     "lacks):")
 
 
 def skipped_lines(records: list[dict]) -> list[str]:
     """The skipped tests by name, grouped by why they did not run (the implementation does not support what they
     use, a data file is missing, no generator yet, ...)."""
-    return _grouped(records, Status.SKIPPED, "skipped (not run; count, why, tests):")
+    return _grouped(records, RecordStatus.SKIPPED, "skipped (not run; count, why, tests):")
 
 
-def _grouped(records: list[dict], status: Status, heading: str) -> list[str]:
+def _grouped(records: list[dict], status: RecordStatus, heading: str) -> list[str]:
     groups: dict[str, list[str]] = {}
     for r in records:
         if r["status"] == status:
@@ -361,10 +366,7 @@ def signoff_lines(rows: list[dict]) -> list[str]:
         lines.append(f"  {row['testpoint']:42} {row['milestone']:9} {row['passed']:>4}/{row['ran']:<5} {rate:>6} "
                      f"{coverage_cell(row):>22}  {', '.join(row['tests'])}")
         extra = []
-        if row["skipped"]:
-            extra.append(f"{row['skipped']} skipped")
-        if row.get("not applicable"):
-            extra.append(f"{row['not applicable']} not applicable")
+        extra += [f"{row[s]} {s}" for s in NOT_RUN if row.get(s)]
         if row["not_available"]:
             extra.append("not available: " + ", ".join(row["not_available"]))
         cov = row.get("coverage") or {}
@@ -376,10 +378,10 @@ def signoff_lines(rows: list[dict]) -> list[str]:
 
 
 def coverage_cell(row: dict) -> str:
-    if row["items"] and row.get("not applicable") == row["items"]:
-        return "not applicable"
+    if row["items"] and row.get(RecordStatus.NOT_APPLICABLE) == row["items"]:
+        return RecordStatus.NOT_APPLICABLE
     if not row["ran"]:  # nothing measured: no hole either
-        why = numbers({"skipped": row["skipped"], "not applicable": row.get("not applicable", 0)})
+        why = numbers({s: row.get(s, 0) for s in NOT_RUN})
         return f"not run ({why or 'no tests'})"
     cov = row.get("coverage")
     if cov is None:

@@ -26,6 +26,7 @@ from ci.regression.results import buckets, shrunk_file
 from ci.regression.signature import normalise, result_signature, text
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
+from golden.status import FAILING
 from stimulus.choose import Seeded
 from stimulus.export import GenerationError, write_trace
 from stimulus.families import draw_layers
@@ -105,7 +106,7 @@ class _Attempts:
             return None
         s = self.settings
         result = play_layer(path, self.profile, s.impl, s.reference_spec(), s.timeout_scale)
-        if result.status in ("failed", "error") and text(result_signature(result)) == self.signature:
+        if result.status in FAILING and text(result_signature(result)) == self.signature:
             return path, choose.values_drawn()
         return None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import golden.units
+from golden.status import Verdict
 from golden.verdict import TraceResult
 
 #: Where a run kept its files: a temporary folder, different on every run (command and RTL implementations).
@@ -67,7 +68,7 @@ def unit_of(result: TraceResult) -> str:
 def result_signature(result: TraceResult) -> dict:
     """The signature parts of a failed or errored trace result."""
     failed = [c for c in result.checks if not c.passed]
-    if result.status == "failed" and failed:
+    if result.status == Verdict.FAILED and failed:
         check, message = failed[0].command, failed[0].message
         if check.startswith("scoreboard vs "):
             check = "scoreboard"

@@ -33,6 +33,7 @@ from ci.suite import MANIFEST, MUSTPASS, SUITE_FORMAT, SuiteError, dumps, file_h
 from golden.config import Profile
 from golden.errors import DataFileError, TraceError
 from golden.memory_files import inside
+from golden.status import Verdict
 from golden.trace import load_trace
 from stimulus.directed import directed
 from stimulus.export import GenerationError
@@ -107,7 +108,7 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
     say(f"suite {profile.name} {version}: {len(copies)} NVIDIA traces copied; playing them on the golden model")
     for copy, (status, detail, units) in zip(copies, _run_all(copies, profile, jobs), strict=True):
         name = copy.parent.name
-        if status == "passed":
+        if status == Verdict.PASSED:
             tests.append({"id": f"nvidia/{name}", "source": "nvidia", "family": _family(name), "units": units,
                           "trace": copy.relative_to(out).as_posix()})
         else:
@@ -131,7 +132,7 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
                 try:
                     path = write_generated(family, profile, seed, index, out / "generated", count)
                 except GenerationError as exc:
-                    excluded.append({"id": f"generated/{family} seed {seed} trace {index}", "status": "error",
+                    excluded.append({"id": f"generated/{family} seed {seed} trace {index}", "status": Verdict.ERROR,
                                      "detail": _relative(str(exc), out, data)})
                     continue
                 written.append((path, family, key, seed, index, count))
@@ -140,7 +141,7 @@ def build(profile: Profile, version: str, out: str | Path, data: str | Path, *, 
     for (path, family, key, seed, index, count), (status, detail, units) in zip(
             written, _run_all([w[0] for w in written], profile, jobs), strict=True):
         name = path.parent.name
-        if status != "passed":  # the golden model wrote its CRCs: anything else is the project's bug
+        if status != Verdict.PASSED:  # the golden model wrote its CRCs: anything else is the project's bug
             raise SuiteError(f"generated trace {name} does not pass on the golden model: {status}: {detail}")
         generated[key]["traces"] += 1
         tests.append({"id": f"generated/{name}", "source": "generated", "family": family, "units": units,

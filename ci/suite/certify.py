@@ -59,14 +59,15 @@ from ci.suite import (
 )
 from ci.suite.signature import SIGNATURE, sign_package
 from ci.suite.summary import write_summary
-from ci.suite.verify import PACKAGE_MANIFEST, Verdict, counted, counts, judge
+from ci.suite.verify import PACKAGE_MANIFEST, Certification, Verdict, counted, counts, judge
 from golden.config import Profile, get_profile
-from golden.status import Status
+from golden.status import Verdict as TraceVerdict
 from scoreboards.verdict import verify
 
-#: TraceResult status -> the package's result (before waivers)
-RESULT = {Status.PASSED: "pass", Status.NOT_APPLICABLE: "not supported", Status.UNSUPPORTED: "not supported",
-          Status.FAILED: "fail", Status.ERROR: "error", Status.INVALID: "error"}
+#: A trace's verdict -> the package's result (before waivers)
+RESULT = {TraceVerdict.PASSED: Certification.PASS, TraceVerdict.NOT_APPLICABLE: Certification.NOT_SUPPORTED,
+          TraceVerdict.UNSUPPORTED: Certification.NOT_SUPPORTED, TraceVerdict.FAILED: Certification.FAIL,
+          TraceVerdict.ERROR: Certification.ERROR, TraceVerdict.INVALID: Certification.ERROR}
 
 
 def load_waivers(path: str | Path | None, suite: Suite) -> dict[str, str]:
@@ -117,8 +118,8 @@ def _play(task: tuple[str, str, str, Profile, str, str | None]) -> dict:
     """One test's result entry (without the waiver), never raising for a problem of the test or the model."""
     test, path, folder, profile, impl, ref = task
     result = verify(path, profile, _created(impl), _created(ref))
-    mismatch = result.mismatch_summary() if result.status == Status.FAILED else ""
-    return {"id": test, "status": result.status, "result": RESULT.get(result.status, "error"),
+    mismatch = result.mismatch_summary() if result.status == TraceVerdict.FAILED else ""
+    return {"id": test, "status": result.status, "result": RESULT[result.status],
             "detail": _within(result.detail, folder), "mismatch": _within(mismatch, folder),
             "seconds": round(result.seconds, 3), "cycles": result.cycles,
             "warnings": [_within(w, folder) for w in result.warnings]}
@@ -191,8 +192,8 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
         entry = dict(results[test])
         meta = suite.tests[test]
         entry.update(family=meta["family"], units=meta.get("units", []), source=meta["source"])
-        if entry["result"] in ("fail", "error") and test in waivers:
-            entry["result"], entry["waiver"] = "waived", waivers[test]
+        if entry["result"] in (Certification.FAIL, Certification.ERROR) and test in waivers:
+            entry["result"], entry["waiver"] = Certification.WAIVED, waivers[test]
         entries.append(entry)
     verdict = judge(entries)
     note(f"{len(entries)} tests in {time.perf_counter() - started:.1f} s: {counted(entries)}")
@@ -201,7 +202,7 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
         note(f"  {reason}")
     log.close()
     if coverage:
-        passed = [suite.trace(e["id"]) for e in entries if e["result"] == "pass"]
+        passed = [suite.trace(e["id"]) for e in entries if e["result"] == Certification.PASS]
         (out / "coverage.txt").write_text(coverage_of(passed, profile))
     _write_package(out, suite, implementation, impl, impl_version, ref_spec, entries, waivers, verdict)
     if signing_key is not None:

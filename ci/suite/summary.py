@@ -6,9 +6,10 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from ci.suite.verify import SHOWN
+from ci.suite.verify import COLUMNS, PLURAL, SHOWN, Certification
 
-COLUMNS = ("pass", "fail", "error", "waived", "not supported")
+#: summary.html's column headers: the results as the verdict lines count them
+HEADERS = "".join(f"<th>{PLURAL.get(c, SHOWN[c])}</th>" for c in COLUMNS)
 STYLE = """body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #999;padding:.2em .6em;text-align:left;vertical-align:top}td.n{text-align:right}
 .bad{background:#fdd}.ok{background:#dfd}pre{white-space:pre-wrap;margin:0;font-size:90%}"""
@@ -21,8 +22,8 @@ def write_summary(path: Path, statement: dict, entries: list[dict], waivers: dic
             for family in sorted({e["family"] for e in entries})]
     unit_rows = [_row(unit, [e for e in entries if unit in e.get("units", [])], False)
                  for unit in sorted({u for e in entries for u in e.get("units", [])})]
-    failing = [e for e in entries if e["result"] in ("fail", "error")]
-    unsupported = [e for e in entries if e["result"] == "not supported"]
+    failing = [e for e in entries if e["result"] in (Certification.FAIL, Certification.ERROR)]
+    unsupported = [e for e in entries if e["result"] == Certification.NOT_SUPPORTED]
     parts = [
         "<!DOCTYPE html>", "<html lang=en><head><meta charset=utf-8>",
         f"<title>NVDLA conformance: {escape(impl['name'])} on suite {escape(suite['profile'])} "
@@ -40,10 +41,10 @@ def write_summary(path: Path, statement: dict, entries: list[dict], waivers: dic
                                                      f"{statement['machine']['platform']}"),
             ("nvdla-verif", statement["nvdla_verif_version"]))) + "</table>",
         "<h2>Per family</h2><table><tr><th>family</th><th>units</th><th>tests</th>"
-        + "".join(f"<th>{c}</th>" for c in ("passed", "failed", "errors", "waived", "not supported")) + "</tr>",
+        + HEADERS + "</tr>",
         *rows, "</table>",
         "<h2>Per unit</h2><p>A test counts for every unit its layers enable.</p><table><tr><th>unit</th><th>tests</th>"
-        + "".join(f"<th>{c}</th>" for c in ("passed", "failed", "errors", "waived", "not supported")) + "</tr>",
+        + HEADERS + "</tr>",
         *unit_rows, "</table>",
         f"<h2>Failing tests ({len(failing)})</h2>",
     ]
@@ -59,7 +60,7 @@ def write_summary(path: Path, statement: dict, entries: list[dict], waivers: dic
         parts.append("<p>none</p>")
     parts.append(f"<h2>Waivers ({len(waivers)})</h2>")
     if waivers:
-        used = {e["id"]: e for e in entries if e["result"] == "waived"}
+        used = {e["id"]: e for e in entries if e["result"] == Certification.WAIVED}
         parts.append("<table><tr><th>test</th><th>reason</th><th>result without the waiver</th></tr>")
         parts += [f"<tr><td>{escape(test)}</td><td>{escape(reason)}</td><td>"
                   + (escape(f"{used[test]['status']}: {used[test]['detail']}") if test in used else

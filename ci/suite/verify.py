@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from ci.suite import (
@@ -38,17 +39,32 @@ from ci.suite import (
     test_problems,
 )
 from ci.suite.signature import SIGNATURE, SignatureError, check_signature, load_public_key
-from golden.status import Status
+from golden.status import Verdict as TraceVerdict
 
-#: The results a test can have in a package; the first three are allowed.
-ALLOWED = ("pass", "not supported", "waived")
-RESULTS = (*ALLOWED, "fail", "error")
-#: How the terminal, the log and summary.html name a package's result: the status word (golden/status.py) where the
-#: result is one, so that certify and conform say the same word; the package itself keeps RESULTS.
-SHOWN = {"pass": str(Status.PASSED), "fail": str(Status.FAILED), "error": str(Status.ERROR), "waived": "waived",
-         "not supported": "not supported"}
+
+class Certification(StrEnum):
+    """The results a test can have in a package (results.json), the package's own vocabulary; the first three are
+    allowed. certify's RESULT (ci/suite/certify.py) turns a verdict into one."""
+
+    PASS = "pass"
+    NOT_SUPPORTED = "not supported"
+    WAIVED = "waived"
+    FAIL = "fail"
+    ERROR = "error"
+
+
+ALLOWED = (Certification.PASS, Certification.NOT_SUPPORTED, Certification.WAIVED)
+RESULTS = tuple(Certification)
+#: The order a package's results are counted in (the verdict lines, summary.html's columns).
+COLUMNS = (Certification.PASS, Certification.FAIL, Certification.ERROR, Certification.WAIVED,
+           Certification.NOT_SUPPORTED)
+#: How the terminal, the log and summary.html name a package's result: the verdict word (golden/status.py) where the
+#: result is one, so that certify and conform say the same word; the package itself keeps the Certification word.
+SHOWN = {Certification.PASS: TraceVerdict.PASSED, Certification.FAIL: TraceVerdict.FAILED,
+         Certification.ERROR: TraceVerdict.ERROR, Certification.WAIVED: Certification.WAIVED,
+         Certification.NOT_SUPPORTED: Certification.NOT_SUPPORTED}
 #: A count of results as the verdict lines say it ("2 errors").
-PLURAL = {"error": "errors"}
+PLURAL = {Certification.ERROR: "errors"}
 #: Why certify and verify exit as they do, per verdict (ci/final.py).
 RULE = {True: "every mustpass test passed, is not supported or is waived",
         False: "a mustpass test failed or errored and no waiver names it"}
@@ -69,7 +85,7 @@ def counted(results: list[dict]) -> str:
     """"8 passed, 1 failed, 0 errors, 0 waived, 1 not supported": every result's count in the shown words."""
     total = counts(results)
     return ", ".join(f"{total[name]} {PLURAL.get(name, SHOWN[name]) if total[name] != 1 else SHOWN[name]}"
-                     for name in ("pass", "fail", "error", "waived", "not supported"))
+                     for name in COLUMNS)
 
 
 def counts(results: list[dict]) -> dict[str, int]:
@@ -81,12 +97,13 @@ def judge(results: list[dict]) -> Verdict:
     total = counts(results)
     bad = [r for r in results if r["result"] not in ALLOWED]
     if bad:
-        parts = [f"{total['fail']} failed"] + ([f"{total['error']} errors"] if total["error"] else [])
+        fail, error = total[Certification.FAIL], total[Certification.ERROR]
+        parts = [f"{fail} {SHOWN[Certification.FAIL]}"] + ([f"{error} {PLURAL[Certification.ERROR]}"] if error else [])
         reasons = [f"{SHOWN.get(r['result'], r['result'])}: {r['id']} ({r.get('family', '?')}; "
                    f"{', '.join(r.get('units', [])) or '-'}): {r.get('detail', '')}" for r in bad]
         return Verdict(f"not conformant: {', '.join(parts)} of {len(results)} tests", reasons)
-    line = (f"conformant: {total['pass']} passed, {total['waived']} waived, {total['not supported']} not supported "
-            f"of {len(results)} tests")
+    allowed = ", ".join(f"{total[name]} {SHOWN[name]}" for name in COLUMNS if name in ALLOWED)
+    line = f"conformant: {allowed} of {len(results)} tests"
     return Verdict(line, [], True)
 
 
@@ -179,7 +196,7 @@ def _problems(package: Path, suite_folder) -> list[str]:
             reasons.append(f"waiver of {test} has no reason")
         waived[test] = reason
     reasons += [f"{r['id']} is waived but waivers.json has no waiver for it" for r in results
-                if r.get("result") == "waived" and r.get("id") not in waived]
+                if r.get("result") == Certification.WAIVED and r.get("id") not in waived]
     return reasons
 
 

@@ -3,7 +3,7 @@ killed.
 
 Each case is played in a long-lived worker (spawned once, restarted after a hang or a memory blow-up):
 
-    outcome     the verdict's status (golden.status.Status: passed, failed, unsupported, invalid, error), or
+    outcome     the verdict's status (golden.status.Verdict: passed, failed, unsupported, invalid, error), or
     internal    play() reported an exception outside the project family ("internal error ...")
     crash       the worker died (a signal, or an exception escaping play itself)
     hang        no verdict within the per-case time limit (the worker is killed)
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci.tracemutate.mutations import Case
-from golden.status import Status
+from golden.status import Verdict
 
 FINDINGS = ("internal", "crash", "hang", "memory")
 GIB = 1 << 30
@@ -78,7 +78,7 @@ def _worker(connection, address_space: int, player: str = GOLDEN_PLAYER) -> None
 
 @dataclass
 class Outcome:
-    kind: str  # a golden.status.Status, or one of FINDINGS
+    kind: str  # a golden.status.Verdict, or one of FINDINGS
     detail: str
     seconds: float
     peak: int  # worker peak RSS in bytes so far
@@ -131,7 +131,7 @@ class Worker:
         if peak > self.memory_limit:
             self.stop()  # a fresh worker: ru_maxrss only grows
             return Outcome("memory", f"peak RSS {peak / GIB:.2f} GiB ({status}: {detail[:200]})", seconds, peak)
-        if status == Status.ERROR and detail.startswith("internal error"):
+        if status == Verdict.ERROR and detail.startswith("internal error"):
             return Outcome("internal", detail, seconds, peak)
         return Outcome(status, detail, seconds, peak)
 
@@ -184,7 +184,7 @@ class Fuzzer:
         self.peak = max(self.peak, outcome.peak)
         self.seconds += outcome.seconds
         self.slowest = max(self.slowest, outcome.seconds)
-        if outcome.kind == Status.ERROR:
+        if outcome.kind == Verdict.ERROR:
             self.errors[_stem(outcome.detail)] += 1
         if outcome.finding:
             self.findings.append(self._reproducer(case, outcome, folder))

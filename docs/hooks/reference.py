@@ -84,14 +84,14 @@ def statuses() -> str:
     from ci.suite.verify import SHOWN
     from golden import status
 
-    groups = {"a trace's verdict": status.VERDICTS, "how a run ended": status.ENDINGS,
-              "a regression record": status.RECORDED, "fails a run": status.FAILING}
+    groups = {"a trace's verdict": tuple(status.Verdict), "how a run ended": tuple(status.Ending),
+              "a regression record": tuple(status.RecordStatus), "fails a run": status.FAILING}
     lines = ["# Status words", "",
              "One word per status, everywhere: the terminal, `summary.txt`, JSON, CSV and the HTML report "
              "print these words (generated from `golden/status.py`).", "",
              "| word | " + " | ".join(groups) + " | a certification result |",
              "|---|" + "---|" * len(groups) + "---|"]
-    for word in status.Status:
+    for word in dict.fromkeys([*status.Verdict, *status.Ending, *status.RecordStatus]):
         marks = ["yes" if word in members else "" for members in groups.values()]
         lines.append(f"| `{word}` | " + " | ".join(marks) + f" | {_code(RESULT.get(word, ''))} |")
     lines += ["", "What each word means, as `golden/status.py` states it:", "", "```text",

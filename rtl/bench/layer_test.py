@@ -18,7 +18,7 @@ import pyuvm
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_test
 
-from golden.status import Status
+from golden.status import Ending
 from rtl.bench.env import NvdlaEnv, bind_ports, reset, start_clock_and_tie_offs
 from rtl.bench.sequences import LayerSequence, LayerTimeout
 from rtl.job import Job
@@ -37,7 +37,7 @@ class LayerTest(uvm_test):
         ConfigDB().set(None, "*", "JOB_DIR", self.job_path.parent)
         ConfigDB().set(None, "*", "AXI_PAUSE", (self.job.axi_pause, self.job.seed))
         self.env = NvdlaEnv("env", self)
-        self.status, self.message, self.log = Status.COMPLETED, "", []
+        self.status, self.message, self.log = Ending.COMPLETED, "", []
 
     async def run_phase(self):
         self.raise_objection()
@@ -49,9 +49,9 @@ class LayerTest(uvm_test):
         try:
             await sequence.start(self.env.csb.seqr)
         except LayerTimeout as error:
-            self.status, self.message = Status.TIMEOUT, str(error)
+            self.status, self.message = Ending.TIMEOUT, str(error)
         except Exception as error:  # reported in result.json, never swallowed silently
-            self.status, self.message = Status.ERROR, "".join(traceback.format_exception(error))
+            self.status, self.message = Ending.ERROR, "".join(traceback.format_exception(error))
         self.log = sequence.log
         self.sim_ns = get_sim_time(unit="ns")
         self.run_s = time.perf_counter() - started
@@ -63,5 +63,5 @@ class LayerTest(uvm_test):
                    "clock_ns": self.job.clock_ns, "interrupt_count": self.env.intr.count,
                    "csb_stall_cycles": self.env.csb.driver.stall_cycles, **self.env.outcome.summary()}
         (self.job_path.parent / "result.json").write_text(json.dumps(summary, indent=1))
-        if self.status != Status.COMPLETED:
+        if self.status != Ending.COMPLETED:
             self.logger.error(f"layer {self.status}: {self.message}")

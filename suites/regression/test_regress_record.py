@@ -12,7 +12,7 @@ from ci.regression.engine import Settings
 from ci.regression.item import Item
 from ci.regression.record import ABSENT, Record
 from ci.regression.results import collect_records
-from golden.status import Status
+from golden.status import RecordStatus
 
 ITEM = Item("random_sdp/s9_2l", "random_sdp", {"seed": 9, "layers": 2}, ("random_2l",), ("sdp_random",))
 #: Keys every record had before records were typed (the record of ci/regression/engine.py's new_record).
@@ -70,6 +70,6 @@ def test_a_row_missing_a_common_key_is_refused():
 def test_a_status_word_reads_as_its_status_and_an_unknown_one_is_refused():
     row = Record.of(ITEM, Settings(), "not applicable", "-", "lacks fp16", "r").to_json()
     assert row["status"] == "not applicable" and type(row["status"]) is str  # the word on disk
-    assert Record.from_json(row).status is Status.NOT_APPLICABLE
+    assert Record.from_json(row).status is RecordStatus.NOT_APPLICABLE
     with pytest.raises(Exception, match="status 'pass'"):
         Record.from_json({**row, "status": "pass"})

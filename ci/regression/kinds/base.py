@@ -24,9 +24,9 @@ from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
 from ci.regression.planning import PlanError
-from ci.regression.record import Record
+from ci.regression.record import Finding, Record
 from ci.regression.signature import result_signature
-from golden.status import Status
+from golden.status import FAILING, RecordStatus
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class TestKind:
         """A command that reproduces the item's result pasted into a shell in any folder."""
         return engine.regress_command(item, settings)
 
-    def record(self, item: Item, settings: Settings, status: Status | str, verdict: str, detail: str,
+    def record(self, item: Item, settings: Settings, status: RecordStatus | str, verdict: str, detail: str,
                **fields) -> Record:
         return Record.of(item, settings, status, verdict, detail, self.reproduce(item, settings), **fields)
 
@@ -133,7 +133,7 @@ class TestKind:
         else `profile_name`, else the one the trace's folder names)."""
         profile = engine.profile_for(path, settings, profile_name)
         if profile is None:
-            return Run(self.record(item, settings, "skipped", "-",
+            return Run(self.record(item, settings, RecordStatus.SKIPPED, Finding.NOT_RUN,
                                    f"cannot infer the profile of {path}; use --profile"))
         ran: list = []
         result = engine.play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale,
@@ -144,7 +144,7 @@ class TestKind:
         record = self.record(item, settings, status, result.status, note or result.detail,
                              size_bytes=engine.layer_bytes(path), path=engine.shown_path(path, settings),
                              profile=profile.name, cycles=result.cycles, **engine.coverage_fields(profile, ran))
-        if status in ("failed", "error"):
+        if status in FAILING:
             record.signature = result_signature(result)
         return Run(record, [result], [path])
 

@@ -14,6 +14,8 @@ from ci.regression.engine import Run, Settings, implementation_arguments
 from ci.regression.item import Item
 from ci.regression.kinds.base import Expansion, TestKind
 from ci.regression.planning import PlanError, count_for, seeds
+from ci.regression.record import Finding
+from golden.status import RecordStatus
 
 MODES = ("directed", "random")
 
@@ -79,8 +81,8 @@ class Fuzz(TestKind):
                   f"{c.get('b_findings')}")
         if findings:
             detail += "; first: " + findings[0]["detail"][:300]
-        status = "failed" if findings else "passed"
-        record = self.record(item, settings, status, "findings" if findings else "agreed", detail,
+        status = RecordStatus.FAILED if findings else RecordStatus.PASSED
+        record = self.record(item, settings, status, Finding.FINDINGS if findings else Finding.AGREED, detail,
                              path=str(out), profile=profile.name, fuzz=c,
                              signature=findings[0]["signature"] if findings else None)
         attachments = [(f"{mode} campaign", out / mode / "summary.txt") for mode in MODES]

@@ -23,6 +23,7 @@ from ci.regression.planning import LEVELS, PlanError, count_for, derived_seed, s
 from ci.regression.signature import normalise
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
+from golden.status import RecordStatus, Verdict
 
 #: The profile generated and illegal tests that name none draw for when the RTL declares none.
 GENERATED_PROFILE = "nv_small"
@@ -196,7 +197,7 @@ class Generated(TestKind):
             detail = f"the golden model rejects its own generated layer: {exc}"
             signature = {"unit": p["family"].upper(), "implementation": "golden", "check": "generation",
                          "pattern": normalise(str(exc))}
-            return Run(self.record(item, settings, "error", "error", detail, signature=signature))
+            return Run(self.record(item, settings, RecordStatus.ERROR, Verdict.ERROR, detail, signature=signature))
         return self.play_trace(item, path, settings, p.get("profile"))
 
     def reproduce(self, item: Item, settings: Settings) -> str:

@@ -18,9 +18,11 @@ from ci.regression.item import Item
 from ci.regression.kinds.base import Expansion, TestKind
 from ci.regression.kinds.generated import check_drawn
 from ci.regression.planning import seeds
+from ci.regression.record import Finding
 from ci.regression.signature import normalise
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
+from golden.status import RecordStatus, Verdict
 
 
 class Illegal(TestKind):
@@ -61,13 +63,13 @@ class Illegal(TestKind):
         p = item.params
         rule_id = p["rule"]
         if p.get("no_generator"):
-            return Run(self.record(item, settings, "skipped", "-", f"no illegal generator for rule {rule_id} yet "
-                                   "(stimulus/illegal.py)"))
+            return Run(self.record(item, settings, RecordStatus.SKIPPED, Finding.NOT_RUN,
+                                   f"no illegal generator for rule {rule_id} yet (stimulus/illegal.py)"))
         profile = get_profile(p["profile"])
         try:
             layer = illegal.illegal_layer(rule_id, Seeded([p["seed"], 0]), profile)
         except illegal.NoIllegalLayer as exc:
-            return Run(self.record(item, settings, "error", "error", str(exc),
+            return Run(self.record(item, settings, RecordStatus.ERROR, Verdict.ERROR, str(exc),
                                    signature=_signature(p, "golden", "no illegal layer", str(exc))))
         folder = settings.work / "illegal" / profile.name
         name = f"{rule_id}_s{p['seed']}"
@@ -86,13 +88,14 @@ class Illegal(TestKind):
         named = re.search(rf"(rule: |also ){re.escape(rule_id)}(?![\w-])", result.detail) is not None
         shown = engine.shown_path(path, settings)
         by = f" (by {result.implementation}: the RTL validates no register)" if rtl else ""
-        if result.status == "error" and named:
-            return Run(self.record(item, settings, "passed", "rejected", f"rejected naming {rule_id}{by}: "
-                                   f"{result.detail}", path=shown, profile=profile.name), [result], [path])
+        if result.status == Verdict.ERROR and named:
+            return Run(self.record(item, settings, RecordStatus.PASSED, Finding.REJECTED,
+                                   f"rejected naming {rule_id}{by}: {result.detail}", path=shown, profile=profile.name),
+                       [result], [path])
         detail = f"expected a rejection naming {rule_id}, got {result.status}: {result.detail}"
-        verdict = "wrong rule" if result.status == "error" else "accepted"
-        result.status, result.detail = "failed", detail
-        return Run(self.record(item, settings, "failed", verdict, detail, path=shown, profile=profile.name,
+        verdict = Finding.WRONG_RULE if result.status == Verdict.ERROR else Finding.ACCEPTED
+        result.status, result.detail = Verdict.FAILED, detail
+        return Run(self.record(item, settings, RecordStatus.FAILED, verdict, detail, path=shown, profile=profile.name,
                                signature=_signature(p, result.implementation, "rejection", detail)),
                    [result], [path])
 
@@ -105,14 +108,14 @@ class Illegal(TestKind):
             illegal.run_on_golden(layer, profile, folder, name)
         except ConfigurationError as exc:
             if rule_id in (exc.rule or "") or rule_id in str(exc):
-                return Run(self.record(item, settings, "passed", "rejected", f"rejected naming {rule_id} (golden "
-                                       f"model, directly: {why}): {exc}"))
+                return Run(self.record(item, settings, RecordStatus.PASSED, Finding.REJECTED,
+                                       f"rejected naming {rule_id} (golden model, directly: {why}): {exc}"))
             detail = f"expected a rejection naming {rule_id}, got: {exc}"
         except NvdlaVerifError as exc:
             detail = f"expected a rejection naming {rule_id}, got {type(exc).__name__}: {exc}"
         else:
             detail = f"the golden model ran a layer breaking {rule_id}"
-        return Run(self.record(item, settings, "failed", "accepted", detail,
+        return Run(self.record(item, settings, RecordStatus.FAILED, Finding.ACCEPTED, detail,
                                signature=_signature(item.params, "golden", "rejection", detail)))
 
 

@@ -12,8 +12,10 @@ from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
 from ci.regression.kinds.base import Expansion, TestKind
+from ci.regression.record import Finding
 from ci.regression.signature import result_signature
 from golden.config import get_profile
+from golden.status import RecordStatus, Verdict
 from golden.trace import find_traces
 
 FIXTURE_SOURCES = Path(__file__).resolve().parents[3] / "rtl" / "fixture"
@@ -56,7 +58,7 @@ class Mutants(TestKind):
     def run(self, item: Item, settings: Settings) -> Run:
         switch = item.params["switch"]
         if settings.impl != "rtl":
-            return Run(self.record(item, settings, "skipped", "-",
+            return Run(self.record(item, settings, RecordStatus.SKIPPED, Finding.NOT_RUN,
                                    f"a fixture mutant needs --impl rtl (got {settings.impl})"))
         from rtl.build import BuildOptions, build
         from rtl.implementation import Rtl
@@ -74,21 +76,24 @@ class Mutants(TestKind):
                                        implementation=mutant)
             results.append(result)
             paths.append(path)
-            if result.status not in ("passed", "unsupported", "invalid"):
+            if result.status not in (Verdict.PASSED, Verdict.UNSUPPORTED, Verdict.INVALID):
                 caught.append({"layer": name, "verdict": result.status, "signature": result_signature(result),
                                "size_bytes": engine.layer_bytes(path),
                                "detail": _in_work(result.detail, settings)[:300]})
-        if caught and all(c["verdict"] == "error" and _infrastructure(c["detail"]) for c in caught):
+        if caught and all(c["verdict"] == Verdict.ERROR and _infrastructure(c["detail"]) for c in caught):
             # Every layer that stopped did so because the simulation never started: a broken build, not a catch.
-            return Run(self.record(item, settings, "error", "errored", f"{switch}: no layer failed a check, "
-                                   f"{len(caught)} of {len(results)} errored: {caught[0]['signature']['pattern']}",
+            return Run(self.record(item, settings, RecordStatus.ERROR, Finding.ERRORED,
+                                   f"{switch}: no layer failed a check, {len(caught)} of {len(results)} errored: "
+                                   f"{caught[0]['signature']['pattern']}",
                                    signature={**caught[0]["signature"], "check": "mutant run"}, caught_by=caught),
                        results, paths)
         if caught:
             smallest = min(caught, key=lambda c: c["size_bytes"])
             detail = f"caught by {len(caught)} of {len(results)} layers; smallest: {smallest['layer']}"
-            return Run(self.record(item, settings, "passed", "caught", detail, caught_by=caught), results, paths)
-        return Run(self.record(item, settings, "failed", "survived", f"{switch} survived all {len(results)} layers",
+            return Run(self.record(item, settings, RecordStatus.PASSED, Finding.CAUGHT, detail, caught_by=caught),
+                       results, paths)
+        return Run(self.record(item, settings, RecordStatus.FAILED, Finding.SURVIVED,
+                               f"{switch} survived all {len(results)} layers",
                                signature={"unit": "SDP", "implementation": "rtl", "check": "mutant",
                                           "pattern": "mutant survived the default layer set"}), results, paths)
 

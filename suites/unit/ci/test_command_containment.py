@@ -22,7 +22,7 @@ from ci.implementations import command
 from ci.implementations.command import Command
 from golden.config import get_profile
 from golden.player import prepare
-from golden.status import Status
+from golden.status import Ending
 
 TRACE = "trace_tests/nv_small/sdp_1x1x1_pass_through_int8"
 #: The address space nvdla-verif gets in the tests that flood it: less than the flood, plenty for the run.
@@ -152,7 +152,7 @@ def test_no_process_the_program_started_outlives_it(nvdla_data, tmp_path, scratc
         else:
             outcome = _run(nvdla_data, f"{program} {pids}", timeout_s=3)
             if then == "hangs":
-                assert outcome.status == Status.ERROR and "did not finish within 3 s" in outcome.detail
+                assert outcome.status == Ending.ERROR and "did not finish within 3 s" in outcome.detail
             else:
                 assert outcome.notes == [f"{sys.executable} left 2 process(es) running when it ended; they were killed"]
         left = [int(pid) for pid in pids.read_text().split()]
@@ -206,7 +206,7 @@ def test_the_program_starts_with_default_signal_dispositions(nvdla_data, tmp_pat
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         signal.signal(signal.SIGINT, previous)
-    assert outcome.status == Status.COMPLETED, outcome.detail
+    assert outcome.status == Ending.COMPLETED, outcome.detail
 
 
 @pytest.mark.parametrize(("body", "words"), [
@@ -217,7 +217,7 @@ def test_the_program_starts_with_default_signal_dispositions(nvdla_data, tmp_pat
 ])
 def test_a_result_file_out_of_bounds_is_the_programs_error(nvdla_data, tmp_path, body, words):
     outcome = _run(nvdla_data, _program(tmp_path, body + "\n"))
-    assert outcome.status == Status.ERROR and re.search(words, outcome.detail), outcome.detail
+    assert outcome.status == Ending.ERROR and re.search(words, outcome.detail), outcome.detail
 
 
 @pytest.mark.parametrize(("keep", "kept"), [("failed", 1), ("never", 0)])

@@ -22,7 +22,7 @@ from golden import limits
 from golden.config import get_profile
 from golden.implementation import Implementation
 from golden.player import play
-from golden.status import Status
+from golden.status import Verdict
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "golden" / "examples" / "sdp_bias_relu_int8.cfg"
 GIB = 1 << 30
@@ -84,7 +84,7 @@ def test_a_layer_out_of_memory_is_a_clear_error_naming_the_limits(monkeypatch):
     monkeypatch.setattr(limits, "_memory_limit", 3 * GIB)
     monkeypatch.setattr(limits, "address_space_limit", lambda: 5 * GIB, raising=False)
     result = play(EXAMPLE, get_profile("nv_small"), _Exhausted())
-    assert result.status == Status.ERROR
+    assert result.status == Verdict.ERROR
     assert not result.detail.startswith("internal error")
     assert "8.00 GiB" in result.detail  # what failed
     assert "3.0 GiB" in result.detail and "--memory-limit" in result.detail

@@ -1,4 +1,5 @@
-"""scoreboards.verdict.judge: the trace's checks, the scoreboards against the reference, and how they combine."""
+"""golden.verdict.judge with the scoreboards as its comparison (scoreboards.compare): the trace's checks,
+the scoreboards against the reference, and how they combine."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ from pathlib import Path
 
 import numpy as np
 
+from golden import verdict
 from golden.config import get_profile
 from golden.hardware import WrittenSurface
 from golden.outcome import Outcome
 from golden.steps import CheckRegion, Program
 from golden.units.base import Surface, Tolerance
-from scoreboards import compare_region, judge
+from scoreboards import compare, compare_region
 
 NV_FULL = get_profile("nv_full")
 BASE = 0x8000_0000
+
+
+def judge(program: Program, outcome: Outcome, reference: Outcome, profile):
+    return verdict.judge(program, outcome, profile, reference, compare)
 
 
 def _program(crc: int, size: int) -> Program:
