@@ -46,8 +46,6 @@ BASE = frozenset(re.match(r"[\w.-]+", dep).group().lower().replace("-", "_")
                  for dep in PYPROJECT["project"]["dependencies"])
 #: Edges that break a rule and wait for their issue. Delete an entry when its edge goes.
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
-    ('golden.provenance', 'golden.units.pdp'),
-    ('golden.provenance', 'golden.units.pdp.pooling'),
     ('ci.mutation', 'rtl'),
     ('ci.mutation', 'rtl.build'),
     ('ci.mutation', 'rtl.implementation'),
@@ -107,7 +105,6 @@ KNOWN_DEFERRALS: set[tuple[str, str]] = {
     ('ci.tracemutate.harness', 'golden.config'),
     ('ci.tracemutate.mutations', 'golden.config'),
     ('ci.tracemutate.mutations', 'golden.trace'),
-    ('golden.provenance', 'golden.units.pdp.pooling'),
     ('golden.regs.regmap', 'golden.units'),
     ('golden.rules', 'golden.units'),
     ('golden.units', 'golden.units.declaration'),

@@ -23,7 +23,7 @@ from golden.rules import Facts
 from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
 from golden.units.declaration import Unit
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
-from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
+from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int, window_max
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
 
 __all__ = ["run", "UNIT"]
@@ -122,12 +122,25 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
         return own
     per_element = tolerance.max_exp if tolerance.max_exp is not None else tolerance.max_value
     shape = (np.shape(per_element)[-3], cfg.in_height, cfg.in_width)
-    pooled = provenance.pooled(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
+    pooled = pooled_tolerance(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
     if cfg.method != "average":
         return pooled
     if own is None or tolerance.rule not in provenance.CONVOLUTION:
         return own
     return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
+
+
+def pooled_tolerance(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pads) -> Tolerance:
+    """The threshold max/min pooling passes on: each output the largest of its window's inputs' (padding
+    contributes none). `shape` is the pooled input cube's (C, H, W)."""
+    def pool(values, fill):
+        return window_max(provenance.fit(values, shape, fill), kernel, stride, pads, fill)
+
+    if tolerance.rule in provenance.CONVOLUTION:
+        return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, provenance.NO_EXPONENT),
+                         taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
+                         scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))
+    return Tolerance(tolerance.rule, max_value=pool(np.abs(tolerance.max_value), 0.0))
 
 
 def inputs(regs, profile) -> list[Surface]:
