@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 from types import ModuleType
 
 from golden.errors import DeclarationError, NotModelledError
+from golden.units.declaration import Unit
 
 PACKAGES = ("golden.units.conv", "golden.units.sdp", "golden.units.pdp", "golden.units.cdp", "golden.units.bdma",
             "golden.units.rubik")
@@ -28,8 +29,6 @@ MODELS: dict[str, str] = {}
 @cache
 def _declared() -> tuple[tuple[object, str], ...]:
     """(Unit, module name) of every unit: the project's packages, then the plugins' (by entry-point name)."""
-    from golden.units.declaration import Unit
-
     names = list(PACKAGES) + [ep.value for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name)]
     found, stages = [], {}
     for name in names:
