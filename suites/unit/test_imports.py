@@ -105,17 +105,6 @@ KNOWN_DEFERRALS: set[tuple[str, str]] = {
     ('ci.tracemutate.harness', 'golden.config'),
     ('ci.tracemutate.mutations', 'golden.config'),
     ('ci.tracemutate.mutations', 'golden.trace'),
-    ('golden.units.conv.cdma', 'golden.formats.winograd'),
-    ('golden.units.conv.program', 'golden.formats.pixel'),
-    ('golden.units.conv.program', 'golden.formats.winograd'),
-    ('golden.units.dma_rules', 'golden.units.sdp.rules'),
-    ('scoreboards.report', 'scoreboards.picture'),
-    ('stimulus.corner_fp16', 'stimulus.corner_pdp'),
-    ('stimulus.corners', 'stimulus.export'),
-    ('stimulus.directed', 'stimulus.corner_data'),
-    ('stimulus.directed', 'stimulus.corners'),
-    ('stimulus.directed', 'stimulus.coverage'),
-    ('stimulus.illegal_sdp', 'golden.units.lut'),
 }
 
 
