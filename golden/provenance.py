@@ -159,19 +159,3 @@ def read_surface(surface: Surface) -> Callable[[MemorySystem], np.ndarray]:
         raw = memory.by_name(surface.memory).read_lines(offsets.ravel(), 2, unwritten="allow")
         return np.ascontiguousarray(raw).view("<u2").reshape(offsets.shape)
     return read
-
-
-def pooled(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pads) -> Tolerance:
-    """The threshold max/min pooling passes on: each output the largest of its window's inputs' (padding
-    contributes none). `shape` is the pooled input cube's (C, H, W)."""
-    from golden.units.pdp.pooling import window_max
-
-    def pool(values, fill):
-        return window_max(fit(values, shape, fill), kernel, stride, pads, fill)
-
-    if per_exponent(tolerance.rule):
-        return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, NO_EXPONENT),
-                         taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
-                         scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))
-    assert tolerance.max_value is not None, "a pooling or window threshold has max_value"
-    return Tolerance(tolerance.rule, max_value=pool(np.abs(tolerance.max_value), 0.0))

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import golden.units
 from golden.errors import ConfigurationError, DeclarationError, NvdlaVerifError
 
 if TYPE_CHECKING:
@@ -86,8 +87,6 @@ def rule(id: str, unit: str, source: str, fields: tuple[str, ...], text: str, ad
 
 def _modules(unit: str) -> tuple[str, ...]:
     """The unit's declared rule modules, imported (importing one registers its rules)."""
-    import golden.units
-
     modules = golden.units.unit(unit).rules
     for module in modules:
         importlib.import_module(module)
@@ -104,8 +103,6 @@ def rules(unit: str) -> list[Rule]:
 
 def all_rules() -> list[Rule]:
     """Every unit's rules, unit by unit in registry order (golden/units/__init__.py), each in checking order."""
-    import golden.units
-
     listed = [r for unit in golden.units.declared() for r in rules(unit.stage)]
     strays = [r for r in REGISTRY.values() if r not in listed]
     if strays:
@@ -137,8 +134,6 @@ def violations(unit: str, cfg, facts: Facts) -> list[tuple[Rule, str]]:
 def violated(stage: str, regs, profile, cbuf=None) -> list[str]:
     """The ids of the rules of a unit (its stage) that the layer in `regs` breaks, in checking order (advisory ones
     included), decoded as the unit declares; `cbuf` as for check."""
-    import golden.units
-
     cfg = golden.units.unit(stage).decode(regs, profile)
     return [r.id for r, _ in violations(stage, cfg, Facts(regs, profile, cbuf))]
 
@@ -147,8 +142,6 @@ def check(stage: str, regs, profile, strict: bool = False, cbuf=None):
     """Decode the layer of a unit in `regs` (golden.regs.values.RegisterValues) and validate it as the unit
     declares (golden/units/declaration.py: Unit.validate, else its rules alone); returns the configuration.
     `cbuf`: what earlier layers left in the convolution buffer (None: the layer alone)."""
-    import golden.units
-
     unit = golden.units.unit(stage)
     cfg = unit.decode(regs, profile)
     facts = Facts(regs, profile, cbuf)

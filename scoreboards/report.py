@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scoreboards.picture import draw
+
 FIRST_SHOWN = 8
 
 
@@ -70,8 +72,6 @@ class SurfaceReport:
 
     def picture(self, path: str | Path) -> Path:
         """A PNG of where the mismatches lie: per channel, and per (H, W) position summed over channels."""
-        from scoreboards.picture import draw
-
         return draw(self, Path(path))
 
 

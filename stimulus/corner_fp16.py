@@ -36,6 +36,7 @@ from golden.units.sdp.config import decode as sdp_decode
 from stimulus.corner_fill import fill, legal, targets
 from stimulus.layer import Image, Layer
 from stimulus.pdp import layers as pdp
+from stimulus.pdp.corner import average_spec
 
 PATTERNS = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
 #: chance that an aimed SDP layer's X operands are redrawn
@@ -139,8 +140,6 @@ def _recip(choose, kernel: int) -> int:
 def aim_pdp_fp16(layer: Layer, profile: Profile, choose, slot: int = 0) -> Layer | None:
     if "fp16" not in profile.feature_types or not choose.flag(PDP_FP16):
         return None
-    from stimulus.pdp.corner import average_spec
-
     spec = average_spec(choose, profile, "fp16", slot)
     rng = choose.data()
     (kw, kh), (oh, ow) = spec.kernel, spec.out_hw

@@ -18,6 +18,7 @@ import tempfile
 from golden.config import Profile
 from golden.numerics import corners
 from stimulus.coverage import coverage_library
+from stimulus.export import play_layers
 
 GROUP = "corners"
 _NAMES = itertools.count()
@@ -89,8 +90,6 @@ class CornerCoverage:
         return self.sample_layers([layer])
 
     def sample_layers(self, layers) -> corners.Corners:
-        from stimulus.export import play_layers
-
         with tempfile.TemporaryDirectory(prefix="nvdla-corners-") as folder, corners.observe() as seen:
             play_layers(layers, folder, "corners", self.profile)
         self.sample(seen)

@@ -17,6 +17,9 @@ import os
 from dataclasses import dataclass, field
 
 from golden.config import Profile
+from stimulus.corner_data import aimed_layers
+from stimulus.corners import GROUP, CornerCoverage
+from stimulus.coverage import Coverage
 from stimulus.families import covergroups
 from stimulus.families import layers as draw
 
@@ -56,15 +59,11 @@ def _hit(coverage, group: str) -> int:
 def new_coverage(profile: Profile, name: str):
     """An empty Coverage of the profile, with a name of its own in cocotb-coverage's global database (a second
     run in this process starts from nothing)."""
-    from stimulus.coverage import Coverage
-
     return Coverage(profile, prefix=f"directed_{name}_{os.getpid()}_{next(_PREFIXES)}")
 
 
 def new_corner_coverage(profile: Profile, name: str):
     """An empty arithmetic corner coverage (stimulus/corners.py) of the profile, named as new_coverage's."""
-    from stimulus.corners import CornerCoverage
-
     return CornerCoverage(profile, prefix=f"directed_{name}_{os.getpid()}_{next(_PREFIXES)}")
 
 
@@ -78,9 +77,6 @@ def directed(family: str, profile: Profile, seed: int, n: int, patience: int, co
     holes counted are those of every covergroup hit at all (by these draws or, with `coverage`, before them), and
     drawing also stops when those are all closed."""
     if corners:
-        from stimulus.corner_data import aimed_layers
-        from stimulus.corners import GROUP
-
         coverage, group = coverage or new_corner_coverage(profile, f"{family}_{seed}"), GROUP
     else:
         coverage = coverage or new_coverage(profile, f"{family}_{seed}")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
+import golden.units
 from golden.errors import DeclarationError, RegisterError
 
 TABLE = Path(__file__).with_name("nvdla_regs.json")
@@ -164,8 +165,6 @@ class RegisterMap:
     @classmethod
     def for_layout(cls, layout: str) -> RegisterMap:
         """The layout's map, with the register tables the declared units bring."""
-        import golden.units
-
         return cls._built(layout, golden.units.register_tables())
 
     @classmethod

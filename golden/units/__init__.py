@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from golden.errors import DeclarationError, NotModelledError
+from golden.units.declaration import Unit
 
 if TYPE_CHECKING:
     from golden.units.declaration import Unit
@@ -33,8 +34,6 @@ MODELS: dict[str, str] = {}
 @cache
 def _declared() -> tuple[tuple[Unit, str], ...]:
     """(Unit, module name) of every unit: the project's packages, then the plugins' (by entry-point name)."""
-    from golden.units.declaration import Unit
-
     names = list(PACKAGES) + [ep.value for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name)]
     found: list[tuple[Unit, str]] = []
     stages: dict[str, str] = {}

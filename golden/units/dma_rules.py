@@ -23,6 +23,7 @@ from golden.formats import alignment
 from golden.formats import auxiliary as aux
 from golden.formats.feature import element_bytes
 from golden.rules import rule
+from golden.units.sdp.rules import layout_surfaces  # the SDP's own choice of the surfaces it uses
 
 TABLE35 = "in-memory-data-formats: Table 35 (Alignment of Start Address and Stride)"
 DATA_FORMAT = "programming-guide: Limitation/Data Format (LINE_STRIDE)"
@@ -152,7 +153,6 @@ register(Dma("CDP-DST", "CDP", "feature",
 # -- SDP: SDP_RDMA's main input (offline), the destination, and the B / N / E operand reads -------------------
 def _sdp_surface(prefix: str):
     def surface(cfg, facts):
-        from golden.units.sdp.rules import layout_surfaces  # the SDP's own choice of the surfaces it uses
         for name, surf, precision in layout_surfaces(cfg):
             if name == prefix:
                 return DmaSurface(surf.base, surf.line_stride, surf.surface_stride, line_bytes=cfg.width * facts.atom,

@@ -14,6 +14,7 @@ from golden.errors import NvdlaVerifError
 from golden.formats import auxiliary
 from golden.formats.feature import PRECISION_CODES
 from golden.regs.regmap import RegisterMap
+from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
 from golden.units.sdp.checks import check_profile
 from golden.units.sdp.config import decode
 from stimulus.breakers import Fields, declare
@@ -337,8 +338,6 @@ LUT_CFG = "SDP.S_LUT_CFG.LUT_LE_FUNCTION"
 def _lut_breaker(rule_id: str):
     """A legal layer whose Y stage reads the LUT, with one index setting just outside its range (the next value
     above the range, or below it where the 8-bit field has no room above) or one table's END moved by one."""
-    from golden.units.lut import OFFSET_LIMITS, SELECT_LIMITS
-
     def breaker(fields, cfg, choose, profile: Profile):
         if not (_is(fields, "SDP.D_DP_EW_CFG.EW_BYPASS", 0) and _is(fields, "SDP.D_DP_EW_CFG.EW_LUT_BYPASS", 0)):
             return None

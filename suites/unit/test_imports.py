@@ -1,16 +1,37 @@
 """The project's import graph: every import statement of golden/, stimulus/, scoreboards/, rtl/ and ci/,
 at module level or inside a function, read with ast (nothing is imported).
 
-Asserts that there is no import cycle and that golden/, the reference, imports nothing from rtl/, ci/,
-stimulus/ or scoreboards/ (DESIGN.md: "golden/ is the reference and imports nothing from the other
-packages"), and that no module reaches a private (underscore) name of another top-level package, by import
-or as a module's attribute. An import names the module it loads: `from golden.units.conv import cdma` is an edge to
-golden.units.conv.cdma, `from golden.units.conv import convolve` one to the package golden.units.conv.
+An import names the module it loads: `from golden.units.conv import cdma` is an edge to golden.units.conv.cdma,
+`from golden.units.conv import convolve` one to the package golden.units.conv. Loading a module runs the packages
+around it first, so `from golden.units.pdp.pooling import window_max` is an edge to golden.units.pdp and
+golden.units too (not to a package the importing module lies in itself: that one is already running). A registry
+that loads modules by name (golden.units.PACKAGES, the entry points, the command and test-kind lists) is the plugin
+mechanism, not an edge.
+
+Asserts
+- no import cycle;
+- the layers (DESIGN.md): golden < stimulus, scoreboards < rtl < ci; golden/, the reference, imports nothing from
+  the others, and stimulus and scoreboards not each other;
+- ci reaches rtl only through the implementation registry: no module of ci imports rtl. rtl's whole surface to ci
+  is the `rtl` entry point of the group nvdla_verif.implementations (pyproject.toml: rtl.implementation:Rtl), what
+  that class declares;
+- a project import sits inside a function only to defer a heavy optional dependency and says which in a comment
+  on its line: a dependency that is not a base one of pyproject.toml and that the imported module loads at module
+  level (itself or through the project modules it imports), which the importing module does not;
+- no module reaches a private (underscore) name of another top-level package, by import or as a module's
+  attribute.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
+import sys
+import tokenize
+import tomllib
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,8 +40,84 @@ OUTSIDE_GOLDEN = ("rtl", "ci", "stimulus", "scoreboards")
 #: The layers, lowest first (DESIGN.md): a package imports only from its own layer's packages or lower ones;
 #: stimulus and scoreboards share a layer and do not import each other.
 LAYERS = {"golden": 0, "stimulus": 1, "scoreboards": 1, "rtl": 2, "ci": 3}
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+#: The dependencies every install has (a function-level import never defers one of these).
+BASE = frozenset(re.match(r"[\w.-]+", dep).group().lower().replace("-", "_")
+                 for dep in PYPROJECT["project"]["dependencies"])
 #: Edges that break a rule and wait for their issue. Delete an entry when its edge goes.
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
+    ('ci.mutation', 'rtl'),
+    ('ci.mutation', 'rtl.build'),
+    ('ci.mutation', 'rtl.implementation'),
+    ('ci.mutation', 'rtl.suite'),
+    ('ci.options', 'rtl'),
+    ('ci.options', 'rtl.build'),
+    ('ci.options', 'rtl.implementation'),
+    ('ci.regression.batch', 'rtl'),
+    ('ci.regression.batch', 'rtl.build'),
+    ('ci.regression.kinds.mutants', 'rtl'),
+    ('ci.regression.kinds.mutants', 'rtl.build'),
+    ('ci.regression.kinds.mutants', 'rtl.implementation'),
+    ('ci.regression.kinds.mutants', 'rtl.suite'),
+}
+#: (module, imported modules) of function-level imports that defer no heavy optional dependency yet.
+KNOWN_DEFERRALS: set[tuple[str, str]] = {
+    ('ci.commands.fuzz', 'ci.fuzzing.campaign'),
+    ('ci.commands.fuzz', 'ci.fuzzing.report'),
+    ('ci.commands.fuzz', 'ci.implementations.command'),
+    ('ci.commands.fuzz', 'ci.ownership'),
+    ('ci.commands.regress', 'ci.options'),
+    ('ci.commands.regress', 'ci.regression.batch'),
+    ('ci.commands.regress', 'ci.regression.shrink'),
+    ('ci.fuzzing.campaign', 'ci.fuzzing.candidates'),
+    ('ci.fuzzing.campaign', 'ci.regression.shrink'),
+    ('ci.fuzzing.feedback', 'ci.regression.coverage'),
+    ('ci.fuzzing.feedback', 'golden.units.conv.config'),
+    ('ci.fuzzing.feedback', 'golden.units.conv.rules'),
+    ('ci.fuzzing.report', 'ci.fuzzing.campaign'),
+    ('ci.implementations.dlhdl', 'ci.implementations'),
+    ('ci.options', 'rtl.build'),
+    ('ci.options', 'rtl.implementation'),
+    ('ci.options', 'stimulus.families'),
+    ('ci.regression.batch', 'rtl.build'),
+    ('ci.regression.coverage', 'stimulus.coverage'),
+    ('ci.regression.engine', 'ci.conformance'),
+    ('ci.regression.kinds.fuzz', 'ci.fuzzing.campaign'),
+    ('ci.regression.kinds.fuzz', 'ci.fuzzing.report'),
+    ('ci.regression.kinds.fuzz', 'golden.config'),
+    ('ci.regression.kinds.generated', 'stimulus.corner_data'),
+    ('ci.regression.kinds.generated', 'stimulus.directed'),
+    ('ci.regression.kinds.generated', 'stimulus.export'),
+    ('ci.regression.kinds.generated', 'stimulus.families'),
+    ('ci.regression.kinds.illegal', 'golden.errors'),
+    ('ci.regression.kinds.illegal', 'golden.rules'),
+    ('ci.regression.kinds.illegal', 'stimulus.choose'),
+    ('ci.regression.kinds.illegal', 'stimulus.export'),
+    ('ci.regression.kinds.illegal', 'stimulus.illegal'),
+    ('ci.regression.kinds.mutants', 'rtl.build'),
+    ('ci.regression.kinds.mutants', 'rtl.implementation'),
+    ('ci.regression.kinds.mutants', 'rtl.suite'),
+    ('ci.regression.kinds.random_sdp', 'stimulus.fixture_sdp'),
+    ('ci.suite.build', 'golden.implementation'),
+    ('ci.suite.build', 'scoreboards.verdict'),
+    ('ci.suite.certify', 'golden.player'),
+    ('ci.suite.certify', 'stimulus.coverage'),
+    ('ci.tracemutate.harness', 'golden.config'),
+    ('ci.tracemutate.mutations', 'golden.config'),
+    ('ci.tracemutate.mutations', 'golden.trace'),
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement of a project module."""
+
+    module: str
+    line: int
+    in_function: bool
+    targets: frozenset[str]  # the project modules it loads (packages around them included)
+    external: frozenset[str]  # the top-level names of the other modules it loads (numpy, cocotb, os)
+    comment: str  # the comments on its lines
 
 
 def project_modules() -> dict[str, Path]:
@@ -33,31 +130,66 @@ def project_modules() -> dict[str, Path]:
     return modules
 
 
-def imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules that `name` imports anywhere in its file."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in modules)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([base] if base else [])])
-            for alias in node.names:
-                target = f"{base}.{alias.name}"
-                if target in modules:
-                    found.add(target)
-                elif base in modules:
-                    found.add(base)
-    found.discard(name)
+def loaded(name: str, package: str, modules) -> set[str]:
+    """The project modules loading `name` runs when imported from a module of `package`: `name` (or the nearest
+    module above it) and the packages around it that `package` does not lie in."""
+    while name not in modules and "." in name:
+        name = name.rpartition(".")[0]
+    parts = name.split(".")
+    around = (".".join(parts[:i]) for i in range(1, len(parts)))
+    return {name} | {p for p in around if p in modules and package != p and not package.startswith(p + ".")}
+
+
+def statement(node: ast.Import | ast.ImportFrom, package: str, modules) -> tuple[set[str], set[str]]:
+    """(project modules, other top-level names) that one import statement loads."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+            base = ".".join([*anchor, *([base] if base else [])])
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+    targets, external = set(), set()
+    for name in names:
+        if name.split(".")[0] in PACKAGES:
+            targets |= loaded(name, package, modules)
+        elif name != "__future__":
+            external.add(name.split(".")[0])
+    return targets, external
+
+
+def imports(name: str, source: str, modules, is_package: bool = False) -> list[Import]:
+    """Every import statement of the module `name` (its `source`), in order."""
+    package = name if is_package else name.rpartition(".")[0]
+    lines = source.splitlines(keepends=True)
+    found = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                targets, external = statement(child, package, modules)
+                text = "".join(lines[child.lineno - 1:child.end_lineno]).strip() + "\n"
+                comment = " ".join(token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                                   if token.type == tokenize.COMMENT)
+                found.append(Import(name, child.lineno, in_function, frozenset(targets - {name}),
+                                    frozenset(external), comment))
+            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
+
+    visit(ast.parse(source), False)
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def all_imports() -> list[Import]:
     modules = project_modules()
-    return {name: imported(name, path, modules) for name, path in modules.items()}
+    return [found for name, path in modules.items()
+            for found in imports(name, path.read_text(), modules, path.name == "__init__.py")]
+
+
+IMPORTS = all_imports()
+GRAPH: dict[str, set[str]] = {name: set() for name in project_modules()}
+for _import in IMPORTS:
+    GRAPH[_import.module] |= _import.targets
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -95,14 +227,21 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-GRAPH = import_graph()
-
-
 def test_the_graph_reads_every_package_and_imports_inside_functions():
     assert {name.split(".")[0] for name in GRAPH} >= {"golden", "rtl", "ci"}
     assert "golden.units.conv.cdma" in GRAPH["golden.units.conv"]  # `from golden.units.conv import ... cdma`
     assert "golden.trace" in GRAPH["ci.commands.conform"]
     assert "scoreboards.picture" in GRAPH["scoreboards.report"]  # imported inside a function
+
+
+def test_an_import_loads_the_packages_around_its_module():
+    modules = {"golden", "golden.units", "golden.units.pdp", "golden.units.pdp.pooling", "golden.provenance",
+               "golden.units.base"}
+    source = "from golden.units.pdp.pooling import window_max\nfrom .units import base\n"
+    assert [i.targets for i in imports("golden.provenance", source, modules)] == [
+        {"golden.units", "golden.units.pdp", "golden.units.pdp.pooling"}, {"golden.units", "golden.units.base"}]
+    inside = imports("golden.units.pdp.config", "from golden.units.pdp import pooling\n", modules)
+    assert inside[0].targets == {"golden.units.pdp.pooling"}  # its own packages are already running
 
 
 def test_cycles_are_found():
@@ -142,9 +281,81 @@ def test_no_package_imports_upward():
     assert [edge for edge in upward(GRAPH) if edge not in KNOWN_EXCEPTIONS] == []
 
 
+def test_ci_reaches_rtl_only_through_the_implementation_registry():
+    """ci creates the RTL bench as any implementation: by the registered name `rtl`, never by importing it."""
+    registered = PYPROJECT["project"]["entry-points"]["nvdla_verif.implementations"]
+    assert registered["rtl"].partition(":")[0] in GRAPH  # the one way in: rtl.implementation:Rtl
+    wrong = sorted((name, target) for name, targets in GRAPH.items() if name.split(".")[0] == "ci"
+                   for target in targets if target.split(".")[0] == "rtl")
+    assert [edge for edge in wrong if edge not in KNOWN_EXCEPTIONS] == []
+
+
+@cache
+def loads_at_module_level(name: str) -> frozenset[str]:
+    """The other top-level modules (numpy, cocotb, ...) that importing the project module `name` loads before
+    any function runs: its own module-level imports and those of the project modules they load."""
+    found, seen, todo = set(), set(), [name]
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for each in BY_MODULE.get(module, ()):
+            if not each.in_function:
+                found |= each.external
+                todo.extend(each.targets)
+    return frozenset(found - set(sys.stdlib_module_names))
+
+
+BY_MODULE: dict[str, list[Import]] = {}
+for _import in IMPORTS:
+    BY_MODULE.setdefault(_import.module, []).append(_import)
+
+
+def unexplained(found: Import) -> bool:
+    """Whether a function-level project import is there for no heavy optional dependency its comment names."""
+    deferred = {name for target in found.targets for name in loads_at_module_level(target)}
+    deferred -= loads_at_module_level(found.module) | BASE
+    named = {word.split(".")[0].lower().replace("-", "_") for word in re.findall(r"[A-Za-z][\w.-]*", found.comment)}
+    return not deferred & named
+
+
+def deferrals() -> list[tuple[str, str]]:
+    """(module, imported modules) of each function-level project import that defers nothing its comment names."""
+    return sorted({(i.module, ", ".join(sorted(innermost(i.targets)))) for i in IMPORTS
+                   if i.in_function and i.targets and unexplained(i)})
+
+
+def innermost(targets) -> set[str]:
+    """The modules an import names, without the packages around them."""
+    return {t for t in targets if not any(other.startswith(t + ".") for other in targets)}
+
+
+def test_an_unexplained_deferral_is_found():
+    modules = {"ci", "ci.a", "ci.heavy", "ci.light"}
+    BY_MODULE.update({m: imports(m, s, modules) for m, s in (
+        ("ci.heavy", "import cocotb\n"), ("ci.light", "import numpy\nimport json\n"))})
+    try:
+        source = ("def f():\n    from ci.heavy import x  # defers cocotb (the rtl extra)\n"
+                  "def g():\n    from ci.heavy import x  # defers matplotlib\n"
+                  "def h():\n    from ci.light import y  # defers numpy\n"
+                  "def i():\n    from ci import light\n")
+        verdicts = [unexplained(i) for i in imports("ci.a", source, modules)]
+    finally:
+        for module in ("ci.heavy", "ci.light"):
+            BY_MODULE.pop(module)
+        loads_at_module_level.cache_clear()
+    assert verdicts == [False, True, True, True]
+
+
+def test_imports_inside_functions_only_defer_a_heavy_optional_dependency():
+    assert [found for found in deferrals() if found not in KNOWN_DEFERRALS] == []
+
+
 def test_known_exceptions_still_exist():
-    """An exception whose edge has gone must be deleted from KNOWN_EXCEPTIONS."""
+    """An exception whose edge has gone must be deleted from KNOWN_EXCEPTIONS (and KNOWN_DEFERRALS)."""
     assert [edge for edge in sorted(KNOWN_EXCEPTIONS) if edge[1] not in GRAPH.get(edge[0], ())] == []
+    assert sorted(KNOWN_DEFERRALS - set(deferrals())) == []
 
 
 def private_names(name: str, source: str, modules: set[str]) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.errors import ConfigurationError
-from golden.formats import compression, feature, weight
+from golden.formats import compression, feature, weight, winograd
 from golden.formats.feature import element_bits, element_bytes
 from golden.numerics import corners, fp
 from golden.numerics.integer import pixel_to_int, shift_right_round
@@ -115,7 +115,6 @@ def weight_shape(cfg: ConvConfig) -> tuple[int, int, int, int]:
 
 def load_winograd_weights(ctx: LayerContext, cfg: ConvConfig) -> np.ndarray:
     """The (K, C'*sx*sy, 4, 4) pre-transformed Winograd weights (phase 2 layout)."""
-    from golden.formats import winograd
     shape = (cfg.csc_kernels, cfg.weight_channel_ext, 4, 4)
     stored = weight.dc_weight_bytes(shape, cfg.proc_precision)
     raw = weight_bytes(ctx, cfg, stored)

@@ -14,7 +14,7 @@ import numpy as np
 
 from golden.config import Profile
 from golden.errors import ConfigurationError
-from golden.formats import compression, feature, weight
+from golden.formats import compression, feature, pixel, weight, winograd
 from golden.formats.feature import PRECISION_CODES
 from golden.memory import MemorySystem
 from golden.regs.regmap import RegisterMap
@@ -262,7 +262,6 @@ class WinogradLayer:
 def winograd_layer(profile: Profile, cube: np.ndarray, transformed: np.ndarray, layer: WinogradLayer,
                    memory: MemorySystem | None = None) -> LayerContext:
     """A LayerContext for `transformed` (K, C'*sx*sy, 4, 4) weights (formats.winograd.phase1) over (C, H, W)."""
-    from golden.formats import winograd
     precision = layer.precision
     cube = feature.as_elements(np.asarray(cube), precision)
     transformed = feature.as_elements(np.asarray(transformed), precision)
@@ -330,7 +329,6 @@ IMAGE_BASE_1 = DATA_BASE + 0x20_0000  # the second (UV) plane, 2 MiB after the f
 def image_layer(profile: Profile, pixels: np.ndarray, weights: np.ndarray, layer: ImageLayer,
                 memory: MemorySystem | None = None) -> LayerContext:
     """A LayerContext convolving (K, C, R, S) `weights` over the raw (C, H, W) `pixels` of `pixel_format`."""
-    from golden.formats import pixel
     fmt = pixel.pixel_format(layer.pixel_format)
     precision = layer.precision
     raw = np.asarray(pixels)

@@ -23,7 +23,7 @@ from golden.rules import Facts
 from golden.units.base import MEMORIES, LayerContext, Surface, Tolerance, UnitResult
 from golden.units.declaration import Unit
 from golden.units.pdp.config import PAD_VALUE_BITS, decode, validate
-from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int
+from golden.units.pdp.pooling import pool_fp16_average, pool_fp16_extreme, pool_int, window_max
 from golden.units.pdp.surface_io import padded_channels, read_cube, write_cube
 
 __all__ = ["run", "UNIT"]
@@ -121,12 +121,26 @@ def passed_on(ctx: LayerContext, tolerance: Tolerance | None, own: Tolerance | N
     if tolerance is None or not follows_input(ctx):
         return own
     shape = (tolerance.shape[-3], cfg.in_height, cfg.in_width)
-    pooled = provenance.pooled(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
+    pooled = pooled_tolerance(tolerance, shape, cfg.kernel, cfg.stride, cfg.pads)
     if cfg.method != "average":
         return pooled
     if own is None or not provenance.per_exponent(tolerance.rule):
         return own
     return Tolerance(own.rule, max_value=own.max_value, carried=pooled)
+
+
+def pooled_tolerance(tolerance: Tolerance, shape: tuple[int, int, int], kernel, stride, pads) -> Tolerance:
+    """The threshold max/min pooling passes on: each output the largest of its window's inputs' (padding
+    contributes none). `shape` is the pooled input cube's (C, H, W)."""
+    def pool(values, fill):
+        return window_max(provenance.fit(values, shape, fill), kernel, stride, pads, fill)
+
+    if provenance.per_exponent(tolerance.rule):
+        return Tolerance(tolerance.rule, max_exp=pool(tolerance.max_exp, provenance.NO_EXPONENT),
+                         taps=pool(np.asarray(tolerance.taps, np.float64), 0.0),
+                         scale=pool(np.asarray(tolerance.scale, np.float64), 0.0))
+    assert tolerance.max_value is not None, "a pooling or window threshold has max_value"
+    return Tolerance(tolerance.rule, max_value=pool(np.abs(tolerance.max_value), 0.0))
 
 
 def inputs(regs, profile) -> list[Surface]:
