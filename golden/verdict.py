@@ -139,8 +139,10 @@ def verify(trace: Trace | str | Path, profile: Profile, implementation: Implemen
 def not_applicable(implementation: Implementation, profile: Profile) -> str:
     """Why a layer made for `profile` does not apply to the implementation (its declared profile lacks
     something; golden/implementation.py), or ''."""
-    own = getattr(implementation, "profile", None)
-    lacking = own.lacks(profile) if own is not None else []
+    own: Profile | None = getattr(implementation, "profile", None)
+    if own is None:
+        return ""
+    lacking = own.lacks(profile)
     return f"made for {profile.name}; {implementation.name} is {own.name}, without {', '.join(lacking)}" \
         if lacking else ""
 

@@ -3,6 +3,8 @@ bit-exact."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import golden.units
 from golden.units.base import Tolerance
 from scoreboards.comparators import BitExact, Comparator
@@ -10,7 +12,7 @@ from scoreboards.conv_fp16 import ConvThreshold
 from scoreboards.window_fp16 import WindowThreshold
 
 #: A comparator of golden.units.declaration.COMPARATORS -> the scoreboard's.
-COMPARATORS = {"convolution": ConvThreshold, "window": WindowThreshold}
+COMPARATORS: dict[str, Callable[[Tolerance], Comparator]] = {"convolution": ConvThreshold, "window": WindowThreshold}
 
 
 def comparator_for(tolerance: Tolerance | None) -> Comparator:

@@ -14,7 +14,6 @@ import importlib
 from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from golden.errors import DeclarationError, NotModelledError
