@@ -1,6 +1,6 @@
 """The contract between the trace player (or any driver) and the unit models.
 
-Every unit model module exposes
+Every unit declares (golden/units/declaration.py: Unit.run)
 
     run(ctx: LayerContext, upstream: numpy.ndarray | None = None) -> UnitResult
 
@@ -89,7 +89,7 @@ class Tolerance:
     themselves live in scoreboards/. Arrays are shaped like the unit's output cube.
     """
 
-    rule: str  # "CC DC", "CC Winograd", "PDP" or "CDP"
+    rule: str  # "CC DC", "CC Winograd", "PDP" or "CDP": declared with its comparator in Unit.thresholds
     max_exp: np.ndarray | None = None
     #: A number, or per element where provenance moved values (golden/provenance.py)
     taps: int | np.ndarray = 0
