@@ -128,7 +128,7 @@ class Hardware:
         if reg.unit in self.luts and is_parameter(reg.name):
             self._check_unchanged_while_armed(reg, value, where)
         elif reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
-            if reg.unit in self.regs.armed():
+            if self.regs.armed_group(reg.unit) is not None:
                 self.run_armed()  # an armed layer uses the LUT as programmed so far
             self.luts[reg.unit].write(reg.name, value)
             if reg.name == "S_LUT_ACCESS_CFG":
@@ -138,7 +138,7 @@ class Hardware:
     def _check_unchanged_while_armed(self, reg: Register, value: int, where: str) -> None:
         """A new value of a LUT parameter (golden.units.lut.is_parameter) written while a layer of the unit is
         armed reaches the layer part-way on the hardware, a race no model can answer."""
-        group = self.regs.armed().get(reg.unit)
+        group = self.regs.armed_group(reg.unit)
         if group is None:
             return
         old = self.regs.raw(reg.unit, reg.name) & reg.writable_mask

@@ -27,11 +27,11 @@ class RegisterValues:
         """Build from field values keyed "UNIT.REGISTER.FIELD" (e.g. "SDP.D_DATA_CUBE_WIDTH.WIDTH")."""
         grouped: dict[tuple[str, str], dict[str, int]] = {}
         for key, number in fields.items():
-            parts = key.split(".")
-            if len(parts) != 3:
+            if key.count(".") != 2:
                 raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
-            reg = regmap.lookup(f"{parts[0]}.{parts[1]}")
-            grouped.setdefault((reg.unit, reg.name), {})[parts[2]] = number
+            register, _, name = key.rpartition(".")
+            reg = regmap.lookup(register)
+            grouped.setdefault((reg.unit, reg.name), {})[name] = number
         values = {}
         for (unit, reg_name), reg_fields in grouped.items():
             values[unit, reg_name] = regmap.get(unit, reg_name).encode(**reg_fields)
@@ -55,7 +55,8 @@ class RegisterValues:
         return reg.held(self._values.get((unit, name), reg.reset))
 
     def field(self, unit: str, name: str, field: str) -> int:
-        return self.regmap.get(unit, name).field(field).decode(self.value(unit, name))
+        reg = self.regmap.get(unit, name)
+        return reg.field(field).decode(reg.held(self._values.get((unit, name), reg.reset)))
 
     def signed(self, unit: str, name: str, field: str) -> int:
         """The field read as two's complement (offsets, scales and operands are signed)."""
