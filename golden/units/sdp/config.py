@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from golden.units.lut import LutParams
@@ -210,6 +211,23 @@ def _dma(regs, letter: str, name: str) -> OperandDma:
 
 def decode(regs, profile=None) -> SdpConfig:
     """Read every SDP/SDP_RDMA field the model uses (unwritten registers read as reset values)."""
+    try:  # a layer's values are read-only (golden/regs/values.py): decoded once, however many ask
+        return _DECODED[regs]
+    except (KeyError, TypeError):
+        pass
+    cfg = _decode(regs)
+    try:
+        _DECODED[regs] = cfg
+    except TypeError:  # values that cannot be weakly referenced: decoded on every call
+        pass
+    return cfg
+
+
+#: RegisterValues -> its SdpConfig, for as long as the values live
+_DECODED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _decode(regs) -> SdpConfig:
     def sdp(reg, field):
         return regs.field("SDP", reg, field)
 
