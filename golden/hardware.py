@@ -121,9 +121,8 @@ class Hardware:
         switch = UNIT_SWITCHES.get(reg.unit)
         if switch and value & 1 and reg.name in LAUNCHES:
             self.profile.require(switch, f"{where}: the trace enables {reg.unit}", fields=(reg.qualified,))
-        if reg.is_double_buffered and reg.unit in self.regs.pingpong:
-            group = self.regs.producer(reg.unit)
-            if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
+        if reg.is_double_buffered and reg.name != "D_OP_ENABLE" and reg.unit in self.regs.pingpong:
+            if self.regs.enabled(reg.unit, self.regs.producer(reg.unit)):
                 self.run_armed()  # the armed group runs before software may reprogram it
         if reg.unit in self.luts and is_parameter(reg.name):
             self._check_unchanged_while_armed(reg, value, where)

@@ -157,6 +157,8 @@ class RegisterMap:
         self._by_name: dict[tuple[str, str], Register] = {}
         self._by_address: dict[int, Register] = {}
         self._looked_up: dict[str, Register] = {}
+        self._field_keys: dict[str, tuple[tuple[str, str], str]] = {}
+        self._of_unit: dict[str, list[Register]] = {}
         changes = hardware_fields(layout, hardware) if hardware else {}
         for entry in entries:
             fields = (Field(**{**f, **changes.get((entry["unit"], entry["name"], f["name"]), {})})
@@ -189,7 +191,10 @@ class RegisterMap:
         return list(self.bases)
 
     def registers(self, unit: str) -> list[Register]:
-        return [reg for (u, _), reg in self._by_name.items() if u == unit]
+        found = self._of_unit.get(unit)
+        if found is None:
+            found = self._of_unit[unit] = [reg for (u, _), reg in self._by_name.items() if u == unit]
+        return list(found)
 
     def get(self, unit: str, name: str) -> Register:
         try:
@@ -204,6 +209,17 @@ class RegisterMap:
         found = self._looked_up.get(text)
         if found is None:
             found = self._looked_up[text] = self._lookup(text)
+        return found
+
+    def field_key(self, key: str) -> tuple[tuple[str, str], str]:
+        """((unit, register), field) of a key "UNIT.REGISTER.FIELD" whose register `lookup` finds."""
+        found = self._field_keys.get(key)
+        if found is None:
+            if key.count(".") != 2:
+                raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
+            register, _, name = key.rpartition(".")
+            reg = self.lookup(register)
+            found = self._field_keys[key] = ((reg.unit, reg.name), name)
         return found
 
     def _lookup(self, text: str) -> Register:

@@ -27,15 +27,9 @@ class RegisterValues:
         """Build from field values keyed "UNIT.REGISTER.FIELD" (e.g. "SDP.D_DATA_CUBE_WIDTH.WIDTH")."""
         grouped: dict[tuple[str, str], dict[str, int]] = {}
         for key, number in fields.items():
-            if key.count(".") != 2:
-                raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
-            register, _, name = key.rpartition(".")
-            reg = regmap.lookup(register)
-            grouped.setdefault((reg.unit, reg.name), {})[name] = number
-        values = {}
-        for (unit, reg_name), reg_fields in grouped.items():
-            values[unit, reg_name] = regmap.get(unit, reg_name).encode(**reg_fields)
-        return cls(regmap, values)
+            register, name = regmap.field_key(key)
+            grouped.setdefault(register, {})[name] = number
+        return cls(regmap, {register: regmap.get(*register).encode(**named) for register, named in grouped.items()})
 
     @classmethod
     def from_writes(cls, regmap: RegisterMap, writes: Iterable[tuple[str, int]]) -> RegisterValues:
