@@ -8,7 +8,9 @@ Registers never written read as their reset values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 
 from golden.errors import RegisterError
 from golden.numerics.integer import as_signed
@@ -79,3 +81,25 @@ class RegisterValues:
         merged.update(values)
         return RegisterValues(self.regmap, merged)
 
+
+
+def decoded_once(decode: Callable) -> Callable:
+    """A unit's decode(regs, profile=None) run once per RegisterValues object: a layer's values are read-only,
+    so the run, follows_input, reads_memory and passed_on of one layer share one decoded configuration (kept
+    while the values live). Values that cannot be weakly referenced are decoded on every call."""
+    decoded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(decode)
+    def once(regs, profile=None):
+        try:
+            return decoded[regs]
+        except (KeyError, TypeError):
+            pass
+        config = decode(regs, profile)
+        try:
+            decoded[regs] = config
+        except TypeError:
+            pass
+        return config
+
+    return once

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
+from golden.regs.values import decoded_once
 from golden.units.lut import LutParams
 
 PRECISIONS = {"INT8": "int8", "INT16": "int16", "FP16": "fp16"}
@@ -209,25 +209,9 @@ def _dma(regs, letter: str, name: str) -> OperandDma:
     )
 
 
+@decoded_once
 def decode(regs, profile=None) -> SdpConfig:
     """Read every SDP/SDP_RDMA field the model uses (unwritten registers read as reset values)."""
-    try:  # a layer's values are read-only (golden/regs/values.py): decoded once, however many ask
-        return _DECODED[regs]
-    except (KeyError, TypeError):
-        pass
-    cfg = _decode(regs)
-    try:
-        _DECODED[regs] = cfg
-    except TypeError:  # values that cannot be weakly referenced: decoded on every call
-        pass
-    return cfg
-
-
-#: RegisterValues -> its SdpConfig, for as long as the values live
-_DECODED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _decode(regs) -> SdpConfig:
     def sdp(reg, field):
         return regs.field("SDP", reg, field)
 
