@@ -217,12 +217,10 @@ def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: P
 
     if os.path.isabs(name):
         raise refused(f"data file {name!r} is an absolute path, outside {box}")
-    if _plain(name):  # a name in the folder itself that is no symbolic link: inside once the folder resolves
-        try:
-            if Path(folder).resolve() is not None and not os.path.islink(Path(folder) / name):
-                return Path(folder) / name
-        except (OSError, RuntimeError, ValueError):
-            pass  # refused below, as any name
+    # a name in the folder itself that is no symbolic link lies inside a folder that resolves (a stat of it
+    # succeeds: no link loop); anything else takes the whole test below
+    if _plain(name) and os.path.isdir(folder) and not os.path.islink(os.path.join(folder, name)):
+        return Path(folder) / name
     try:
         target = (Path(folder) / name).resolve()
         roots = [box.resolve() for box in boxes]
