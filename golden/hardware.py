@@ -117,14 +117,13 @@ class Hardware:
         switch = UNIT_SWITCHES.get(reg.unit)
         if switch and value & 1 and reg.name in LAUNCHES:
             self.profile.require(switch, f"{where}: the trace enables {reg.unit}", fields=(reg.qualified,))
-        if reg.is_double_buffered and reg.unit in self.regs.pingpong:
-            group = self.regs.producer(reg.unit)
-            if self.regs.enabled(reg.unit, group) and reg.name != "D_OP_ENABLE":
+        if reg.is_double_buffered and reg.name != "D_OP_ENABLE" and reg.unit in self.regs.pingpong:
+            if self.regs.enabled(reg.unit, self.regs.producer(reg.unit)):
                 self.run_armed()  # the armed group runs before software may reprogram it
         if reg.unit in self.luts and is_parameter(reg.name):
             self._check_unchanged_while_armed(reg, value, where)
         elif reg.unit in self.luts and reg.name.startswith("S_LUT_ACCESS"):
-            if reg.unit in self.regs.armed():
+            if self.regs.armed_group(reg.unit) is not None:
                 self.run_armed()  # an armed layer uses the LUT as programmed so far
             self.luts[reg.unit].write(reg.name, value)
             if reg.name == "S_LUT_ACCESS_CFG":
@@ -134,7 +133,7 @@ class Hardware:
     def _check_unchanged_while_armed(self, reg: Register, value: int, where: str) -> None:
         """A new value of a LUT parameter (golden.units.lut.is_parameter) written while a layer of the unit is
         armed reaches the layer part-way on the hardware, a race no model can answer."""
-        group = self.regs.armed().get(reg.unit)
+        group = self.regs.armed_group(reg.unit)
         if group is None:
             return
         old = self.regs.raw(reg.unit, reg.name) & reg.writable_mask

@@ -29,11 +29,12 @@ _RECORD = re.compile(
     r"\{\s*'?offset'?\s*:\s*(0x[0-9a-fA-F]+)\s*,\s*'?size'?\s*:\s*(\d+)\s*,\s*'?(?:payload|value)'?\s*:"
     r"\s*([0-9a-fA-Fx ]*?)\s*\}\s*,?\s*$")
 _BYTE = re.compile(r"0x([0-9a-fA-F]{1,2})$")
+#: (the payload's characters taken possessively: a payload keeps its trailing spaces, which no use of it minds,
+#: and the scan never backtracks into it)
 _RECORDS = re.compile(
     r"\{\s*'?offset'?\s*:\s*(0x[0-9a-fA-F]+)\s*,\s*'?size'?\s*:\s*(\d+)\s*,\s*'?(?:payload|value)'?\s*:"
-    r"\s*([0-9a-fA-Fx ]*?)\s*\}")
+    r"\s*([0-9a-fA-Fx ]*+)\s*\}")
 _SHORT_BYTE = re.compile(r"0x([0-9a-fA-F])(?![0-9a-fA-F])")
-_FRAME_LINES = re.compile(r"^\s*(?:[{}],?)?\s*$\n?", re.MULTILINE)
 
 
 def split_lines(text: str) -> list[str]:
@@ -55,28 +56,40 @@ def _record_numbers(offset: str, size: str, path: str, line: int | None) -> tupl
     return offset_value, size_value
 
 
+def _numbers(found: list[tuple[str, str, str]], path: str) -> list[tuple[int, int]]:
+    """The records' (offset, size), or the first bad record's DataFileError (_record_numbers)."""
+    offsets, sizes = [offset for offset, _, _ in found], [size for _, size, _ in found]
+    if max(map(len, offsets)) <= _MAX_DIGITS and max(map(len, sizes)) <= _MAX_DIGITS:
+        numbers = list(zip([int(offset, 16) for offset in offsets], map(int, sizes), strict=True))
+        if max(offset + size for offset, size in numbers) <= memory_limit():
+            return numbers
+    return [_record_numbers(offset, size, path, None) for offset, size, _ in found]
+
+
 def parse_records(text: str, path: str = "<dat>") -> list[tuple[int, np.ndarray]]:
     """Parse the trace_tests record syntax into (offset, payload) pairs.
 
     Contiguous records are merged into one run. The whole file is parsed with
-    C-level regex and bytes.fromhex; only a file that does not parse cleanly is
-    walked line by line, to name the offending line.
+    C-level regex and numpy (or bytes.fromhex where a payload is not spelled `0xhh 0xhh ...`); only a file
+    that does not parse cleanly is walked line by line, to name the offending line.
     """
     found = _RECORDS.findall(text)
     if not found:
-        if split_lines(_FRAME_LINES.sub("", text)):
+        if _body_lines(text):
             return _parse_records_by_line(text, path)
         return []
-    body_lines = len(split_lines(_FRAME_LINES.sub("", text)))
-    numbers = [_record_numbers(offset, size, path, None) for offset, size, _ in found]
+    body_lines = _body_lines(text)
+    numbers = _numbers(found, path)
     payloads = [payload for _, _, payload in found]
     sizes = np.array([size for _, size in numbers], np.int64)
-    counts = np.array([payload.count("0x") for payload in payloads], np.int64)
-    joined = _SHORT_BYTE.sub(r"0\1", " ".join(payloads)).replace("0x", "")
-    try:
-        data = np.frombuffer(bytes.fromhex(joined), np.uint8)
-    except ValueError:
-        data = None
+    data, counts = _canonical_payloads(payloads)
+    if data is None:
+        counts = np.array([payload.count("0x") for payload in payloads], np.int64)
+        joined = _SHORT_BYTE.sub(r"0\1", " ".join(payloads)).replace("0x", "")
+        try:
+            data = np.frombuffer(bytes.fromhex(joined), np.uint8)
+        except ValueError:
+            data = None
     if data is None or body_lines != len(found) or not np.array_equal(sizes, counts) or data.size != sizes.sum():
         return _parse_records_by_line(text, path)
     offsets = np.array([offset for offset, _ in numbers], np.int64)
@@ -86,6 +99,37 @@ def parse_records(text: str, path: str = "<dat>") -> list[tuple[int, np.ndarray]
     run_ends = np.concatenate((breaks, [len(found)]))
     return [(int(offsets[a]), data[starts[a]:starts[b - 1] + sizes[b - 1]].copy())
             for a, b in zip(run_starts, run_ends, strict=True)]
+
+
+#: The lines around records that parse_records skips (after strip()).
+_FRAMES = frozenset(("", "{", "}", "{,", "},"))
+
+
+def _body_lines(text: str) -> int:
+    """How many lines are neither blank nor a lone brace (with an optional comma)."""
+    lines = text.split("\n")  # split_lines' lines, plus a last empty one that strip() makes a frame
+    return len(lines) - sum(map(_FRAMES.__contains__, map(str.strip, lines)))
+
+
+#: ASCII code -> the value of a hexadecimal digit, -1 for any other character
+_NIBBLES = np.full(256, -1, np.int16)
+for _digit in "0123456789abcdefABCDEF":
+    _NIBBLES[ord(_digit)] = int(_digit, 16)
+
+
+def _canonical_payloads(payloads: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The bytes and per-record byte counts of payloads spelled as format_records writes them (`0xhh`
+    separated by single spaces), decoded with numpy; (None, None) for any other spelling."""
+    joined = " ".join(payloads) + " "
+    if len(joined) % 5:
+        return None, None
+    cells = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(-1, 5)
+    digits = _NIBBLES[cells[:, 2:4]]
+    if not ((cells[:, 0] == ord("0")).all() and (cells[:, 1] == ord("x")).all() and (cells[:, 4] == ord(" ")).all()
+            and (digits >= 0).all()):
+        return None, None
+    counts = (np.array([len(payload) for payload in payloads], np.int64) + 1) // 5
+    return (digits[:, 0] * 16 + digits[:, 1]).astype(np.uint8), counts
 
 
 def _parse_records_by_line(text: str, path: str) -> list[tuple[int, np.ndarray]]:
@@ -126,6 +170,9 @@ def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
 
     ../shared/nvdla/README.md, "traceplayer/: the nvdlav1 input.txn format".
     """
+    data = _canonical_byte_lines(text)
+    if data is not None:
+        return data
     lines = []
     for number, line in enumerate(split_lines(text), 1):
         if line.lstrip().startswith("0x"):
@@ -145,6 +192,19 @@ def parse_byte_lines(text: str, path: str = "<dat>") -> np.ndarray:
     raise DataFileError("bad data bytes", path=path)
 
 
+def _canonical_byte_lines(text: str) -> np.ndarray | None:
+    """The bytes of a file spelled as format_byte_lines writes it (lines of `0xhh` separated by single spaces),
+    decoded with numpy; None for any other spelling."""
+    if len(text) % 5 or not text.isascii():
+        return None
+    cells = np.frombuffer(text.encode("ascii"), np.uint8).reshape(-1, 5)
+    digits = _NIBBLES[cells[:, 2:4]]
+    if not ((cells[:, 0] == ord("0")).all() and (cells[:, 1] == ord("x")).all() and (digits >= 0).all()
+            and ((cells[:, 4] == ord(" ")) | (cells[:, 4] == ord("\n"))).all() and text[-1:] in ("", "\n")):
+        return None
+    return (digits[:, 0] * 16 + digits[:, 1]).astype(np.uint8)
+
+
 def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: Path | None = None) -> Path:
     """The file `name` that a trace (`path`, `line`) reads, relative to the trace's `folder`: it must lie inside
     that folder, or inside `data_root` when the user names one. An absolute name, a `..` leading out, or a
@@ -157,6 +217,10 @@ def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: P
 
     if os.path.isabs(name):
         raise refused(f"data file {name!r} is an absolute path, outside {box}")
+    # a name in the folder itself that is no symbolic link lies inside a folder that resolves (a stat of it
+    # succeeds: no link loop); anything else takes the whole test below
+    if _plain(name) and os.path.isdir(folder) and not os.path.islink(os.path.join(folder, name)):
+        return Path(folder) / name
     try:
         target = (Path(folder) / name).resolve()
         roots = [box.resolve() for box in boxes]
@@ -168,6 +232,11 @@ def inside(folder: Path, name: str, *, path: str, line: int | None, data_root: P
     how = ("a symbolic link on the way leads to" if any(lexical.is_relative_to(b.absolute()) for b in boxes)
            else "'..' leads out to")
     raise refused(f"data file {name!r} lies outside {box}: {how} {target}")
+
+
+def _plain(name: str) -> bool:
+    """A file name without a folder part, other than the folder itself or its parent."""
+    return name not in ("", ".", "..") and "/" not in name and os.sep not in name and "\0" not in name
 
 
 def is_record_syntax(text: str) -> bool:
@@ -213,10 +282,11 @@ def format_records(records: Iterable[tuple[int, np.ndarray]], record_size: int =
     lines = ["{"]
     for offset, payload in records:
         payload = _as_bytes(payload)
+        tokens = _tokens(payload)  # "0xhh " per byte
         for start in range(0, payload.size, record_size):
-            chunk = payload[start:start + record_size]
-            body = " ".join(f"0x{b:02x}" for b in chunk.tolist())
-            lines.append(f"{{offset:0x{offset + start:x}, size:{chunk.size}, payload:{body}}} ,")
+            end = min(start + record_size, payload.size)
+            lines.append(f"{{offset:0x{offset + start:x}, size:{end - start}, "
+                         f"payload:{tokens[5 * start:5 * end - 1]}}} ,")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -224,9 +294,18 @@ def format_records(records: Iterable[tuple[int, np.ndarray]], record_size: int =
 def format_byte_lines(data, per_line: int = 32) -> str:
     """Write bytes in the traceplayer .dat syntax (data lines only)."""
     data = _as_bytes(data)
-    return "".join(
-        " ".join(f"0x{b:02x}" for b in data[start:start + per_line].tolist()) + "\n"
-        for start in range(0, data.size, per_line))
+    tokens = _HEX_TOKENS[data]  # "0xhh " per byte; the last of each line ends it instead
+    tokens[per_line - 1::per_line, 4] = ord("\n")
+    tokens[-1:, 4] = ord("\n")
+    return tokens.tobytes().decode("ascii")
+
+
+#: byte -> its five characters "0xhh " (ASCII codes), for writing whole arrays at once
+_HEX_TOKENS = np.frombuffer("".join(f"0x{b:02x} " for b in range(256)).encode("ascii"), np.uint8).reshape(256, 5)
+
+
+def _tokens(data: np.ndarray) -> str:
+    return _HEX_TOKENS[data].tobytes().decode("ascii")
 
 
 def _as_bytes(data) -> np.ndarray:

@@ -186,6 +186,8 @@ class Trace:
     commands: list[Command]
     #: A folder the user names whose files the trace may read too (names stay relative to the trace's folder).
     data_root: Path | None = None
+    #: file name -> the path data_file found for it (checking for missing files and loading them ask alike)
+    _found: dict[str, Path] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -197,7 +199,11 @@ class Trace:
 
     def data_file(self, command: MemLoad | CheckFile) -> Path:
         """The file a command reads; a DataFileError at its line when it lies outside the trace's box."""
-        return inside(self.folder, command.file, path=command.path, line=command.line, data_root=self.data_root)
+        found = self._found.get(command.file)
+        if found is None:
+            found = self._found[command.file] = inside(self.folder, command.file, path=command.path,
+                                                       line=command.line, data_root=self.data_root)
+        return found
 
     def files(self) -> list[tuple[MemLoad | CheckFile, Path]]:
         return [(c, self.data_file(c)) for c in self.commands if isinstance(c, MemLoad | CheckFile)]

@@ -117,6 +117,11 @@ class RegisterFile:
         """Units whose consumer group has D_OP_ENABLE set: {unit: group}."""
         return {unit: group for unit, group in self.consumer.items() if self.enabled(unit, group)}
 
+    def armed_group(self, unit: str) -> int | None:
+        """armed() of one unit: its consumer group if that has D_OP_ENABLE set, else None."""
+        group = self.consumer.get(unit)
+        return group if group is not None and self.enabled(unit, group) else None
+
     def values(self, groups: dict[str, int] | None = None) -> RegisterValues:
         """RegisterValues of every register: S_ registers, and the D_ registers of each unit's
         group in `groups` (default: its consumer group)."""

@@ -44,15 +44,15 @@ class Field:
     #: the bits (lsb, msb) the hardware's register file keeps, where fewer than the RDL field's
     stored: tuple[int, int] | None = None
 
-    @property
+    @cached_property
     def width(self) -> int:
         return self.msb - self.lsb + 1
 
-    @property
+    @cached_property
     def mask(self) -> int:
         return ((1 << self.width) - 1) << self.lsb
 
-    @property
+    @cached_property
     def stored_mask(self) -> int:
         if self.stored is None:
             return self.mask
@@ -86,11 +86,11 @@ class Register:
     def qualified(self) -> str:
         return f"{self.unit}.{self.name}"
 
-    @property
+    @cached_property
     def reset(self) -> int:
         return sum(f.reset << f.lsb for f in self.fields)
 
-    @property
+    @cached_property
     def writable_mask(self) -> int:
         return sum(f.stored_mask for f in self.fields if "w" in f.sw)
 
@@ -103,19 +103,23 @@ class Register:
         """A register value as the hardware holds it: the bits of narrowed fields it does not store are 0."""
         return value & ~self._dropped
 
-    @property
+    @cached_property
     def readable_mask(self) -> int:
         return sum(f.stored_mask for f in self.fields if "r" in f.sw)
 
-    @property
+    @cached_property
     def is_double_buffered(self) -> bool:
         """D_ registers exist once per ping-pong group; S_ registers once per unit."""
         return self.name.startswith("D_")
 
+    @cached_property
+    def _named(self) -> dict[str, Field]:
+        return {fld.name: fld for fld in self.fields}
+
     def field(self, name: str) -> Field:
-        for fld in self.fields:
-            if fld.name == name:
-                return fld
+        found = self._named.get(name)
+        if found is not None:
+            return found
         raise RegisterError(
             f"register {self.qualified} has no field {name}; fields: {', '.join(f.name for f in self.fields)}",
             register=f"{self.qualified}.{name}")
@@ -153,6 +157,9 @@ class RegisterMap:
         self.bases = {unit: bases[layout] for unit, bases in units.items() if bases[layout] is not None}
         self._by_name: dict[tuple[str, str], Register] = {}
         self._by_address: dict[int, Register] = {}
+        self._looked_up: dict[str, Register] = {}
+        self._field_keys: dict[str, tuple[tuple[str, str], str]] = {}
+        self._of_unit: dict[str, list[Register]] = {}
         changes = hardware_fields(layout, hardware) if hardware else {}
         for entry in entries:
             fields = (Field(**{**f, **changes.get((entry["unit"], entry["name"], f["name"]), {})})
@@ -183,7 +190,10 @@ class RegisterMap:
         return list(self.bases)
 
     def registers(self, unit: str) -> list[Register]:
-        return [reg for (u, _), reg in self._by_name.items() if u == unit]
+        found = self._of_unit.get(unit)
+        if found is None:
+            found = self._of_unit[unit] = [reg for (u, _), reg in self._by_name.items() if u == unit]
+        return list(found)
 
     def get(self, unit: str, name: str) -> Register:
         try:
@@ -195,6 +205,23 @@ class RegisterMap:
 
     def lookup(self, text: str) -> Register:
         """A register by trace name (`NVDLA_SDP.D_DATA_CUBE_WIDTH_0`) or `SDP.D_DATA_CUBE_WIDTH`."""
+        found = self._looked_up.get(text)
+        if found is None:
+            found = self._looked_up[text] = self._lookup(text)
+        return found
+
+    def field_key(self, key: str) -> tuple[tuple[str, str], str]:
+        """((unit, register), field) of a key "UNIT.REGISTER.FIELD" whose register `lookup` finds."""
+        found = self._field_keys.get(key)
+        if found is None:
+            if key.count(".") != 2:
+                raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
+            register, _, name = key.rpartition(".")
+            reg = self.lookup(register)
+            found = self._field_keys[key] = ((reg.unit, reg.name), name)
+        return found
+
+    def _lookup(self, text: str) -> Register:
         match = _TRACE_NAME.match(text.strip())
         if not match:
             raise RegisterError(f"not a register name: {text!r}", register=text)

@@ -8,7 +8,9 @@ Registers never written read as their reset values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 
 from golden.errors import RegisterError
 from golden.numerics.integer import as_signed
@@ -27,15 +29,9 @@ class RegisterValues:
         """Build from field values keyed "UNIT.REGISTER.FIELD" (e.g. "SDP.D_DATA_CUBE_WIDTH.WIDTH")."""
         grouped: dict[tuple[str, str], dict[str, int]] = {}
         for key, number in fields.items():
-            parts = key.split(".")
-            if len(parts) != 3:
-                raise RegisterError(f"expected UNIT.REGISTER.FIELD, got {key!r}", register=key)
-            reg = regmap.lookup(f"{parts[0]}.{parts[1]}")
-            grouped.setdefault((reg.unit, reg.name), {})[parts[2]] = number
-        values = {}
-        for (unit, reg_name), reg_fields in grouped.items():
-            values[unit, reg_name] = regmap.get(unit, reg_name).encode(**reg_fields)
-        return cls(regmap, values)
+            register, name = regmap.field_key(key)
+            grouped.setdefault(register, {})[name] = number
+        return cls(regmap, {register: regmap.get(*register).encode(**named) for register, named in grouped.items()})
 
     @classmethod
     def from_writes(cls, regmap: RegisterMap, writes: Iterable[tuple[str, int]]) -> RegisterValues:
@@ -55,7 +51,8 @@ class RegisterValues:
         return reg.held(self._values.get((unit, name), reg.reset))
 
     def field(self, unit: str, name: str, field: str) -> int:
-        return self.regmap.get(unit, name).field(field).decode(self.value(unit, name))
+        reg = self.regmap.get(unit, name)
+        return reg.field(field).decode(reg.held(self._values.get((unit, name), reg.reset)))
 
     def signed(self, unit: str, name: str, field: str) -> int:
         """The field read as two's complement (offsets, scales and operands are signed)."""
@@ -84,3 +81,25 @@ class RegisterValues:
         merged.update(values)
         return RegisterValues(self.regmap, merged)
 
+
+
+def decoded_once(decode: Callable) -> Callable:
+    """A unit's decode(regs, profile=None) run once per RegisterValues object: a layer's values are read-only,
+    so the run, follows_input, reads_memory and passed_on of one layer share one decoded configuration (kept
+    while the values live). Values that cannot be weakly referenced are decoded on every call."""
+    decoded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(decode)
+    def once(regs, profile=None):
+        try:
+            return decoded[regs]
+        except (KeyError, TypeError):
+            pass
+        config = decode(regs, profile)
+        try:
+            decoded[regs] = config
+        except TypeError:
+            pass
+        return config
+
+    return once

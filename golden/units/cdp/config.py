@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from golden import rules
 from golden.errors import NotModelledError
-from golden.regs.values import RegisterValues
+from golden.regs.values import RegisterValues, decoded_once
 from golden.units.lut import LutParams
 
 LOCAL_SIZES = {"LEN3": 3, "LEN5": 5, "LEN7": 7, "LEN9": 9}
@@ -31,6 +31,7 @@ class CdpConfig:
     dst: tuple[int, int, int, bool]
 
 
+@decoded_once
 def decode(regs: RegisterValues, profile=None) -> CdpConfig:
     def rdma(reg, name):
         return regs.field("CDP_RDMA", reg, name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from golden.regs.values import RegisterValues
+from golden.regs.values import RegisterValues, decoded_once
 
 PRECISIONS = {"INT8": "int8", "INT16": "int16", "FP16": "fp16"}
 
@@ -136,6 +136,7 @@ def _lower(regs: RegisterValues, unit: str, reg: str, field: str) -> str:
     return regs.enum(unit, reg, field).lower()
 
 
+@decoded_once
 def decode(regs: RegisterValues, profile=None) -> ConvConfig:
     """Decode the CDMA/CSC/CMAC/CACC registers of one hardware layer."""
     f = regs.field

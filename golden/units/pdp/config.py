@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golden import rules
-from golden.regs.values import RegisterValues
+from golden.regs.values import RegisterValues, decoded_once
 
 # pooled_size and the PAD_VALUE widths are imported from here.
 from golden.units.pdp.rules import PAD_VALUE_BITS, PAD_VALUE_FIELD_BITS, pooled_size  # noqa: F401
@@ -69,6 +69,7 @@ def _split(regs: RegisterValues, count: int) -> Split | None:
                  count + 1)
 
 
+@decoded_once
 def decode(regs: RegisterValues, profile=None) -> PdpConfig:
     """The PDP layer the registers describe (no checks; see validate)."""
     def pdp(reg, name):

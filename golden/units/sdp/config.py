@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from golden.regs.values import decoded_once
 from golden.units.lut import LutParams
 
 PRECISIONS = {"INT8": "int8", "INT16": "int16", "FP16": "fp16"}
@@ -208,6 +209,7 @@ def _dma(regs, letter: str, name: str) -> OperandDma:
     )
 
 
+@decoded_once
 def decode(regs, profile=None) -> SdpConfig:
     """Read every SDP/SDP_RDMA field the model uses (unwritten registers read as reset values)."""
     def sdp(reg, field):

@@ -299,3 +299,21 @@ def test_a_gapped_surface_write_marks_only_its_atoms_written():
     write_feature(memory, 0x1000, cube, "int8", 48, 200, 8, name="T")
     assert memory.count_unwritten(0x1000, 2 * 48 + 32) == 2 * 16
     np.testing.assert_array_equal(read_feature(memory, 0x1000, cube.shape, "int8", 48, 200, 8, name="T"), cube)
+
+
+def test_memory_files_are_written_byte_for_byte_in_nvidias_spellings():
+    data = np.array([0x00, 0x0A, 0xFF, 0x10, 0x7E], np.uint8)
+    assert format_records([(0x20, data)], record_size=2) == (
+        "{\n{offset:0x20, size:2, payload:0x00 0x0a} ,\n{offset:0x22, size:2, payload:0xff 0x10} ,\n"
+        "{offset:0x24, size:1, payload:0x7e} ,\n}\n")
+    assert format_byte_lines(data, per_line=2) == "0x00 0x0a\n0xff 0x10\n0x7e\n"
+    assert format_byte_lines(data[:0]) == "" and format_records([(0, data[:0])]) == "{\n}\n"
+
+
+def test_memory_files_in_other_spellings_parse_to_the_same_bytes():
+    spelled = "{\n{offset:0x20, size:3, payload:0x0 0xA  0xFf } ,\n {offset:0x23, size:2, payload:0x10 0x7e},\n}"
+    [(offset, data)] = parse_records(spelled)
+    assert offset == 0x20 and data.tolist() == [0x00, 0x0A, 0xFF, 0x10, 0x7E]
+    assert parse_byte_lines("0x0 0xA\n  0xFf 0x10\n0x7e").tolist() == [0x00, 0x0A, 0xFF, 0x10, 0x7E]
+    with pytest.raises(DataFileError, match=r":2: record says size:3 but has 2"):
+        parse_records("{\n{offset:0x0, size:3, payload:0x01 0x02} ,\n}\n", "f.dat")
