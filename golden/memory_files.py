@@ -90,7 +90,8 @@ def parse_records(text: str, path: str = "<dat>") -> list[tuple[int, np.ndarray]
             data = np.frombuffer(bytes.fromhex(joined), np.uint8)
         except ValueError:
             data = None
-    if data is None or body_lines != len(found) or not np.array_equal(sizes, counts) or data.size != sizes.sum():
+    if (data is None or counts is None or body_lines != len(found) or not np.array_equal(sizes, counts)
+            or data.size != sizes.sum()):
         return _parse_records_by_line(text, path)
     offsets = np.array([offset for offset, _ in numbers], np.int64)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
