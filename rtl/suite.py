@@ -6,15 +6,15 @@ the mutation run (ci/mutation.py) and the regression's mutants play exactly this
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from golden.config import get_profile
+from golden.settings import nvdla_data
 from stimulus.corner_data import write_aimed
 from stimulus.fixture_sdp import write_random_trace
 
 #: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
-DATA_ROOT = Path(os.environ.get("NVDLA_DATA", Path(__file__).resolve().parents[2] / "shared" / "nvdla"))
+DATA_ROOT = Path(nvdla_data(str(Path(__file__).resolve().parents[2] / "shared" / "nvdla")))
 NVIDIA_TRACES = (
     "sdp_8x8x32_bypass_int8_1",      # pass-through: 4 surfaces, 8 lines, packed
     "sdp_1x1x1_pass_through_int8",   # convertor saturates every lane

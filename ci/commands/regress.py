@@ -56,6 +56,7 @@ from ci.regression.plan import (
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file, verdict
 from ci.signals import stop_group
 from golden.config import get_profile
+from golden.settings import nvdla_data
 
 NAME = "regress"
 HELP = "run a level of the testplan (smoke, nightly, weekly) under pytest-xdist and report: triage, history, Allure"
@@ -84,7 +85,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="pytest-xdist workers (default 1)")
     parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE",
                         help="the testplan (hjson; default: the project's, ci/regression/testplan.hjson)")
-    parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
+    parser.add_argument("--nvdla-data", default=nvdla_data(str(DEFAULT_DATA)), metavar="DIR",
                         help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
     parser.add_argument("--test", action="append", default=[], metavar="ID",
                         help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
