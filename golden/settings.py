@@ -17,7 +17,7 @@ Frozen: a part that changes for one run is a copy (dataclasses.replace), never a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from golden.errors import NvdlaVerifError
@@ -165,6 +165,14 @@ class Settings:
     @classmethod
     def from_environment(cls) -> Settings:
         return cls(RtlSettings.from_environment(), CommandSettings.from_environment())
+
+    def with_rtl(self, **changes) -> Settings:
+        """These settings with some RTL settings changed (e.g. coverage=FOLDER, axi_pause=P for one run)."""
+        return replace(self, rtl=replace(self.rtl, **changes))
+
+    def keeping_runs_in(self, folder: str) -> Settings:
+        """These settings keeping an external program's failed run folders in `folder` unless the person chose."""
+        return replace(self, command=self.command.keeping_in(folder))
 
     def to_json(self) -> dict[str, Any]:
         return _to_json(self)

@@ -25,7 +25,7 @@ from golden.formats import dlhdl
 from golden.implementation import Golden, Implementation
 from golden.memory import MemorySystem
 from golden.outcome import Outcome
-from golden.settings import override
+from golden.settings import Settings, override
 from golden.status import Status
 from golden.steps import CheckRegion, FillMemory, LoadMemory, Program
 from golden.units.base import Surface
@@ -87,13 +87,13 @@ class DlhdlAdapter:
     name = "dlhdl"
 
     def __init__(self, argument: str | None = None, inner: Implementation | None = None,
-                 conv_thread_number: int | None = None):
+                 conv_thread_number: int | None = None, settings: Settings | None = None):
         if inner is None:
             if not argument:
                 raise NvdlaVerifError("--impl dlhdl needs the implementation it adapts: --impl dlhdl:NAME[:ARG]")
             from ci.implementations import create
 
-            inner = create(argument)
+            inner = create(argument, settings)
         self.inner = inner
         number = conv_thread_number or int(override("NVDLA_DLHDL_CONV_THREAD_NUMBER") or DEFAULT_CONV_THREAD_NUMBER)
         self.threads, self.parallel = dlhdl.geometry(number)

@@ -137,7 +137,7 @@ class TestKind:
                                    f"cannot infer the profile of {path}; use --profile"))
         ran: list = []
         result = engine.play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale,
-                                   ran=ran)
+                                   ran=ran, settings=settings.decided)
         if not result.layers:  # another implementation's: the report decodes the golden model's registers
             result.layers = list(ran)
         status, note = engine.trace_status(result, item.params.get("expected_invalid"))
