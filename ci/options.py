@@ -40,12 +40,19 @@ def fixed_profile(args) -> Profile | None:
     return get_profile(args.profile) if args.profile else None
 
 
-def profile_for(path: Path, fixed: Profile | None) -> Profile:
+class ProfileNotInferredError(ProfileError):
+    """A trace whose profile no option gives and no folder name says."""
+
+
+def profile_for(path: Path, fixed: Profile | None, default: str | None = None) -> Profile:
+    """A trace's hardware profile: the one the options fix for every trace, else `default` (the one a test names),
+    else the one its folder names."""
     if fixed is not None:
         return fixed
-    name = infer_profile_name(path)
+    name = default or infer_profile_name(path)
     if name is None:
-        raise ProfileError(f"{path}: cannot infer the hardware profile from the folder names; use --profile")
+        raise ProfileNotInferredError(f"{path}: cannot infer the hardware profile from the folder names; use "
+                                      "--profile")
     return get_profile(name)
 
 

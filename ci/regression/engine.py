@@ -78,6 +78,10 @@ class Settings:
     def reference_spec(self) -> str | None:
         return reference_spec(self.impl, self.ref)
 
+    def fixed_profile(self):
+        """The profile --profile gives every layer (None: each layer's own)."""
+        return get_profile(self.profile) if self.profile else None
+
 
 @dataclass
 class Run:
@@ -120,11 +124,6 @@ def watchdog(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def profile_for(path: Path, settings: Settings, default: str | None = None):
-    name = settings.profile or default or infer_profile_name(path)
-    return get_profile(name) if name else None
 
 
 class _Recording:
