@@ -105,9 +105,9 @@ class Options:
     rtl: list[str] = field(default_factory=list)  # the RTL selection as arguments (reproduce commands)
     axi_pause: float = 0.0
     command: list[str] = field(default_factory=lambda: ["nvdla-verif"])  # the first words (ci.cli.invocation)
-    #: What the command line decided for the implementations (golden/settings.py); each run changes the RTL
-    #: bench's AXI back-pressure and coverage folder in a copy.
-    decided: Decided = field(default_factory=Decided)
+    #: What the command line decided for the implementations (golden/settings.py; default: the person's
+    #: overrides); each run changes the RTL bench's AXI back-pressure and coverage folder in a copy.
+    decided: Decided = field(default_factory=Decided.from_environment)
 
     @property
     def code_coverage(self) -> bool:

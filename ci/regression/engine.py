@@ -61,8 +61,9 @@ class Settings:
     #: NVIDIA's data the run read (absolute), so that a reproduce line works from any folder.
     nvdla_data: str | None = None
     #: What the command line decided for the implementations, the RTL bench and the worker processes
-    #: (golden/settings.py); the manifest carries it to the pytest workers, the batch shards and --resume.
-    decided: Decided = field(default_factory=Decided)
+    #: (golden/settings.py; default: the person's overrides); the manifest carries it to the pytest workers, the
+    #: batch shards and --resume.
+    decided: Decided = field(default_factory=Decided.from_environment)
 
     def __post_init__(self):
         if isinstance(self.command, str):
