@@ -3,25 +3,26 @@ summarised in one line instead of one long paragraph each."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from golden.settings import override
+
 DEFAULT_NVDLA_DATA = Path(__file__).resolve().parent.parent / "shared" / "nvdla"
 
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_NVDLA_DATA)),
+        "--nvdla-data", default=override("NVDLA_DATA") or str(DEFAULT_NVDLA_DATA),
         help="folder with NVIDIA's traces, RDL and configs (default: ../shared/nvdla or $NVDLA_DATA)")
     parser.addoption(
-        "--impl", default=os.environ.get("NVDLA_CONFORM_IMPL", "golden"), metavar="NAME[:ARG]",
+        "--impl", default=override("NVDLA_CONFORM_IMPL") or "golden", metavar="NAME[:ARG]",
         help="suites/conformance: the implementation to play NVIDIA's traces on (default: golden)")
     parser.addoption(
-        "--ref", default=os.environ.get("NVDLA_CONFORM_REF"), metavar="NAME[:ARG]",
+        "--ref", default=override("NVDLA_CONFORM_REF"), metavar="NAME[:ARG]",
         help="suites/conformance: the reference (default: golden, none when --impl is golden; 'none': the "
              "trace's own checks only)")
 

@@ -36,13 +36,13 @@ from rtl_yardstick import run_yardstick, yardstick_binary  # noqa: E402
 from ci.options import (  # noqa: E402
     add_profile_options,
     add_rtl_options,
-    environment,
     fixed_profile,
     profile_for,
-    rtl_environment,
+    settings_from,
 )
 from golden.config import Profile, get_profile  # noqa: E402
 from golden.errors import NvdlaVerifError  # noqa: E402
+from golden.settings import Settings  # noqa: E402
 from golden.trace import CheckCrc, load_trace  # noqa: E402
 from rtl.suite import DATA_ROOT  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
@@ -62,7 +62,7 @@ def parser() -> argparse.ArgumentParser:
                               f"(default: {len(LAYERS)} SDP layers of {DEFAULT_PROFILE} and a generated one)")
     add_profile_options(options)
     add_rtl_options(options)
-    options.set_defaults(impl="rtl", ref=None)  # what rtl_environment checks the --rtl-* options against
+    options.set_defaults(impl="rtl", ref=None)  # what settings_from checks the --rtl-* options against
     return options
 
 
@@ -95,19 +95,19 @@ def main(argv: list[str]) -> int:
     try:
         fixed = fixed_profile(args)
         chosen = cases(args.traces or list(LAYERS), fixed or (None if args.traces else get_profile(DEFAULT_PROFILE)))
-        with environment(rtl_environment(args)):
-            _bench(chosen, fixed, generated=not args.traces)
+        _bench(chosen, fixed, settings_from(args), generated=not args.traces)
     except NvdlaVerifError as exc:
         print(f"bench_rtl.py: error: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
-def _bench(chosen: list[tuple[str, Path, Profile]], fixed: Profile | None, generated: bool) -> None:
+def _bench(chosen: list[tuple[str, Path, Profile]], fixed: Profile | None, settings: Settings,
+           generated: bool) -> None:
     from rtl.build import BuildOptions, build
-    from rtl.implementation import Rtl, declared_profile
+    from rtl.implementation import Rtl
 
-    options = BuildOptions.from_env()
+    options = BuildOptions.from_settings(settings.rtl)
     timed(f"bench build of {options.toplevel} (or cache hit)", lambda: build(options))
     timed(f"yardstick build of {options.toplevel} (or cache hit)", lambda: yardstick_binary(options))
     with tempfile.TemporaryDirectory() as folder:
@@ -116,7 +116,7 @@ def _bench(chosen: list[tuple[str, Path, Profile]], fixed: Profile | None, gener
                            fixed or get_profile(DEFAULT_PROFILE)))
         print(f"{'layer':36} {'cycles':>8} {'bench c/s':>10} {'yardstick c/s':>14} {'ratio':>6} {'bench wall s':>12}")
         for name, path, profile in chosen:
-            rtl = Rtl(build_options=options, profile=declared_profile())
+            rtl = Rtl(settings=settings)
             result = verify(path, profile, rtl)
             if result.status != "passed":
                 raise NvdlaVerifError(f"{name}: {result.status} on the bench: {result.detail}")

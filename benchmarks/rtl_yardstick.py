@@ -30,7 +30,7 @@ from rtl.build import (  # the bench build's helpers: its log and its compile pr
     make_command,
 )
 from rtl.cycle_budget import layer_cycle_budget
-from rtl.job import job_from_trace
+from rtl.job import AWAIT, CHECK, LOAD, READ, WATCH, WRITE, job_from_trace
 from rtl.toolchain import find_verilator
 
 SOURCE = Path(__file__).with_name("rtl_yardstick.cpp")
@@ -74,23 +74,25 @@ def yardstick_binary(options: BuildOptions, progress: Callable[[str], None] = pr
 
 
 def write_commands(job, run_dir: Path) -> Path:
-    """The job's steps as the yardstick's flat command file."""
+    """The job's steps as the yardstick's flat command file (each memory load's bytes in a file of its own)."""
     lines = []
-    for step in job.steps:
-        if step.mem != "pri" and step.op in ("mem_write", "check"):
+    for number, step in enumerate(job.steps):
+        if step.mem != "pri" and step.op in (LOAD, CHECK):
             raise ValueError("the yardstick models only the DBB (pri) memory")
         sync = step.sync or "-"
-        if step.op == "reg_write":
+        if step.op == WRITE:
             lines.append(f"write {step.addr} {step.value} 0 0")
-        elif step.op == "read_reg":
+        elif step.op == READ:
             lines.append(f"read {step.addr} {step.value} {step.mask} {int(step.sync == 'poll')}")
-        elif step.op == "mem_write":
-            lines.append(f"load {step.addr} {run_dir / step.file}")
-        elif step.op == "watch_intr":
+        elif step.op == LOAD:
+            blob = run_dir / f"load{number}.bin"
+            blob.write_bytes(step.data)
+            lines.append(f"load {step.addr} {blob}")
+        elif step.op == WATCH:
             lines.append(f"watch {step.value} {sync}")
-        elif step.op == "await_sync":
+        elif step.op == AWAIT:
             lines.append(f"await {sync}")
-        elif step.op == "check":
+        elif step.op == CHECK:
             lines.append(f"check {step.addr} {step.size} {sync}")
     path = run_dir / "yardstick.txt"
     path.write_text("\n".join(lines) + "\n")
@@ -102,7 +104,7 @@ def run_yardstick(trace, profile, options: BuildOptions) -> dict:
     trace = load_trace(trace)
     with tempfile.TemporaryDirectory(prefix="yardstick-") as folder:
         regmap = RegisterMap.for_profile(profile)
-        job = job_from_trace(trace, regmap, Path(folder))
+        job = job_from_trace(trace)
         job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
         commands = write_commands(job, Path(folder))
         out = subprocess.run([str(binary), str(commands), str(job.reset_idle_cycles), str(job.timeout_cycles)],

@@ -6,8 +6,8 @@ automatically. Errors of the project's own family print one line and exit 2; so 
 (MemoryError: the memory limits in force) and of disk space (ENOSPC, EDQUOT: the path, and what the command
 keeps and how it continues: the command module's optional `continues(args)`); any other exception prints one
 line naming it and exits 3 (`--debug` prints the traceback instead). `--memory-limit SIZE` raises the golden
-model's memory limit (golden/limits.py) for the command and its worker processes. SIGINT and SIGTERM stop a
-command as Ctrl-C does, whatever dispositions it inherited (ci/signals.py).
+model's memory limit (golden/limits.py) for the command and, through its settings, its worker processes. SIGINT
+and SIGTERM stop a command as Ctrl-C does, whatever dispositions it inherited (ci/signals.py).
 """
 
 from __future__ import annotations
@@ -86,9 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    if args.memory_limit:
+    if args.memory_limit:  # worker processes get it in the settings (golden/settings.py Settings.memory_limit)
         limits.set_memory_limit(args.memory_limit)
-        os.environ[limits.ENVIRONMENT] = str(args.memory_limit)
     restore = signals.install()  # a scheduler's SIGTERM, or Ctrl-C to a job started with `&`, stops a run
     try:
         return int(args.handler(args) or 0)

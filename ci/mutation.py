@@ -13,7 +13,6 @@ P per cycle, default 0.3; $NVDLA_RTL_AXI_PAUSE), so the nightly also covers slow
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from golden.config import get_profile
 from golden.implementation import Golden
+from golden.settings import Settings, override
 from golden.status import Verdict
 from rtl.build import BUG_SWITCHES, BuildOptions, build
 from rtl.implementation import Rtl
@@ -33,13 +33,13 @@ NIGHTLY_AXI_PAUSE = 0.3
 
 def run_mutant(task: tuple[str, list[tuple[str, str]], float]) -> tuple[str, dict[str, str], float]:
     switch, layers, axi_pause = task
-    os.environ["NVDLA_RTL_AXI_PAUSE"] = str(axi_pause)
     started = time.perf_counter()
     options = BuildOptions(defines=(switch,) if switch else (), jobs=1)
     build(options)
     profile = get_profile("nv_small")
     statuses = {}
-    implementation, reference = Rtl(build_options=options), Golden()
+    settings = Settings.from_environment().with_rtl(axi_pause=axi_pause)
+    implementation, reference = Rtl(build_options=options, settings=settings), Golden()
     for name, path in layers:
         statuses[name] = verify(path, profile, implementation, reference).status
     return switch, statuses, time.perf_counter() - started
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--switch", action="append", choices=BUG_SWITCHES)
     parser.add_argument("--axi-pause", type=float,
-                        default=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", NIGHTLY_AXI_PAUSE)))
+                        default=float(override("NVDLA_RTL_AXI_PAUSE") or NIGHTLY_AXI_PAUSE))
     args = parser.parse_args(argv)
     table, seconds = mutation_table(tuple(args.switch or BUG_SWITCHES), args.jobs, args.axi_pause)
     print(format_table(table, seconds))

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import ci.implementations as registry
 from ci.shell import option
+from golden import limits
 from golden.config import Profile, get_profile, infer_profile_name, load_spec
 from golden.errors import NvdlaVerifError, ProfileError
 from golden.implementation import Implementation
+from golden.settings import RtlSettings, Settings
 
 #: The reference an implementation's outcome is compared with when --ref is not given (reference_spec).
 DEFAULT_REFERENCE = "golden"
@@ -40,12 +41,19 @@ def fixed_profile(args: argparse.Namespace) -> Profile | None:
     return get_profile(args.profile) if args.profile else None
 
 
-def profile_for(path: Path, fixed: Profile | None) -> Profile:
+class ProfileNotInferredError(ProfileError):
+    """A trace whose profile no option gives and no folder name says."""
+
+
+def profile_for(path: Path, fixed: Profile | None, default: str | None = None) -> Profile:
+    """A trace's hardware profile: the one the options fix for every trace, else `default` (the one a test names),
+    else the one its folder names."""
     if fixed is not None:
         return fixed
-    name = infer_profile_name(path)
+    name = default or infer_profile_name(path)
     if name is None:
-        raise ProfileError(f"{path}: cannot infer the hardware profile from the folder names; use --profile")
+        raise ProfileNotInferredError(f"{path}: cannot infer the hardware profile from the folder names; use "
+                                      "--profile")
     return get_profile(name)
 
 
@@ -77,9 +85,9 @@ def add_rtl_options(parser: argparse.ArgumentParser) -> None:
                                "--rtl-profile)")
 
 
-def implementations(args: argparse.Namespace) -> tuple[Implementation, Implementation | None]:
+def implementations(args: argparse.Namespace, settings: Settings) -> tuple[Implementation, Implementation | None]:
     """(implementation, reference) the options name; created once so that bad values fail before anything runs."""
-    return resolve(args.impl, args.ref)
+    return resolve(args.impl, args.ref, settings)
 
 
 def default_reference(impl: str) -> str | None:
@@ -96,11 +104,13 @@ def reference_spec(impl: str, ref: str | None) -> str | None:
     return ref if ref and ref != impl else None
 
 
-def resolve(impl: str, ref: str | None) -> tuple[Implementation, Implementation | None]:
-    """(implementation, reference) for --impl and --ref (reference_spec), each prepared once
-    (golden/implementation.py)."""
+def resolve(impl: str, ref: str | None, settings: Settings | None = None
+            ) -> tuple[Implementation, Implementation | None]:
+    """(implementation, reference) for --impl and --ref (reference_spec), each created with the settings and
+    prepared once (golden/implementation.py)."""
     spec = reference_spec(impl, ref)
-    return prepared(registry.create(impl)), prepared(registry.create(spec)) if spec else None
+    return (prepared(registry.create(impl, settings)),
+            prepared(registry.create(spec, settings)) if spec else None)
 
 
 def prepared(implementation: Implementation) -> Implementation:
@@ -118,29 +128,32 @@ def rtl_profile(args: argparse.Namespace) -> str | None:
     return get_profile(args.rtl_profile).name if args.rtl_profile else None
 
 
-def rtl_environment(args: argparse.Namespace) -> dict[str, str]:
-    """The RTL selection (build options and declared profile), handed to the `rtl` implementation through the
-    environment (rtl.build.BuildOptions.from_env, rtl.implementation.declared_profile)."""
+def settings_from(args: argparse.Namespace) -> Settings:
+    """What the options decide (golden/settings.py), over the person's overrides; checked, so that a bad value is
+    one error before anything runs. Handed to the implementations, and by regress to its workers."""
+    overrides = Settings.from_environment()
+    return Settings(rtl_settings(args, overrides.rtl), overrides.command, limits.memory_limit())
+
+
+def rtl_settings(args: argparse.Namespace, overrides: RtlSettings) -> RtlSettings:
+    """The RTL selection the --rtl-* options name (the file list, its top and defines, the declared profile)."""
     if (args.rtl_top or args.rtl_define) and not args.rtl_filelist:
         raise NvdlaVerifError("--rtl-top and --rtl-define need --rtl-filelist FILE")
     declared = rtl_profile(args)
     if not args.rtl_filelist and not declared:
-        return {}
+        return overrides
     if not args.impl.startswith("rtl") and not (args.ref or "").startswith("rtl"):
         option = "--rtl-filelist" if args.rtl_filelist else "--rtl-profile/--rtl-spec"
         raise NvdlaVerifError(f"{option} needs --impl rtl")
-    if args.rtl_filelist and not Path(args.rtl_filelist).is_file():
+    chosen = replace(overrides, profile=declared) if declared else overrides
+    if not args.rtl_filelist:
+        return chosen
+    if not Path(args.rtl_filelist).is_file():
         raise NvdlaVerifError(f"{args.rtl_filelist}: RTL file list not found")
-    try:
-        from rtl.build import BuildOptions
-        from rtl.implementation import PROFILE_VARIABLE
-    except ModuleNotFoundError as exc:
-        raise NvdlaVerifError(f"--impl rtl needs the RTL bench's packages ({exc.name} is missing): "
-                              "bash ci/setup.sh --test") from None
-    values = {PROFILE_VARIABLE: declared} if declared else {}
-    if args.rtl_filelist:
-        values.update(BuildOptions(Path(args.rtl_filelist), args.rtl_top, tuple(args.rtl_define)).to_env())
-    return values
+    if not args.rtl_top:
+        raise NvdlaVerifError("--rtl-filelist needs --rtl-top NAME (the NV_nvdla-like top module)")
+    return replace(chosen, filelist=str(Path(args.rtl_filelist).resolve()), top=args.rtl_top,
+                   defines=tuple(args.rtl_define))
 
 
 def rtl_arguments(args: argparse.Namespace) -> list[str]:
@@ -151,21 +164,6 @@ def rtl_arguments(args: argparse.Namespace) -> list[str]:
         words += option("--rtl-define", define)
     words += ["--rtl-spec", str(Path(args.rtl_spec).resolve())] if args.rtl_spec else []
     return words + (option("--rtl-profile", args.rtl_profile) if args.rtl_profile else [])
-
-
-@contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables for the duration of a run (worker processes inherit them)."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def positive(text: str) -> int:

@@ -3,8 +3,8 @@
 The memory limit bounds every memory access, every surface a layer reads or writes, the page storage of
 one memory image and the records of a memory file, so a hostile stride or size ends in MemoryLimitError /
 DataFileError instead of exhausting the host. Raise it for a run whose real layers need more
-(`set_memory_limit`, before the memories are made; `nvdla-verif --memory-limit SIZE COMMAND`, which also
-sets $NVDLA_VERIF_MEMORY_LIMIT so that worker processes start with it).
+(`set_memory_limit`, before the memories are made; `nvdla-verif --memory-limit SIZE COMMAND`, which hands it to
+its worker processes in its settings, golden/settings.py; or $NVDLA_VERIF_MEMORY_LIMIT).
 
 It also bounds a layer's working set where a unit can estimate it before it runs (`check_working_set`: the
 arrays the golden model computes a layer with are several times the bytes of its surfaces), and an allocation
@@ -13,9 +13,8 @@ that fails anyway becomes `memory_exhausted()`: one error naming this limit and 
 
 from __future__ import annotations
 
-import os
-
 from golden.errors import MemoryExhaustedError, MemoryLimitError
+from golden.settings import override
 
 try:
     import resource
@@ -24,7 +23,7 @@ except ImportError:  # not a POSIX host: no address-space limit to report
 
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
-#: Environment variable with the limit (bytes or e.g. "16GiB"): how a CLI option reaches worker processes.
+#: The person's override of the limit (bytes or e.g. "16GiB"; golden/settings.py OVERRIDES).
 ENVIRONMENT = "NVDLA_VERIF_MEMORY_LIMIT"
 
 
@@ -100,7 +99,7 @@ def parse_size(text: str) -> int:
 
 
 def _from_environment() -> int:
-    text = os.environ.get(ENVIRONMENT)
+    text = override(ENVIRONMENT)
     if not text:
         return DEFAULT_MEMORY_LIMIT
     try:

@@ -3,7 +3,7 @@
 A build lives in <cache>/<top>-<hash16>/ and is reused by later runs; a lock
 file serialises concurrent builders of the same key (pytest-xdist workers,
 parallel CLI runs), and a build counts only once its `.complete` marker exists.
-Cache root: $NVDLA_RTL_CACHE, else ~/.cache/nvdla-verif/rtl.
+Cache root: the settings' (golden/settings.py RtlSettings.cache, $NVDLA_RTL_CACHE), else ~/.cache/nvdla-verif/rtl.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import cocotb
 import cocotb_tools.config
 
 from golden.errors import NvdlaVerifError
+from golden.settings import RtlSettings, override
 from rtl.toolchain import ToolchainError, ccache, find_verilator, missing_build_tools
 
 FIXTURE_DIR = Path(__file__).with_name("fixture")
@@ -32,7 +33,7 @@ FIXTURE_TOP = "nvdla_fixture"
 # The bench drives no timing constructs (cocotb's clock is C++, delays in the RTL are not needed), and
 # --no-timing keeps the C++ at the compiler's default standard (--timing needs coroutines: -std=gnu++20).
 VERILATOR_ARGS = ("--no-timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3")
-#: Verilator's code coverage, built in when $NVDLA_RTL_COVERAGE names a folder for the runs' .dat files (a
+#: Verilator's code coverage, built in when the RTL settings name a folder for the runs' .dat files (a
 #: separate cached build: the arguments are part of the key).
 COVERAGE_ARGS = ("--coverage-line", "--coverage-toggle")
 BUG_SWITCHES = ("FX_BUG_ROUND_TO_ZERO", "FX_BUG_LINE_STRIDE", "FX_BUG_NO_SATURATION", "FX_BUG_SWAP_GROUP",
@@ -56,20 +57,11 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
 
     @classmethod
-    def from_env(cls) -> BuildOptions:
-        """$NVDLA_RTL_FILELIST, $NVDLA_RTL_TOP and $NVDLA_RTL_DEFINES (space separated); default the fixture;
-        with $NVDLA_RTL_COVERAGE, a build with line and toggle coverage."""
-        filelist = os.environ.get("NVDLA_RTL_FILELIST")
-        return cls(Path(filelist) if filelist else None, os.environ.get("NVDLA_RTL_TOP") or None,
-                   tuple(os.environ.get("NVDLA_RTL_DEFINES", "").split()),
-                   COVERAGE_ARGS if os.environ.get("NVDLA_RTL_COVERAGE") else ())
-
-    def to_env(self) -> dict[str, str]:
-        """The variables from_env reads back (worker processes inherit them); checks the top module."""
-        if self.is_fixture:
-            return {}
-        return {"NVDLA_RTL_FILELIST": str(Path(self.filelist).resolve()), "NVDLA_RTL_TOP": self.toplevel,
-                "NVDLA_RTL_DEFINES": " ".join(self.defines)}
+    def from_settings(cls, rtl: RtlSettings) -> BuildOptions:
+        """The build the RTL settings name (golden/settings.py): the fixture unless a file list is given; with a
+        coverage folder, a build with line and toggle coverage."""
+        return cls(Path(rtl.filelist) if rtl.filelist else None, rtl.top, tuple(rtl.defines),
+                   COVERAGE_ARGS if rtl.coverage else (), Path(rtl.cache) if rtl.cache else None)
 
     @property
     def is_fixture(self) -> bool:
@@ -141,7 +133,7 @@ def build_key(options: BuildOptions) -> str:
 
 
 def cache_root(options: BuildOptions) -> Path:
-    root = options.cache_dir or os.environ.get("NVDLA_RTL_CACHE") or Path.home() / ".cache/nvdla-verif/rtl"
+    root = options.cache_dir or override("NVDLA_RTL_CACHE") or Path.home() / ".cache/nvdla-verif/rtl"
     return Path(root)
 
 

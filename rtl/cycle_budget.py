@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from rtl.job import LOAD, WRITE
 
 BASE_CYCLES = 20_000
 CYCLES_PER_ATOM = 64
@@ -24,7 +25,7 @@ def launches(job, regmap: RegisterMap, unit: str) -> int:
     """How many times the job sets UNIT's D_OP_ENABLE (one per hardware layer it runs)."""
     count = 0
     for step in job.steps:
-        if step.op == "reg_write" and step.value & 1:
+        if step.op == WRITE and step.value & 1:
             reg = regmap.at(step.addr)
             count += reg.unit == unit and reg.name == "D_OP_ENABLE"
     return count
@@ -45,7 +46,7 @@ def convolution_macs(values: RegisterValues) -> int:
 def layer_cycle_budget(job, regmap: RegisterMap, profile) -> int:
     """Cycles to allow each wait of the job (interrupt, poll, wait line)."""
     atom = profile.memory_atomic_size
-    moved = sum(step.size for step in job.steps if step.op == "mem_write")
+    moved = sum(step.size for step in job.steps if step.op == LOAD)
     budget = BASE_CYCLES + CYCLES_PER_ATOM * -(-moved // atom)
     convolutions = launches(job, regmap, "CSC")
     if convolutions:

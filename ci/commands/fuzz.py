@@ -15,13 +15,12 @@ from ci.fuzzing import CHOICES
 from ci.options import (
     add_implementation_options,
     count,
-    environment,
     families_for,
     positive,
     resolve,
     rtl_arguments,
-    rtl_environment,
     rtl_profile,
+    settings_from,
 )
 from golden.config import get_profile
 from stimulus.families import names as family_names
@@ -81,8 +80,7 @@ def run(args) -> int:
         return 0
     if args.impl is None:
         return _rule_check(args)
-    with environment(rtl_environment(args)):
-        return _campaign(args)
+    return _campaign(args)
 
 
 def _rule_check(args) -> int:
@@ -95,13 +93,12 @@ def _rule_check(args) -> int:
 
 
 def _campaign(args) -> int:
-    import os
-
     from ci.fuzzing.campaign import CAMPAIGN, Campaign, FuzzError, Options, campaign_families
     from ci.fuzzing.report import write_report
     from ci.implementations.command import absolute_spec
     from ci.ownership import check, owned
 
+    decided = settings_from(args)
     rtl = args.impl.partition(":")[0] == "rtl"
     profile = get_profile(args.profile or (rtl and rtl_profile(args)) or "nv_small")
     fixture = rtl and not args.rtl_filelist
@@ -111,14 +108,12 @@ def _campaign(args) -> int:
         raise FuzzError(f"{out}: not a folder")
     check(out, CAMPAIGN)  # before the RTL is built (owned() claims it)
     # a bad --impl/--ref is one error before any run; the RTL is built as the runs use it (with code coverage)
-    with environment({"NVDLA_RTL_COVERAGE": str(out / "work" / "coverage")} if rtl else {}):
-        resolve(args.impl, args.ref)
+    resolve(args.impl, args.ref, decided.with_rtl(coverage=str(out / "work" / "coverage")) if rtl else decided)
     options = Options(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                       directed=args.directed, seed=args.seed, profile=profile.name, families=families,
                       runs=args.runs, minutes=args.time, patience=args.patience, choices=args.choices,
                       shrink=args.shrink,
-                      rtl=rtl_arguments(args), axi_pause=float(os.environ.get("NVDLA_RTL_AXI_PAUSE", "0") or 0),
-                      command=invocation())
+                      rtl=rtl_arguments(args), axi_pause=decided.rtl.axi_pause, command=invocation(), decided=decided)
     # two processes continuing one campaign would replay the same runs and clear each other's work
     with owned(out, layout=CAMPAIGN):
         campaign = Campaign(out, options, profile)

@@ -14,11 +14,10 @@ from ci.options import (
     add_data_root_option,
     add_implementation_options,
     add_profile_options,
-    environment,
     fixed_profile,
     implementations,
     profile_for,
-    rtl_environment,
+    settings_from,
 )
 from golden.config import get_profile
 from golden.errors import NvdlaVerifError
@@ -43,12 +42,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    with environment(rtl_environment(args)):
-        return _play(args)
-
-
-def _play(args) -> int:
-    implementation, reference = implementations(args)
+    implementation, reference = implementations(args, settings_from(args))
     trace = load_trace(args.trace or DEFAULT_TRACE, data_root=args.data_root)
     fixed = fixed_profile(args) or (get_profile(DEFAULT_PROFILE) if args.trace is None else None)
     profile = profile_for(trace.path, fixed)

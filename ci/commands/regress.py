@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import secrets
 import subprocess
 import sys
@@ -29,15 +28,15 @@ from ci.implementations.command import absolute_spec, keep_folder
 from ci.options import (
     REF_DEFAULT_HELP,
     add_rtl_options,
-    environment,
     positive,
     rtl_arguments,
-    rtl_environment,
     rtl_profile,
+    settings_from,
     workers,
 )
 from ci.ownership import check, clear, owned
 from ci.regression import html, kinds
+from ci.regression.batch import shared_cache
 from ci.regression.engine import Settings
 from ci.regression.finish import finish
 from ci.regression.folder import RESULTS
@@ -53,9 +52,12 @@ from ci.regression.plan import (
     selects,
     shard,
 )
+from ci.regression.progress import MANIFEST_OPTION
 from ci.regression.results import PYTEST_JUNIT, collect_records, keep_history, record_file, verdict
 from ci.signals import stop_group
 from golden.config import get_profile
+from golden.settings import Settings as Decided
+from golden.settings import nvdla_data
 from golden.status import FAILING
 
 NAME = "regress"
@@ -85,7 +87,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-j", type=positive, default=1, metavar="N", help="pytest-xdist workers (default 1)")
     parser.add_argument("--plan", default=str(DEFAULT_PLAN), metavar="FILE",
                         help="the testplan (hjson; default: the project's, ci/regression/testplan.hjson)")
-    parser.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
+    parser.add_argument("--nvdla-data", default=nvdla_data(str(DEFAULT_DATA)), metavar="DIR",
                         help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
     parser.add_argument("--test", action="append", default=[], metavar="ID",
                         help="run only tests whose id matches (glob, repeatable), e.g. 'random_sdp/*'")
@@ -138,8 +140,7 @@ def run(args) -> int:
     args.launcher = _launcher(args)
     if args.resume:
         return _continue(args)
-    with environment(rtl_environment(args)):
-        return _regress(args)
+    return _regress(args)
 
 
 #: Options a resumed run takes from the stopped run's manifest, with their defaults here: one given with another
@@ -170,14 +171,25 @@ def _continue(args) -> int:
                         "--resume --out alone, or with the same ones")
     if args.launcher is not None and any(manifest.get("launcher", {}).get(k) != v for k, v in args.launcher.items()):
         raise PlanError(f"{out}: resume a run with the launcher settings it had (--resume --out alone)")
-    settings = Settings(**manifest["settings"], work=out / "work")
+    settings = _resumed_settings(out, manifest)
     items = [Item.from_dict(item) for item in manifest["items"]]
     data = Path(manifest.get("nvdla_data", args.nvdla_data))
     args.j = workers(args.j)
-    with environment(manifest.get("rtl_environment", {}) | keep_folder(out)), owned(out, layout=RESULTS):
+    with owned(out, layout=RESULTS):
         if manifest.get("launcher"):
             return _batch(args, out, manifest, items, settings)
         return _run(args, out, manifest, items, settings, data)
+
+
+def _resumed_settings(out: Path, manifest: dict) -> Settings:
+    """The stopped run's settings, with what it decided for the implementations and workers (its `decided`)."""
+    stored = manifest.get("settings", {})
+    if "decided" not in stored:  # a manifest of an earlier nvdla-verif, which kept the RTL selection elsewhere
+        if manifest.get("rtl_environment"):
+            raise PlanError(f"{out}: the stopped run was started by an earlier nvdla-verif, whose manifest this one "
+                            "cannot resume with its RTL selection; start the run again")
+        stored = {**stored, "decided": Decided.from_environment().keeping_runs_in(keep_folder(out)).to_json()}
+    return Settings(**stored, work=out / "work")
 
 
 def _regress(args) -> int:
@@ -212,11 +224,14 @@ def _regress(args) -> int:
         raise PlanError(f"--out {args.out}: a file, not a results folder")
     check(out, RESULTS)  # before the implementations are built (owned() claims it)
     args.j = workers(args.j)
+    decided = settings_from(args).keeping_runs_in(keep_folder(out))
+    if args.launcher and args.impl.partition(":")[0] == "rtl":
+        decided = shared_cache(decided)
     settings = Settings(impl=absolute_spec(args.impl), ref=absolute_spec(args.ref) if args.ref else None,
                         profile=args.profile, level=args.level, seed=seed,
                         timeout_scale=args.timeout_scale, rtl_coverage=args.rtl_coverage, rtl=rtl_arguments(args),
                         command=invocation(), nvdla_data=str(data.resolve()),
-                        plan=None if _plan(args) == DEFAULT_PLAN else str(_plan(args)))
+                        plan=None if _plan(args) == DEFAULT_PLAN else str(_plan(args)), decided=decided)
     _check_implementations(settings)
     manifest = {"plan": plan.name, "level": args.level, "seed": seed, "impl": settings.impl,
                 "ref": settings.reference_spec(), "profile": args.profile, "rtl_profile": target,
@@ -224,11 +239,10 @@ def _regress(args) -> int:
                 "shard": args.shard, "out": str(out), "items": [i.as_dict() for i in items],
                 "testpoints": plan.testpoints_for(args.level), "unavailable": plan.unavailable(args.level),
                 "directed": plan.directed(args.level, seed, target, select=args.test),
-                "settings": {k: v for k, v in vars(settings).items() if k != "work"},
-                "nvdla_data": str(data.resolve()), "rtl_environment": rtl_environment(args), "test": list(args.test)}
+                "settings": settings.to_manifest(), "nvdla_data": str(data.resolve()), "test": list(args.test)}
     if args.launcher:  # a resumed run's shards keep their CPUs whatever -j it is given
         manifest["launcher"] = {**args.launcher, "cpus_per_shard": args.launcher.get("cpus_per_shard") or args.j}
-    with owned(out, layout=RESULTS), environment(keep_folder(out)):
+    with owned(out, layout=RESULTS):
         if args.launcher:
             _prepare(out, manifest)
             return _batch(args, out, manifest, items, settings)
@@ -296,7 +310,7 @@ def _run(args, out: Path, manifest: dict, items: list, settings: Settings, data:
           + f", {manifest['impl']} vs {manifest['ref'] or 'none'}, -j {args.j}; results in {out}", flush=True)
     started = time.perf_counter()
     try:
-        code = _pytest(out, args.j, data, pending) if pending["items"] else 0
+        code = _pytest(out, args.j, pending) if pending["items"] else 0
     except KeyboardInterrupt:
         _interrupted(out, manifest)
         raise
@@ -328,7 +342,7 @@ def _check_implementations(settings: Settings) -> None:
     """Create the implementations once here so that a bad --impl/--ref is one error, not a failure per test."""
     from ci.options import resolve
 
-    resolve(settings.impl, settings.reference_spec() or "none")
+    resolve(settings.impl, settings.reference_spec() or "none", settings.decided)
 
 
 def _unfinished(out: Path, manifest: dict) -> dict:
@@ -354,20 +368,19 @@ def _allure_options(out: Path) -> list[str]:
     return ["--alluredir", str(out / "allure-results")]
 
 
-def _pytest(out: Path, jobs: int, data: Path, manifest: dict) -> int:
-    """The suite over the manifest's items (a resumed run: the ones without a record; junit.xml covers those)."""
+def _pytest(out: Path, jobs: int, manifest: dict) -> int:
+    """The suite over the manifest's items (a resumed run: the ones without a record; junit.xml covers those).
+    The session and its workers read everything from that manifest, named by the --regress-manifest option."""
     (out / "pending.json").write_text(json.dumps(manifest, indent=1) + "\n")
     command = [sys.executable, "-m", "pytest", str(DRIVER), "-c", str(DRIVER_CONFIG), "-q",
-               "-p", "ci.regression.progress",
+               "-p", "ci.regression.progress", f"{MANIFEST_OPTION}={out / 'pending.json'}",
                "-n", str(jobs if jobs > 1 else 0), "--junitxml", str(out / PYTEST_JUNIT),
                *_allure_options(out), "-o", f"cache_dir={out / '.pytest_cache'}",
                "--rootdir", str(PACKAGES), "-o", "junit_family=xunit2", "--tb=short"]
-    # NVDLA_DATA: the RTL bench's default layer set (rtl/suite.py, the mutants' layers) reads NVIDIA's traces there.
-    env = {**os.environ, "NVDLA_REGRESS_MANIFEST": str(out / "pending.json"), "NVDLA_DATA": str(data.resolve())}
     with open(out / "pytest.log", "w") as log:
         # Its own session: a Ctrl-C at the terminal reaches this process alone, which stops the suite (workers,
         # simulators, external programs) in order instead of every process at once.
-        process = subprocess.Popen(command, cwd=PACKAGES, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=PACKAGES, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, bufsize=1, start_new_session=True)
         try:
             for line in process.stdout:

@@ -8,14 +8,13 @@ implementation and `verify` checks the package that writes.
 
 from __future__ import annotations
 
-import os
-
 from ci.commands.regress import DEFAULT_DATA
 from ci.options import count, positive, workers
 from ci.ownership import owned
 from ci.suite import MANIFEST
 from ci.suite.build import PATIENCE, build
 from golden.config import get_profile
+from golden.settings import nvdla_data
 
 NAME = "suite"
 HELP = "build a frozen, versioned conformance suite for a profile (suite build), for certify and verify"
@@ -29,7 +28,7 @@ def add_arguments(parser) -> None:
     make.add_argument("--version", default="1", help="the suite's version; generated layers' seeds derive from it "
                                                      "(default 1)")
     make.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
-    make.add_argument("--nvdla-data", default=os.environ.get("NVDLA_DATA", str(DEFAULT_DATA)), metavar="DIR",
+    make.add_argument("--nvdla-data", default=nvdla_data(str(DEFAULT_DATA)), metavar="DIR",
                       help="NVIDIA's traces (default: ../shared/nvdla or $NVDLA_DATA)")
     make.add_argument("--max-layers", type=count, default=40, metavar="N",
                       help="at most N generated traces per family and trace length (default 40; 0: none)")

@@ -30,7 +30,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +39,7 @@ from ci import shell
 from ci.fuzzing import CHOICES
 from ci.fuzzing.candidates import Candidate, Mutator, aimed, derived, generated
 from ci.fuzzing.feedback import GoldenRun, Seen, features, stages_enabled, worth
-from ci.options import environment, families_for
+from ci.options import families_for
 from ci.ownership import Layout, claim
 from ci.regression.code_coverage import dat_text, per_unit, read_points, sum_points
 from ci.regression.engine import Settings, implementation_arguments, layer_bytes, play_layer
@@ -52,6 +52,8 @@ from golden.implementation import Golden
 from golden.numerics import corners
 from golden.player import observe, prepare
 from golden.regs.regmap import RegisterMap
+from golden.settings import RtlSettings
+from golden.settings import Settings as Decided
 from golden.status import FAILING, Ending
 from stimulus.export import write_trace
 from stimulus.families import aimable
@@ -104,6 +106,9 @@ class Options:
     rtl: list[str] = field(default_factory=list)  # the RTL selection as arguments (reproduce commands)
     axi_pause: float = 0.0
     command: list[str] = field(default_factory=lambda: ["nvdla-verif"])  # the first words (ci.cli.invocation)
+    #: What the command line decided for the implementations (golden/settings.py; default: the person's
+    #: overrides); each run changes the RTL bench's AXI back-pressure and coverage folder in a copy.
+    decided: Decided = field(default_factory=Decided.from_environment)
 
     @property
     def code_coverage(self) -> bool:
@@ -121,7 +126,7 @@ class Campaign:
         self.out, self.options, self.profile, self.say = out, options, profile, say
         self.regmap = RegisterMap.for_profile(profile)
         self.settings = Settings(impl=options.impl, ref=options.ref, profile=profile.name, work=out / "work",
-                                 rtl=list(options.rtl), command=options.command)
+                                 rtl=list(options.rtl), command=options.command, decided=options.decided)
         self.state = self._load()
         self.seen = Seen.from_dict(self.state["seen"])
         self.corpus = [Candidate.from_dict(json.loads((out / "corpus" / f"{i}.json").read_text()))
@@ -296,11 +301,9 @@ class Campaign:
     def _run(self, candidate: Candidate, path: Path, found: dict, new: dict) -> None:
         o = self.options
         runs_folder = self.out / "work" / "coverage" / candidate.id
-        env = {"NVDLA_RTL_AXI_PAUSE": f"{candidate.axi_pause:g}"}
-        if o.code_coverage:
-            env["NVDLA_RTL_COVERAGE"] = str(runs_folder)
-        with environment(env):
-            result = play_layer(path, self.profile, o.impl, self.settings.reference_spec(), 1.0)
+        decided = o.decided.with_rtl(axi_pause=candidate.axi_pause,
+                                     coverage=str(runs_folder) if o.code_coverage else None)
+        result = play_layer(path, self.profile, o.impl, self.settings.reference_spec(), 1.0, settings=decided)
         self.seen.add(found)
         new_points = 0
         if o.code_coverage:
@@ -338,7 +341,8 @@ class Campaign:
                   "detail": result.detail[:500], "signature": signature, "size_bytes": layer_bytes(path),
                   "run": run, "candidate": candidate.as_dict(), "path": trace,
                   "reproduce": shell.line([*self.options.command, "conform", trace, "--profile", self.profile.name,
-                                           *implementation_arguments(self.settings)], _environment(candidate))}
+                                           *implementation_arguments(self.settings)],
+                                          _environment(candidate, self.options.decided.rtl))}
         known = {text(f["signature"]) for f in self.findings}
         self._keep(self.out / "findings", candidate, path)
         if text(signature) not in known and self.options.shrink > 0:
@@ -354,12 +358,11 @@ class Campaign:
 
         self.say(f"fuzz: shrinking {candidate.id} ({text(record['signature'])[:80]}), at most "
                  f"{self.options.shrink} attempts", flush=True)
-        env = {"NVDLA_RTL_AXI_PAUSE": f"{candidate.axi_pause:g}"}
-        if self.options.code_coverage:  # the same (coverage) build; the counts are thrown away
-            env["NVDLA_RTL_COVERAGE"] = str(self.out / "work" / "shrink-coverage")
-        with environment(env):
-            info = shrink_item(record, candidate.params(self.profile), self.settings, self.out, self.options.shrink,
-                               edit=lambda layers: apply_edits(layers, candidate.edits))
+        # the same (coverage) build; the counts are thrown away
+        coverage = str(self.out / "work" / "shrink-coverage") if self.options.code_coverage else None
+        decided = self.options.decided.with_rtl(axi_pause=candidate.axi_pause, coverage=coverage)
+        info = shrink_item(record, candidate.params(self.profile), replace(self.settings, decided=decided), self.out,
+                           self.options.shrink, edit=lambda layers: apply_edits(layers, candidate.edits))
         return info or {"reproduced": False}
 
     def _row(self, run: int, candidate: Candidate, status: str, new: dict, new_points: int,
@@ -377,11 +380,12 @@ class Campaign:
         return row
 
 
-def _environment(candidate: Candidate) -> dict[str, str]:
-    """The variables a reproduce command needs: the AXI back-pressure, a fixture build's bug switches."""
+def _environment(candidate: Candidate, rtl: RtlSettings) -> dict[str, str]:
+    """The overrides a reproduce command needs (golden/settings.py): the AXI back-pressure, a fixture build's bug
+    switches (which no option names)."""
     values = {"NVDLA_RTL_AXI_PAUSE": f"{candidate.axi_pause:g}"} if candidate.axi_pause else {}
-    if os.environ.get("NVDLA_RTL_DEFINES") and not os.environ.get("NVDLA_RTL_FILELIST"):
-        values["NVDLA_RTL_DEFINES"] = os.environ["NVDLA_RTL_DEFINES"]
+    if rtl.defines and not rtl.filelist:
+        values["NVDLA_RTL_DEFINES"] = " ".join(rtl.defines)
     return values
 
 

@@ -8,10 +8,11 @@ the files are ci/implementations/command_files.py's, with their JSON Schemas in 
 
 Exit status 0 means the outcome is in out/; a protocol 2 result.json may say otherwise ("status": "hang",
 "unsupported", "error"), even with another exit status. Any other exit status, a crash or running past the
-time limit (NVDLA_COMMAND_TIMEOUT seconds, default 600) is an `error` result naming the cause, with the end
-of the program's output. The folder of a run that errored or hung is kept (NVDLA_COMMAND_KEEP=failed, the
-default; always; never) in $NVDLA_COMMAND_KEEP_DIR, which conform and regress set to their output folder's
-kept/ (else it stays in $TMPDIR); NVDLA_KEEP_FOLDERS=1 is protocol 1's name for always.
+time limit (the settings' command.timeout_s, default 600; $NVDLA_COMMAND_TIMEOUT) is an `error` result naming the
+cause, with the end of the program's output. The folder of a run that errored or hung is kept (command.keep:
+failed, the default; always; never; $NVDLA_COMMAND_KEEP) in command.keep_dir, which conform and regress set to
+their output folder's kept/ unless the person chose one ($NVDLA_COMMAND_KEEP_DIR; else it stays in $TMPDIR).
+The settings are golden/settings.py's CommandSettings, handed to Command by the registry.
 
 The program runs under ci/implementations/supervisor.py: its output goes to FOLDER/program.log, of which only
 the first and last 64 KiB are kept, and every process it started ends when it ends, times out or we are
@@ -38,6 +39,7 @@ from ci.implementations.supervisor import HEAD
 from golden.config import Profile
 from golden.errors import NvdlaVerifError
 from golden.outcome import Outcome
+from golden.settings import CommandSettings, Settings
 from golden.status import Ending
 from golden.steps import Program
 
@@ -47,19 +49,16 @@ LOG = "program.log"
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
 #: Seconds the supervisor gets past the program's time limit, or to stop when asked, before it is killed.
 GRACE_S = 10
-KEEP_MODES = ("failed", "always", "never")
 #: The command protocol's status (result.json, golden/formats/command_result.schema.json) -> the outcome's
 #: (golden/outcome.py): a hang fails as the RTL bench's timeout does.
 PROTOCOL = {"completed": Ending.COMPLETED, "hang": Ending.TIMEOUT, "unsupported": Ending.UNSUPPORTED,
             "error": Ending.ERROR}
 
 
-def keep_folder(out: str | Path) -> dict[str, str]:
-    """The environment that keeps the folders of failed runs in a run's output folder's kept/ (unless the
-    person chose a folder)."""
-    if "NVDLA_COMMAND_KEEP_DIR" in os.environ:
-        return {}
-    return {"NVDLA_COMMAND_KEEP_DIR": str(Path(out).absolute() / "kept")}
+def keep_folder(out: str | Path) -> str:
+    """Where a run whose output folder is `out` keeps the folders of failed runs (unless the person chose one:
+    golden/settings.py CommandSettings.keeping_in)."""
+    return str(Path(out).absolute() / "kept")
 
 
 def absolute_words(words: list[str]) -> list[str]:
@@ -82,7 +81,8 @@ def absolute_spec(spec: str) -> str:
 class Command:
     name = "command"
 
-    def __init__(self, argument: str | None = None, timeout_s: float | None = None):
+    def __init__(self, argument: str | None = None, timeout_s: float | None = None,
+                 settings: Settings | None = None):
         if not argument:
             raise NvdlaVerifError("--impl command needs the program: --impl 'command:PROGRAM ARGS'")
         try:
@@ -90,11 +90,9 @@ class Command:
         except ValueError as exc:
             raise NvdlaVerifError(f"--impl command:{argument}: {exc}") from None
         self.argv = absolute_words(words)
-        self.timeout_s = timeout_s or float(os.environ.get("NVDLA_COMMAND_TIMEOUT", DEFAULT_TIMEOUT_S))
-        keep = "always" if os.environ.get("NVDLA_KEEP_FOLDERS") else os.environ.get("NVDLA_COMMAND_KEEP", "failed")
-        if keep not in KEEP_MODES:
-            raise NvdlaVerifError(f"NVDLA_COMMAND_KEEP={keep}: expected one of {', '.join(KEEP_MODES)}")
-        self.keep = keep
+        given = settings.command if settings is not None else CommandSettings.from_environment()
+        self.timeout_s = timeout_s or given.timeout_s or DEFAULT_TIMEOUT_S
+        self.keep, self.keep_dir = given.keep, given.keep_dir
 
     def prepare(self) -> None:
         """Once before any trace: the program must be one that can start."""
@@ -156,7 +154,7 @@ class Command:
         if self.keep == "never" or (self.keep == "failed" and not failed):
             _remove(folder)
             return None
-        into = os.environ.get("NVDLA_COMMAND_KEEP_DIR")
+        into = self.keep_dir
         if not into:
             return folder
         target = Path(into) / folder.name

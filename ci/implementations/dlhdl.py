@@ -15,7 +15,6 @@ $NVDLA_DLHDL_CONV_THREAD_NUMBER, default 9 (C = 3, N = 4).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,6 +25,7 @@ from golden.formats import dlhdl
 from golden.implementation import Golden, Implementation
 from golden.memory import MemorySystem
 from golden.outcome import Outcome
+from golden.settings import Settings, override
 from golden.status import Ending
 from golden.steps import CheckRegion, FillMemory, LoadMemory, Program
 from golden.units.base import Surface
@@ -87,16 +87,15 @@ class DlhdlAdapter:
     name = "dlhdl"
 
     def __init__(self, argument: str | None = None, inner: Implementation | None = None,
-                 conv_thread_number: int | None = None):
+                 conv_thread_number: int | None = None, settings: Settings | None = None):
         if inner is None:
             if not argument:
                 raise NvdlaVerifError("--impl dlhdl needs the implementation it adapts: --impl dlhdl:NAME[:ARG]")
             from ci.implementations import create
 
-            inner = create(argument)
+            inner = create(argument, settings)
         self.inner = inner
-        number = conv_thread_number or int(os.environ.get("NVDLA_DLHDL_CONV_THREAD_NUMBER",
-                                                          DEFAULT_CONV_THREAD_NUMBER))
+        number = conv_thread_number or int(override("NVDLA_DLHDL_CONV_THREAD_NUMBER") or DEFAULT_CONV_THREAD_NUMBER)
         self.threads, self.parallel = dlhdl.geometry(number)
 
     def run(self, program: Program, profile: Profile) -> Outcome:

@@ -11,8 +11,8 @@ A shard is done when its task has ended and every one of its tests has a record;
 that (node failure, preemption, its time limit, scancel) is submitted again, up to --retries times, and its
 next attempt keeps the tests that finished. Then the shards are merged into OUT as `report merge` does: the
 report of one local run with the same seed. Ctrl-C cancels the array; `regress --resume --out OUT` goes on.
-The RTL is built once, before the array, into the build cache the tasks share ($NVDLA_RTL_CACHE: a folder on
-the file system every node sees).
+The RTL is built once, before the array, into the build cache the tasks share (the settings' RTL cache, in every
+shard's manifest; $NVDLA_RTL_CACHE: a folder on the file system every node sees).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ci import shell
-from ci.options import environment
 from ci.ownership import claim
 from ci.regression.engine import Settings
 from ci.regression.folder import RESULTS
@@ -37,6 +36,7 @@ from ci.regression.merge import merge_into
 from ci.regression.plan import Item, PlanError, shard
 from ci.regression.progress import clock
 from ci.regression.results import FAILING, record_file
+from golden.settings import Settings as Decided
 
 #: Scheduler answers that may fail in a row (a busy controller) before the run gives up watching.
 STATE_ERRORS_TOLERATED = 10
@@ -317,36 +317,33 @@ def run_batch(out: Path, manifest: dict, items: list[Item], settings: Settings, 
         batch.partition(items)
     resources = batch.resources(settings, items)
     batch.write_script()
-    with environment(shared_cache(settings)):
-        todo = [s for s in batch.shards if not s.complete()]
-        for s in batch.shards:
-            s.finished, s.given_up = s.complete(), ""
-        for s in todo:  # a resumed shard has its retries again
-            s.attempts = []
-        print(f"regress: {len(items)} tests in {len(batch.shards)} shards on {options.on}"
-              + (f"; {sum(s.done_tests() for s in batch.shards)} tests have a result already" if resume else "")
-              + f"; progress every {options.poll_s:g} s", flush=True)
-        try:
-            batch.submit(todo, resources)
-            batch.watch(resources)
-        except KeyboardInterrupt:
-            batch.cancel()
-            done = sum(s.done_tests() for s in batch.shards)
-            resume = shell.line([*command, "regress", "--resume", "--out", str(out)])
-            print(f"regress: interrupted: {done} of {len(items)} tests have a result in {out}; the job array is "
-                  f"cancelled; to go on: {resume}", file=sys.stderr, flush=True)
-            raise
+    todo = [s for s in batch.shards if not s.complete()]
+    for s in batch.shards:
+        s.finished, s.given_up = s.complete(), ""
+    for s in todo:  # a resumed shard has its retries again
+        s.attempts = []
+    print(f"regress: {len(items)} tests in {len(batch.shards)} shards on {options.on}"
+          + (f"; {sum(s.done_tests() for s in batch.shards)} tests have a result already" if resume else "")
+          + f"; progress every {options.poll_s:g} s", flush=True)
+    try:
+        batch.submit(todo, resources)
+        batch.watch(resources)
+    except KeyboardInterrupt:
+        batch.cancel()
+        done = sum(s.done_tests() for s in batch.shards)
+        resume = shell.line([*command, "regress", "--resume", "--out", str(out)])
+        print(f"regress: interrupted: {done} of {len(items)} tests have a result in {out}; the job array is "
+              f"cancelled; to go on: {resume}", file=sys.stderr, flush=True)
+        raise
     return batch.merge()
 
 
-def shared_cache(settings: Settings) -> dict[str, str]:
-    """$NVDLA_RTL_CACHE for the tasks: the cache the submitting regress built the RTL into (it prepared the
-    implementations before submitting), so that no shard builds it again."""
-    if settings.impl.partition(":")[0] != "rtl":
-        return {}
+def shared_cache(decided: Decided) -> Decided:
+    """The settings with the RTL build cache the submitting regress builds into (it prepares the implementations
+    before submitting), resolved, so that the tasks, which read them from their manifests, build nothing again."""
     from rtl.build import BuildOptions, cache_root
 
-    return {"NVDLA_RTL_CACHE": str(cache_root(BuildOptions.from_env()).resolve())}
+    return decided.with_rtl(cache=str(cache_root(BuildOptions.from_settings(decided.rtl)).resolve()))
 
 
 #: The --launcher-config file: the same settings as the command line's (which win over it).

@@ -1,6 +1,7 @@
 """Verilator code coverage of the RTL runs (`regress --rtl-coverage`): line (blocks and branches) and toggle.
 
-With $NVDLA_RTL_COVERAGE set, the bench builds the DUT with --coverage-line --coverage-toggle (rtl/build.py)
+With a coverage folder in its RTL settings (golden/settings.py RtlSettings.coverage: regress --rtl-coverage and
+fuzz set it), the bench builds the DUT with --coverage-line --coverage-toggle (rtl/build.py)
 and each simulation writes its counts there (rtl/runner.py). A test's simulations are merged into one file as
 the test finishes, OUT/rtl-coverage/ID.dat.gz (a toggle-covered DUT writes megabytes of text per run); the
 report merges every test's file into OUT/rtl-coverage.dat with verilator_coverage (--write) when one is

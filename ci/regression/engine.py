@@ -12,23 +12,23 @@ the budget grows with the layer's size (the bytes of its trace and data files), 
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import ci.implementations as registry
 from ci import shell
-from ci.options import environment, reference_spec
+from ci.options import reference_spec
 from ci.regression.coverage import layer_hits
 from ci.regression.item import Item
 from ci.regression.record import Record
 from golden.config import get_profile, infer_profile_name
 from golden.errors import NvdlaVerifError
+from golden.settings import Settings as Decided
 from golden.status import RECORDED_AS, Ending, RecordStatus, Verdict
 from golden.verdict import TraceResult
 from scoreboards.verdict import verify
@@ -54,20 +54,35 @@ class Settings:
     plan: str | None = None
     rtl_coverage: bool = False  # Verilator line and toggle coverage of the RTL runs (ci/regression/code_coverage.py)
     #: The RTL selection as command-line arguments (ci.options.rtl_arguments), for reproduce commands; the run's
-    #: processes receive it through the environment (ci.options.rtl_environment).
+    #: implementations get it in `decided`.
     rtl: list[str] = field(default_factory=list)
     #: How the person started nvdla-verif, as the first words of a command that works from any folder
     #: (ci.cli.invocation); a manifest written before it was a list holds the words shell-quoted and joined.
     command: list[str] = field(default_factory=lambda: ["nvdla-verif"])
     #: NVIDIA's data the run read (absolute), so that a reproduce line works from any folder.
     nvdla_data: str | None = None
+    #: What the command line decided for the implementations, the RTL bench and the worker processes
+    #: (golden/settings.py; default: the person's overrides); the manifest carries it to the pytest workers, the
+    #: batch shards and --resume.
+    decided: Decided = field(default_factory=Decided.from_environment)
 
     def __post_init__(self):
         if isinstance(self.command, str):
             self.command = shlex.split(self.command)
+        if isinstance(self.decided, dict):  # read from a manifest
+            self.decided = Decided.from_json(self.decided)
+
+    def to_manifest(self) -> dict:
+        """The settings as the manifest holds them (the results folder is the manifest's own)."""
+        fields = {name: value for name, value in vars(self).items() if name != "work"}
+        return {**fields, "decided": self.decided.to_json()}
 
     def reference_spec(self) -> str | None:
         return reference_spec(self.impl, self.ref)
+
+    def fixed_profile(self):
+        """The profile --profile gives every layer (None: each layer's own)."""
+        return get_profile(self.profile) if self.profile else None
 
 
 @dataclass
@@ -113,11 +128,6 @@ def watchdog(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def profile_for(path: Path, settings: Settings, default: str | None = None):
-    name = settings.profile or default or infer_profile_name(path)
-    return get_profile(name) if name else None
-
-
 class _Recording:
     """A reference implementation that keeps its last outcome (the layers the golden model ran, for coverage)."""
 
@@ -134,17 +144,19 @@ class _Recording:
 
 
 def play_layer(path: Path, profile, impl_spec: str, ref_spec: str | None, scale: float,
-               implementation=None, ran: list | None = None) -> TraceResult:
+               implementation=None, ran: list | None = None, settings: Decided | None = None) -> TraceResult:
     """One trace through verify under its time budget; a timeout is a failed result, never a hang.
-    `ran` receives the hardware layers the reference (else the golden implementation itself) completed."""
+    `ran` receives the hardware layers the reference (else the golden implementation itself) completed;
+    `settings`: what the implementations are created with (default: the person's overrides)."""
     size = layer_bytes(path)
     limit = budget_s(impl_spec, size, scale)
+    settings = settings if settings is not None else Decided.from_environment()
     if implementation is None:
         # An external program gets the budget as its own limit, so that it kills its process group itself.
-        own = {"NVDLA_COMMAND_TIMEOUT": f"{0.9 * limit:.1f}"} if "NVDLA_COMMAND_TIMEOUT" not in os.environ else {}
-        with environment(own):
-            implementation = registry.create(impl_spec)
-    reference = _Recording(registry.create(ref_spec)) if ref_spec else None
+        command = settings.command
+        own = replace(command, timeout_s=round(0.9 * limit, 1)) if command.timeout_s is None else command
+        implementation = registry.create(impl_spec, replace(settings, command=own))
+    reference = _Recording(registry.create(ref_spec, settings)) if ref_spec else None
     started = time.perf_counter()
     try:
         with watchdog(limit):
@@ -210,7 +222,7 @@ def lacking(item: Item, settings: Settings) -> str:
     text = settings.profile or item.params.get("profile") or infer_profile_name(item.params.get("path", ""))
     if not text:
         return ""
-    return not_applicable(registry.create(settings.impl), get_profile(text))
+    return not_applicable(registry.create(settings.impl, settings.decided), get_profile(text))
 
 
 def regress_command(item: Item, settings: Settings) -> str:

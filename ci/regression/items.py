@@ -9,8 +9,8 @@ ci/regression/pytest_driver.py calls run_item once per test and fails the test f
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
-from ci.options import environment
 from ci.regression import kinds
 from ci.regression.code_coverage import collect_test
 from ci.regression.engine import Run, Settings
@@ -26,8 +26,7 @@ def run_item(item: Item, settings: Settings) -> Run:
         return _run_item(kind, item, settings)
     name = item.id.replace("/", "__")
     runs = settings.work / "rtl-coverage-runs" / name
-    with environment({"NVDLA_RTL_COVERAGE": str(runs)}):
-        run = _run_item(kind, item, settings)
+    run = _run_item(kind, item, replace(settings, decided=settings.decided.with_rtl(coverage=str(runs))))
     run.record.rtl_simulations = collect_test(runs, settings.work.parent / "rtl-coverage" / f"{name}.dat.gz")
     return run
 

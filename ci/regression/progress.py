@@ -4,17 +4,21 @@
 
 At most one line every PROGRESS_EVERY_S seconds, and always for a failure and for the last test, so a
 long run shows where it is without flooding the log. Runs in pytest-xdist's controller too.
+
+It also declares the option regress names the run's manifest with, --regress-manifest=OUT/pending.json: the one
+way the session and its workers (pytest-xdist hands them the options) learn the run, its items and its settings.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 
 from ci.regression.results import NOT_APPLICABLE
 
 PROGRESS_EVERY_S = 10.0
+#: The option that names the run's manifest (ci/regression/pytest_driver.py reads it).
+MANIFEST_OPTION = "--regress-manifest"
 
 
 class Progress:
@@ -58,10 +62,19 @@ _progress: Progress | None = None
 _terminal = None
 
 
+def pytest_addoption(parser):
+    parser.addoption(MANIFEST_OPTION, metavar="FILE", help="the manifest of the `nvdla-verif regress` run whose "
+                     "items this session runs (regress writes it: OUT/pending.json)")
+
+
+def manifest_path(config) -> str | None:
+    return config.getoption(MANIFEST_OPTION.lstrip("-").replace("-", "_"), None)
+
+
 def pytest_configure(config):
     global _progress, _terminal
     _terminal = config.pluginmanager.getplugin("terminalreporter")
-    manifest = os.environ.get("NVDLA_REGRESS_MANIFEST")
+    manifest = manifest_path(config)
     if manifest and not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         with open(manifest) as f:
             _progress = Progress(len(json.load(f)["items"]))

@@ -1,21 +1,22 @@
 """The pytest session of `nvdla-verif regress`: one test per item of the manifest it writes.
 
-    NVDLA_REGRESS_MANIFEST=OUT/pending.json python -m pytest -c ci/regression/pytest_driver.ini \
-        ci/regression/pytest_driver.py -p ci.regression.progress -n 2 --alluredir OUT/allure-results
+    python -m pytest -c ci/regression/pytest_driver.ini ci/regression/pytest_driver.py \
+        -p ci.regression.progress --regress-manifest=OUT/pending.json -n 2 --alluredir OUT/allure-results
 
 `nvdla-verif regress` (ci/commands/regress.py) chooses the items from the testplan (ci/regression/testplan.hjson)
 and runs this module as a test file from wherever the package is installed; without a manifest its one test is
-skipped. Each test runs its item through its test kind (ci/regression/kinds/), writes its record to OUT/results/
-as soon as it finishes, and attaches the trace, the decoded registers, the mismatch reports and their pictures to
-its Allure test case (ci/regression/report_page.py says what its page shows). A failure's message gives its
-detail, then its triage bucket in brackets, which the report's categories match.
+skipped. The manifest holds the run's settings, with what the command line decided for the implementations
+(golden/settings.py): each worker reads them from it, nothing from the environment. Each test runs its item
+through its test kind (ci/regression/kinds/), writes its record to OUT/results/ as soon as it finishes, and attaches
+the trace, the decoded registers, the mismatch reports and their pictures to its Allure test case
+(ci/regression/report_page.py says what its page shows). A failure's message gives its detail, then its triage
+bucket in brackets, which the report's categories match.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -27,9 +28,11 @@ from ci.regression.engine import Settings
 from ci.regression.item import Item
 from ci.regression.items import run_item
 from ci.regression.launchers import ran_on
+from ci.regression.progress import MANIFEST_OPTION, manifest_path
 from ci.regression.record import Record
 from ci.regression.report_page import Shown
 from ci.regression.results import NOT_RUN, write_record
+from golden import limits
 from golden.config import get_profile
 from golden.errors import DiskFullError, NvdlaVerifError
 from golden.player import play
@@ -40,7 +43,8 @@ try:
 except ImportError:  # allure-pytest is a test extra; the suite still runs without it
     allure = None
 
-MANIFEST = os.environ.get("NVDLA_REGRESS_MANIFEST")
+#: The run's manifest, as the --regress-manifest option names it (ci/regression/progress.py declares it).
+_manifest_path: str | None = None
 
 
 class RegressionError(Exception):
@@ -49,16 +53,18 @@ class RegressionError(Exception):
 
 @functools.cache
 def _manifest() -> dict | None:
-    return json.loads(Path(MANIFEST).read_text()) if MANIFEST else None
+    return json.loads(Path(_manifest_path).read_text()) if _manifest_path else None
 
 
 def pytest_generate_tests(metafunc):
+    global _manifest_path
     if "id" not in metafunc.fixturenames:
         return
+    _manifest_path = manifest_path(metafunc.config)
     manifest = _manifest()
     if manifest is None:
         params = [pytest.param(None, id="no-manifest", marks=pytest.mark.skip(
-            reason="run through `nvdla-verif regress` (sets NVDLA_REGRESS_MANIFEST)"))]
+            reason=f"run through `nvdla-verif regress` (names the manifest with {MANIFEST_OPTION})"))]
     else:
         params = [pytest.param(Shown(d["id"], Item.from_dict(d)), id=d["id"]) for d in manifest["items"]]
     metafunc.parametrize("id", params)
@@ -68,6 +74,8 @@ def test_item(id: Shown):  # the report's parameter `id`; no fixtures: the repor
     item, manifest = id.item, _manifest()
     out = Path(manifest["out"])
     settings = Settings(**manifest["settings"], work=out / "work")
+    if settings.decided.memory_limit is not None:  # --memory-limit, as the command line gave it
+        limits.set_memory_limit(settings.decided.memory_limit)
     _labels(item, manifest)
     try:
         run = run_item(item, settings)

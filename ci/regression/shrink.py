@@ -105,7 +105,7 @@ class _Attempts:
         except NvdlaVerifError:
             return None
         s = self.settings
-        result = play_layer(path, self.profile, s.impl, s.reference_spec(), s.timeout_scale)
+        result = play_layer(path, self.profile, s.impl, s.reference_spec(), s.timeout_scale, settings=s.decided)
         if result.status in FAILING and text(result_signature(result)) == self.signature:
             return path, choose.values_drawn()
         return None

@@ -61,6 +61,7 @@ from ci.suite.signature import SIGNATURE, sign_package
 from ci.suite.summary import write_summary
 from ci.suite.verify import PACKAGE_MANIFEST, Certification, Verdict, counted, counts, judge
 from golden.config import Profile, get_profile
+from golden.settings import Settings
 from golden.status import Verdict as TraceVerdict
 from scoreboards.verdict import verify
 
@@ -110,14 +111,14 @@ def load_waivers(path: str | Path | None, suite: Suite) -> dict[str, str]:
 
 
 @lru_cache(maxsize=4)
-def _created(spec: str | None):
-    return registry.create(spec) if spec else None
+def _created(spec: str | None, settings: Settings | None):
+    return registry.create(spec, settings) if spec else None
 
 
-def _play(task: tuple[str, str, str, Profile, str, str | None]) -> dict:
+def _play(task: tuple[str, str, str, Profile, str, str | None, Settings | None]) -> dict:
     """One test's result entry (without the waiver), never raising for a problem of the test or the model."""
-    test, path, folder, profile, impl, ref = task
-    result = verify(path, profile, _created(impl), _created(ref))
+    test, path, folder, profile, impl, ref, settings = task
+    result = verify(path, profile, _created(impl, settings), _created(ref, settings))
     mismatch = result.mismatch_summary() if result.status == TraceVerdict.FAILED else ""
     return {"id": test, "status": result.status, "result": RESULT[result.status],
             "detail": _within(result.detail, folder), "mismatch": _within(mismatch, folder),
@@ -131,7 +132,9 @@ def _within(text: str, folder: str) -> str:
 
 def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: str | None, out: str | Path, *,
             jobs: int = 1, impl_version: str | None = None, resume: bool = False, coverage: bool = False,
-            signing_key=None, say=print) -> Verdict:
+            signing_key=None, say=print, settings: Settings | None = None) -> Verdict:
+    """The suite's tests on the implementation, written as a package into `out`; `settings`: what the
+    implementations are created with (golden/settings.py; default the person's overrides)."""
     suite = Suite(suite_folder)
     problems = suite.check()
     if problems:
@@ -146,14 +149,14 @@ def certify(suite_folder: str | Path, impl: str, ref: str | None, waivers_file: 
     if out.exists() and any(out.iterdir()) and not (resume and journal.path.exists()):
         raise SuiteError(f"--out {out}: not empty; a package is written into a new or empty folder"
                          + (" (--resume needs the journal of a stopped run)" if resume else ""))
-    implementation, reference = resolve(impl, ref)
+    implementation, reference = resolve(impl, ref, settings)
     ref_spec = reference_spec(impl, ref)
     profile = get_profile(suite.profile)
     out.mkdir(parents=True, exist_ok=True)
     finished = journal.finished() if resume else {}
     folder = str(suite.folder.resolve())
-    tasks = [(test, str(suite.trace(test).resolve()), folder, profile, impl, ref_spec) for test in suite.mustpass
-             if test not in finished]
+    tasks = [(test, str(suite.trace(test).resolve()), folder, profile, impl, ref_spec, settings)
+             for test in suite.mustpass if test not in finished]
     log = open(out / "certify.log", "a" if finished else "w")  # closed below
     started = time.perf_counter()
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import re
 import resource
 import shutil
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ci.tracemutate.mutations import Case
+from golden.settings import override
 from golden.status import Verdict
 
 FINDINGS = ("internal", "crash", "hang", "memory")
@@ -236,4 +236,4 @@ class Fuzzer:
 
 
 def environment_cases(default: int) -> int:
-    return int(os.environ.get("NVDLA_FUZZ_CASES", default))
+    return int(override("NVDLA_FUZZ_CASES") or default)

@@ -238,6 +238,20 @@ def testplan() -> str:
     return "\n".join(lines) + "\n"
 
 
+def environment() -> str:
+    from golden import settings
+
+    lines = ["# Environment variables", "",
+             "The `NVDLA_*` variables a person may set, generated from `golden/settings.py` (`OVERRIDES`), the one "
+             "module that reads them. A command-line option that says the same wins over its variable. Nothing "
+             "else travels through the environment: what the command line decides is one settings object "
+             "(`golden/settings.py` `Settings`) handed to the implementations, the RTL bench and `regress`'s "
+             "worker processes (in the run's `manifest.json`, which `--resume` reads too).", "",
+             "| variable | meaning |", "|---|---|"]
+    lines += [f"| `{name}` | {_cell(meaning)} |" for name, meaning in settings.OVERRIDES.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _anchor(name: str) -> str:
     return "test-" + name.lower().replace("_", "-")
 
@@ -259,4 +273,5 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/profiles.md": profiles,
     "reference/schemas.md": schemas,
     "reference/testplan.md": testplan,
+    "reference/environment.md": environment,
 }

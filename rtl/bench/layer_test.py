@@ -1,4 +1,4 @@
-"""The cocotb entry point: one pyuvm test that plays the job named by $NVDLA_RTL_JOB.
+"""The cocotb entry point: one pyuvm test that plays the job named by the plusarg +nvdla_job=PATH (rtl/job.py).
 
 The simulator process writes result.json next to the job for rtl.runner to read: how the run ended
 (golden/status.py: completed, timeout, error), what the monitors collected (rtl/bench/outcome.py) and the
@@ -8,7 +8,6 @@ simulated time. It judges nothing: the verdict is scoreboards/verdict.py's.
 from __future__ import annotations
 
 import json
-import os
 import time
 import traceback
 from pathlib import Path
@@ -21,13 +20,13 @@ from pyuvm import ConfigDB, uvm_test
 from golden.status import Ending
 from rtl.bench.env import NvdlaEnv, bind_ports, reset, start_clock_and_tie_offs
 from rtl.bench.sequences import LayerSequence, LayerTimeout
-from rtl.job import Job
+from rtl.job import JOB_PLUSARG, Job
 
 
 @pyuvm.test()
 class LayerTest(uvm_test):
     def build_phase(self):
-        self.job_path = Path(os.environ["NVDLA_RTL_JOB"])
+        self.job_path = Path(cocotb.plusargs[JOB_PLUSARG.strip("+=")])
         self.job = Job.load(self.job_path)
         dut = cocotb.top
         bind_ports(dut)
@@ -43,7 +42,7 @@ class LayerTest(uvm_test):
         self.raise_objection()
         started = time.perf_counter()
         dut = cocotb.top
-        start_clock_and_tie_offs(dut, self.job.clock_ns, os.environ.get("NVDLA_RTL_CLOCK", "gpi"))
+        start_clock_and_tie_offs(dut, self.job.clock_ns, self.job.clock)
         await reset(dut, self.job.clock_ns, self.job.reset_idle_cycles)
         sequence = LayerSequence("layer", self.job, self.job_path.parent, self.env)
         try:

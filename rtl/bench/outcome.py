@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pyuvm import ConfigDB, uvm_component, uvm_subscriber
 
-from rtl.job import TRACE_MEMORIES, Step
+from rtl.job import CHECK, READ, TRACE_MEMORIES, Step
 
 
 @dataclass
@@ -53,12 +53,12 @@ class OutcomeCollector(uvm_component):
 
     def _checkpoint(self, checkpoint: Checkpoint) -> None:
         step = checkpoint.step
-        if step.op == "read_reg":
+        if step.op == READ:
             value = self.last_read.get(step.addr)
             if value is None:
                 return  # the monitor saw no read of it: the outcome says so (no value)
             self.registers[step.index] = value
-        elif step.op == "check":
+        elif step.op == CHECK:
             dump = f"dut_{step.index}.bin"
             (self.job_dir / dump).write_bytes(self.env.memory(step.mem).read(step.addr, step.size))
             self.regions[step.index] = dump

@@ -45,13 +45,13 @@ class LayerSequence(uvm_sequence):
         return item.data
 
     async def body(self):
-        for step in self.job.steps:
+        for step in self.job.steps:  # an op of golden/formats/program_file.py names its method
             await getattr(self, f"_{step.op}")(step)
 
-    async def _reg_write(self, step):
+    async def _write_register(self, step):
         await self.csb(step.addr, step.value)
 
-    async def _read_reg(self, step):
+    async def _read_register(self, step):
         polls = self.job.timeout_cycles // POLL_CYCLES + 1 if step.sync == "poll" else 1
         for attempt in range(polls):
             value = await self.csb(step.addr, write=False)
@@ -62,13 +62,13 @@ class LayerSequence(uvm_sequence):
         await Timer(1, "step")  # the CSB monitor samples the response on the edge the driver returned at
         self.env.checkpoints.write(Checkpoint(step))
 
-    async def _mem_fill(self, step):
+    async def _fill_memory(self, step):
         self.env.memory(step.mem).write(step.addr, bytes(step.size))
 
-    async def _mem_write(self, step):
-        self.env.memory(step.mem).write(step.addr, (self.job_dir / step.file).read_bytes())
+    async def _load_memory(self, step):
+        self.env.memory(step.mem).write(step.addr, step.data)
 
-    async def _watch_intr(self, step):
+    async def _watch_interrupt(self, step):
         self.watches.append((step.value, step.sync))
 
     async def _service_interrupts(self) -> None:
@@ -103,7 +103,7 @@ class LayerSequence(uvm_sequence):
             await First(raised.wait(), self.cycles(POLL_CYCLES))
             waited += POLL_CYCLES
 
-    async def _wait_line(self, step):
+    async def _wait_interrupt(self, step):
         # NVIDIA's harnesses wait for the line's level (nvdlav1 verif/verilator/nvdla.cpp: `waiting &&
         # dla->dla_intr`; verif/synth_tb/csb_master_seq.v MSEQ_WAIT). The line falls some cycles after the write
         # that clears the status (GLB_ic.v: a flop and a 3-flop synchroniser), so a `wait` right after that write
@@ -115,6 +115,6 @@ class LayerSequence(uvm_sequence):
             if not dut.dla_intr.value:
                 raise LayerTimeout(f"{step.where}: dla_intr did not rise within {self.job.timeout_cycles} cycles")
 
-    async def _check(self, step):
+    async def _check_region(self, step):
         await self._await_sync(step)
         self.env.checkpoints.write(Checkpoint(step))

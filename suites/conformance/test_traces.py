@@ -17,7 +17,6 @@ summary to its Allure test case.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ import pytest
 from ci.options import resolve
 from golden.config import get_profile, infer_profile_name, load_spec
 from golden.player import play
+from golden.settings import override
 from golden.trace import find_traces
 from scoreboards.verdict import verify
 
@@ -44,9 +44,9 @@ EXPECTED_INVALID = {
 
 
 def _profile(path: Path):
-    if spec := os.environ.get("NVDLA_CONFORM_PROFILE_SPEC"):
+    if spec := override("NVDLA_CONFORM_PROFILE_SPEC"):
         return load_spec(spec)
-    name = os.environ.get("NVDLA_CONFORM_PROFILE") or infer_profile_name(path)
+    name = override("NVDLA_CONFORM_PROFILE") or infer_profile_name(path)
     return get_profile(name) if name else None
 
 

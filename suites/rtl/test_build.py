@@ -7,7 +7,16 @@ import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
-from rtl.build import BuildError, BuildOptions, _filelist_inputs, build, build_key, fixture_sources  # noqa: E402
+from golden.settings import RtlSettings  # noqa: E402
+from rtl.build import (  # noqa: E402
+    COVERAGE_ARGS,
+    BuildError,
+    BuildOptions,
+    _filelist_inputs,
+    build,
+    build_key,
+    fixture_sources,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,24 +53,16 @@ def test_filelist_needs_a_top(tmp_path):
         _ = BuildOptions(tmp_path / "files.f").toplevel
 
 
-def test_options_from_environment(monkeypatch):
+def test_options_from_the_rtl_settings(monkeypatch):
     monkeypatch.setenv("NVDLA_RTL_FILELIST", "/x/files.f")
     monkeypatch.setenv("NVDLA_RTL_TOP", "NV_nvdla")
     monkeypatch.setenv("NVDLA_RTL_DEFINES", "A=1 B")
-    options = BuildOptions.from_env()
+    options = BuildOptions.from_settings(RtlSettings.from_environment())
     assert (options.filelist, options.toplevel, options.defines) == (Path("/x/files.f"), "NV_nvdla", ("A=1", "B"))
     monkeypatch.delenv("NVDLA_RTL_FILELIST")
-    assert BuildOptions.from_env().is_fixture
-
-
-def test_options_to_environment_and_back(monkeypatch):
-    options = BuildOptions(Path("/x/files.f"), "NV_nvdla", ("EMULATION", "A=1"))
-    for name, value in options.to_env().items():
-        monkeypatch.setenv(name, value)
-    assert BuildOptions.from_env() == options
-    assert BuildOptions().to_env() == {}
-    with pytest.raises(BuildError, match="--rtl-top"):
-        BuildOptions(Path("/x/files.f")).to_env()
+    assert BuildOptions.from_settings(RtlSettings.from_environment()).is_fixture
+    covered = BuildOptions.from_settings(RtlSettings(coverage="/tmp/cov", cache="/tmp/cache"))
+    assert covered.extra_args == COVERAGE_ARGS and covered.cache_dir == Path("/tmp/cache")
 
 
 @pytest.mark.rtl

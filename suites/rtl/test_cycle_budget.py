@@ -17,7 +17,7 @@ def _budget(name, tmp_path):
     path = nvidia_trace(name)
     if not path.exists():
         pytest.skip("NVIDIA traces not available")
-    return layer_cycle_budget(job_from_trace(load_trace(path), REGMAP, tmp_path), REGMAP, PROFILE)
+    return layer_cycle_budget(job_from_trace(load_trace(path)), REGMAP, PROFILE)
 
 
 def test_a_large_convolution_gets_more_than_it_needs(tmp_path):

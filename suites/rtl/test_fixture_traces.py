@@ -1,7 +1,6 @@
 """NVIDIA nv_small SDP traces on the fixture DUT through the pyuvm bench, judged by the one verdict path
 (scoreboards/verdict.py verify): the traces' CRCs and, through the scoreboards, the golden model's bytes."""
 
-import os
 
 import pytest
 
@@ -10,12 +9,13 @@ pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `
 from golden.config import get_profile  # noqa: E402
 from golden.implementation import Golden  # noqa: E402
 from golden.player import play  # noqa: E402
+from golden.settings import override  # noqa: E402
 from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 
 pytestmark = pytest.mark.rtl
-FULL = os.environ.get("NVDLA_RTL_FULL") == "1"
+FULL = override("NVDLA_RTL_FULL") == "1"
 
 
 def _trace(name):

@@ -3,17 +3,17 @@
 Run: NVDLA_RTL_MUTATION=1 pytest suites/rtl/test_mutants.py   (or: python -m ci.mutation)
 """
 
-import os
 
 import pytest
 
 pytest.importorskip("cocotb")  # rtl/build.py and rtl/runner.py import it (the `rtl` extra)
 
 from ci.mutation import format_table, mutation_table  # noqa: E402
+from golden.settings import override  # noqa: E402
 from rtl.build import BUG_SWITCHES  # noqa: E402
 
 pytestmark = [pytest.mark.rtl, pytest.mark.slow,
-              pytest.mark.skipif(os.environ.get("NVDLA_RTL_MUTATION") != "1",
+              pytest.mark.skipif(override("NVDLA_RTL_MUTATION") != "1",
                                  reason="nightly: set NVDLA_RTL_MUTATION=1 to build and run every mutant")]
 
 

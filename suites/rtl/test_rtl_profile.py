@@ -134,9 +134,9 @@ def test_a_trace_that_needs_a_port_the_dut_lacks_is_found_before_simulation(tmp_
     from rtl.runner import missing_port
 
     (tmp_path / "Vtop.h").write_text("VL_OUT8(&nvdla_core2dbb_aw_awvalid,0,0);\n")
-    primary = [Step("mem_fill", 0x100, size=32), Step("check", 0x200, size=32)]
+    primary = [Step("fill_memory", 0x100, size=32), Step("check_region", 0x200, size=32)]
     assert missing_port(Job(primary), tmp_path) == ""
-    secondary = Job([*primary, Step("mem_write", 0x80, size=32, mem="sec")])
+    secondary = Job([*primary, Step("load_memory", 0x80, size=32, mem="sec")])
     assert missing_port(secondary, tmp_path) == "the trace uses sec_mem and the DUT has no nvdla_core2cvsram port"
     (tmp_path / "Vtop.h").write_text("VL_OUT8(&nvdla_core2dbb_aw_awvalid,0,0);\n"
                                      "VL_OUT8(&nvdla_core2cvsram_aw_awvalid,0,0);\n")

@@ -2,7 +2,8 @@
 
 import pytest
 
-from rtl.runner import RtlError, axi_pause_from_env, failure_cause
+from golden.settings import RtlSettings, SettingsError
+from rtl.runner import failure_cause
 
 
 def test_the_traceback_of_a_crashed_simulation_is_reported(tmp_path):
@@ -23,10 +24,10 @@ def test_a_log_without_an_error_gives_its_last_lines(tmp_path):
 
 def test_axi_pause_option(monkeypatch):
     monkeypatch.delenv("NVDLA_RTL_AXI_PAUSE", raising=False)
-    assert axi_pause_from_env() == 0.0
+    assert RtlSettings.from_environment().axi_pause == 0.0
     monkeypatch.setenv("NVDLA_RTL_AXI_PAUSE", "0.3")
-    assert axi_pause_from_env() == 0.3
+    assert RtlSettings.from_environment().axi_pause == 0.3
     for bad in ("1.5", "often"):
         monkeypatch.setenv("NVDLA_RTL_AXI_PAUSE", bad)
-        with pytest.raises(RtlError, match="NVDLA_RTL_AXI_PAUSE"):
-            axi_pause_from_env()
+        with pytest.raises(SettingsError, match="NVDLA_RTL_AXI_PAUSE"):
+            RtlSettings.from_environment()

@@ -13,7 +13,6 @@ golden model's memory limit is NVDLA_VERIF_MEMORY_LIMIT (default here 512MiB, se
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from ci.tracemutate.mutations import Case, cases, load_seeds, make_seed
 from ci.tracemutate.seeds import PROFILES, SEED, write_seed_traces
 from golden.config import get_profile
 from golden.player import play
+from golden.settings import override
 from stimulus.families import available
 
 
@@ -64,13 +64,13 @@ def test_a_generated_seed_checks_its_output(generated_seeds, tmp_path):
 
 
 def _campaign(name: str, seeds, tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("NVDLA_VERIF_MEMORY_LIMIT", os.environ.get("NVDLA_VERIF_MEMORY_LIMIT", "512MiB"))
+    monkeypatch.setenv("NVDLA_VERIF_MEMORY_LIMIT", override("NVDLA_VERIF_MEMORY_LIMIT") or "512MiB")
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
-    out = Path(os.environ.get("NVDLA_FUZZ_OUT", tmp_path / "out")) / name
+    out = Path(override("NVDLA_FUZZ_OUT") or tmp_path / "out") / name
     out.mkdir(parents=True, exist_ok=True)
-    fuzzer = Fuzzer(tmp_path / "scratch", out, timeout=float(os.environ.get("NVDLA_FUZZ_TIMEOUT", 30)))
+    fuzzer = Fuzzer(tmp_path / "scratch", out, timeout=float(override("NVDLA_FUZZ_TIMEOUT") or 30))
     count = environment_cases(120)
-    chosen_seed = os.environ.get("NVDLA_FUZZ_SEED")
+    chosen_seed = override("NVDLA_FUZZ_SEED")
 
     @settings(max_examples=count, deadline=None, database=None, derandomize=chosen_seed is None,
               suppress_health_check=list(HealthCheck), print_blob=False)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ci.options import ProfileNotInferredError, profile_for
 from ci.regression import engine
 from ci.regression.engine import Run, Settings
 from ci.regression.item import Item
@@ -131,13 +132,14 @@ class TestKind:
     def play_trace(self, item: Item, path: Path, settings: Settings, profile_name: str | None = None) -> Run:
         """A trace through the implementation and the scoreboards, as the item's record (the profile: --profile,
         else `profile_name`, else the one the trace's folder names)."""
-        profile = engine.profile_for(path, settings, profile_name)
-        if profile is None:
+        try:
+            profile = profile_for(path, settings.fixed_profile(), profile_name)
+        except ProfileNotInferredError:
             return Run(self.record(item, settings, RecordStatus.SKIPPED, Finding.NOT_RUN,
                                    f"cannot infer the profile of {path}; use --profile"))
         ran: list = []
         result = engine.play_layer(path, profile, settings.impl, settings.reference_spec(), settings.timeout_scale,
-                                   ran=ran)
+                                   ran=ran, settings=settings.decided)
         if not result.layers:  # another implementation's: the report decodes the golden model's registers
             result.layers = list(ran)
         status, note = engine.trace_status(result, item.params.get("expected_invalid"))

@@ -69,7 +69,8 @@ class Fuzz(TestKind):
         for mode in reversed(MODES):  # random first: the directed report compares against it
             options = Options(impl=settings.impl, ref=settings.ref, directed=mode == "directed", seed=p["seed"],
                               profile=profile.name, families=families, runs=int(p["runs"]), rtl=list(settings.rtl),
-                              command=settings.command)
+                              command=settings.command, axi_pause=settings.decided.rtl.axi_pause,
+                              decided=settings.decided)
             Campaign(out / mode, options, profile, say=_quiet).run()
         campaigns = {mode: load(out / mode) for mode in MODES}
         write(campaigns["random"])

@@ -84,7 +84,7 @@ class Illegal(TestKind):
         path = write_unchecked(illegal.sequence(layer), folder / name, name, profile)
         rtl = settings.impl.partition(":")[0] == "rtl"
         judge = (settings.reference_spec() or default_reference(settings.impl)) if rtl else settings.impl
-        result = engine.play_layer(path, profile, judge, None, settings.timeout_scale)
+        result = engine.play_layer(path, profile, judge, None, settings.timeout_scale, settings=settings.decided)
         named = re.search(rf"(rule: |also ){re.escape(rule_id)}(?![\w-])", result.detail) is not None
         shown = engine.shown_path(path, settings)
         by = f" (by {result.implementation}: the RTL validates no register)" if rtl else ""

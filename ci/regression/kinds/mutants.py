@@ -62,18 +62,21 @@ class Mutants(TestKind):
                                    f"a fixture mutant needs --impl rtl (got {settings.impl})"))
         from rtl.build import BuildOptions, build
         from rtl.implementation import Rtl
-        from rtl.suite import default_layers
+        from rtl.suite import DATA_ROOT, default_layers
 
-        options = BuildOptions(defines=(switch,))
+        # the fixture with the switch, played as the run's settings say (AXI back-pressure, build cache)
+        fixture = settings.decided.with_rtl(filelist=None, top=None, defines=(switch,), profile=None, coverage=None)
+        options = BuildOptions.from_settings(fixture.rtl)
         with engine.watchdog(settings.timeout_scale * MUTANT_BUILD_S):
             build(options)
-        mutant = Rtl(build_options=options)
+        mutant = Rtl(build_options=options, settings=fixture)
         results, paths, caught = [], [], []
         profile = get_profile("nv_small")
-        for name, folder in default_layers(settings.work / "mutant-layers"):
+        data = Path(settings.nvdla_data) if settings.nvdla_data else DATA_ROOT
+        for name, folder in default_layers(settings.work / "mutant-layers", data):
             path = find_traces(folder)[0]  # NVIDIA's layers are test folders
             result = engine.play_layer(path, profile, "rtl", settings.reference_spec(), settings.timeout_scale,
-                                       implementation=mutant)
+                                       implementation=mutant, settings=settings.decided)
             results.append(result)
             paths.append(path)
             if result.status not in (Verdict.PASSED, Verdict.UNSUPPORTED, Verdict.INVALID):

@@ -13,6 +13,8 @@ from ci.regression import engine
 from ci.regression.engine import Settings
 from ci.regression.item import Item
 from ci.regression.items import run_item
+from golden.settings import RtlSettings
+from golden.settings import Settings as Decided
 from golden.verdict import TraceResult
 
 LAYERS = ("sdp_1x1x1_pass_through_int8", "sdp_8x8x32_bypass_int8_0")
@@ -21,17 +23,21 @@ LAYERS = ("sdp_1x1x1_pass_through_int8", "sdp_8x8x32_bypass_int8_0")
 @pytest.fixture
 def fake_bench(monkeypatch, nvdla_data):
     build = types.ModuleType("rtl.build")
-    build.BuildOptions = lambda defines=(): defines
+    build.BuildOptions = types.SimpleNamespace(from_settings=lambda rtl: rtl.defines)
     build.build = lambda options: None
     implementation = types.ModuleType("rtl.implementation")
-    implementation.Rtl = lambda build_options=None: types.SimpleNamespace(name="rtl")
+    implementation.Rtl = lambda build_options=None, settings=None: types.SimpleNamespace(name="rtl",
+                                                                                         settings=settings)
     suite = types.ModuleType("rtl.suite")
-    suite.default_layers = lambda folder: [(n, nvdla_data / "trace_tests" / "nv_small" / n) for n in LAYERS]
+    suite.DATA_ROOT = nvdla_data
+    suite.default_layers = lambda folder, data: [(n, data / "trace_tests" / "nv_small" / n) for n in LAYERS]
     for name, module in (("rtl.build", build), ("rtl.implementation", implementation), ("rtl.suite", suite)):
         monkeypatch.setitem(sys.modules, name, module)
 
     def outcomes(verdicts: dict[str, tuple[str, str]]):
-        def play(path, profile, impl, ref, scale, implementation=None):
+        def play(path, profile, impl, ref, scale, implementation=None, settings=None):
+            # the mutant is the fixture with the item's switch, played with the run's bench settings
+            assert implementation.settings.rtl.defines == ("FX_BUG_X",) and implementation.settings.rtl.axi_pause == 0.2
             status, detail = verdicts.get(path.stem, ("passed", ""))
             return TraceResult(path.stem, "nv_small", status, detail, implementation="rtl")
         monkeypatch.setattr(engine, "play_layer", play)
@@ -40,7 +46,8 @@ def fake_bench(monkeypatch, nvdla_data):
 
 def _run(tmp_path):
     item = Item("mutant/FX_BUG_X", "mutants", {"switch": "FX_BUG_X", "profile": "nv_small"})
-    return run_item(item, Settings(impl="rtl", work=tmp_path / "work")).record.to_json()
+    decided = Decided(RtlSettings(filelist="/x/files.f", top="NV_nvdla", axi_pause=0.2))
+    return run_item(item, Settings(impl="rtl", work=tmp_path / "work", decided=decided)).record.to_json()
 
 
 def test_a_failed_check_or_a_bench_check_catches_the_mutant(fake_bench, tmp_path):
