@@ -50,9 +50,6 @@ KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
     ('ci.mutation', 'rtl.build'),
     ('ci.mutation', 'rtl.implementation'),
     ('ci.mutation', 'rtl.suite'),
-    ('ci.options', 'rtl'),
-    ('ci.options', 'rtl.build'),
-    ('ci.options', 'rtl.implementation'),
     ('ci.regression.batch', 'rtl'),
     ('ci.regression.batch', 'rtl.build'),
     ('ci.regression.kinds.mutants', 'rtl'),
@@ -76,8 +73,6 @@ KNOWN_DEFERRALS: set[tuple[str, str]] = {
     ('ci.fuzzing.feedback', 'golden.units.conv.rules'),
     ('ci.fuzzing.report', 'ci.fuzzing.campaign'),
     ('ci.implementations.dlhdl', 'ci.implementations'),
-    ('ci.options', 'rtl.build'),
-    ('ci.options', 'rtl.implementation'),
     ('ci.options', 'stimulus.families'),
     ('ci.regression.batch', 'rtl.build'),
     ('ci.regression.coverage', 'stimulus.coverage'),
@@ -97,7 +92,7 @@ KNOWN_DEFERRALS: set[tuple[str, str]] = {
     ('ci.regression.kinds.mutants', 'rtl.build'),
     ('ci.regression.kinds.mutants', 'rtl.implementation'),
     ('ci.regression.kinds.mutants', 'rtl.suite'),
-    ('ci.regression.kinds.random_sdp', 'stimulus.fixture_sdp'),
+    ('ci.regression.kinds.random_sdp', 'stimulus.sdp.fixture'),
     ('ci.suite.build', 'golden.implementation'),
     ('ci.suite.build', 'scoreboards.verdict'),
     ('ci.suite.certify', 'golden.player'),
@@ -118,6 +113,7 @@ class Import:
     targets: frozenset[str]  # the project modules it loads (packages around them included)
     external: frozenset[str]  # the top-level names of the other modules it loads (numpy, cocotb, os)
     comment: str  # the comments on its lines
+    type_only: bool = False  # under `if TYPE_CHECKING:`: read by the type checker, never run
 
 
 def project_modules() -> dict[str, Path]:
@@ -165,7 +161,7 @@ def imports(name: str, source: str, modules, is_package: bool = False) -> list[I
     lines = source.splitlines(keepends=True)
     found = []
 
-    def visit(node: ast.AST, in_function: bool) -> None:
+    def visit(node: ast.AST, in_function: bool, type_only: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Import | ast.ImportFrom):
                 targets, external = statement(child, package, modules)
@@ -173,11 +169,24 @@ def imports(name: str, source: str, modules, is_package: bool = False) -> list[I
                 comment = " ".join(token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
                                    if token.type == tokenize.COMMENT)
                 found.append(Import(name, child.lineno, in_function, frozenset(targets - {name}),
-                                    frozenset(external), comment))
-            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
+                                    frozenset(external), comment, type_only))
+            if _type_checking(child):
+                for branch, only in ((child.body, True), (child.orelse, type_only)):
+                    for statement_node in branch:
+                        visit(ast.Module(body=[statement_node], type_ignores=[]), in_function, only)
+                continue
+            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda),
+                  type_only)
 
-    visit(ast.parse(source), False)
+    visit(ast.parse(source), False, False)
     return found
+
+
+def _type_checking(node: ast.AST) -> bool:
+    """An `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`) block."""
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+                                         or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def all_imports() -> list[Import]:
@@ -188,8 +197,12 @@ def all_imports() -> list[Import]:
 
 IMPORTS = all_imports()
 GRAPH: dict[str, set[str]] = {name: set() for name in project_modules()}
+#: The imports that run: a cycle needs one (an annotation's import under TYPE_CHECKING never runs), the layers do not.
+RUNTIME: dict[str, set[str]] = {name: set() for name in project_modules()}
 for _import in IMPORTS:
     GRAPH[_import.module] |= _import.targets
+    if not _import.type_only:
+        RUNTIME[_import.module] |= _import.targets
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -249,8 +262,17 @@ def test_cycles_are_found():
     assert cycles(graph) == [["a", "b", "c"]]
 
 
+def test_an_import_under_type_checking_is_read_but_never_run():
+    modules = {"golden", "golden.units", "golden.units.declaration", "golden.hardware"}
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from golden.hardware import Hardware\n"
+              "else:\n    from golden import hardware\n")
+    found = imports("golden.units.declaration", source, modules)
+    assert [(i.targets, i.type_only) for i in found if i.targets] == [
+        ({"golden.hardware"}, True), ({"golden.hardware"}, False)]
+
+
 def test_no_import_cycles():
-    graph = {name: targets - {t for s, t in KNOWN_EXCEPTIONS if s == name} for name, targets in GRAPH.items()}
+    graph = {name: targets - {t for s, t in KNOWN_EXCEPTIONS if s == name} for name, targets in RUNTIME.items()}
     assert cycles(graph) == []
 
 
