@@ -94,6 +94,7 @@ class _ThroughTheProgramFile:
         return self.inner.run(read_program(written), profile)
 
 
+@pytest.mark.slow
 def test_every_nv_small_trace_passes_through_the_adapter_and_the_program_file(nvdla_data, tmp_path):
     """Every NVIDIA nv_small trace the adapter converts (SDP, PDP and CDP surfaces) passes on the golden model in
     DL HDL layout reading the adapter's rewritten program from its file form."""

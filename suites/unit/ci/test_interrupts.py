@@ -54,6 +54,7 @@ def _report(out: Path) -> tuple:
     return verdicts, signoff, report["counts"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(small_data, whole, tmp_path, sig):
     cut = tmp_path / "cut"
