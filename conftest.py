@@ -42,12 +42,15 @@ def nvdla_data(request) -> Path:
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items):
     """`rtl` on every test that needs Verilator (it asks for a fixture of RTL_FIXTURES, itself or through another
-    fixture), `cluster` on every test of suites/cluster: the markers follow what a test uses, not a hand-kept list."""
+    fixture), `cluster` on every test of suites/cluster: the markers follow what a test uses, not a hand-kept list.
+    The cluster tests share one xdist worker (pyproject.toml's --dist loadgroup), so one Slurm cluster is started
+    per run, not one per worker."""
     for item in items:
         if RTL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.rtl)
         if CLUSTER_SUITE in item.path.parents:
             item.add_marker(pytest.mark.cluster)
+            item.add_marker(pytest.mark.xdist_group("cluster"))
 
 
 def _missing_rtl_tools() -> str | None:
