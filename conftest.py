@@ -1,8 +1,9 @@
-"""Repository-wide pytest options: where NVIDIA's reference data lives; the golden model's LimitationWarnings
-summarised in one line instead of one long paragraph each."""
+"""Repository-wide pytest options: where NVIDIA's reference data lives; the tiers' markers set from what a test uses
+(`rtl`, `cluster`); the golden model's LimitationWarnings summarised in one line instead of one long paragraph each."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import Counter
 from pathlib import Path
@@ -12,6 +13,10 @@ import pytest
 from golden.settings import override
 
 DEFAULT_NVDLA_DATA = Path(__file__).resolve().parent.parent / "shared" / "nvdla"
+#: A test that asks for one of these fixtures (verilator below, fixture_build of suites/rtl/conftest.py) needs
+#: Verilator, so it is an `rtl` test.
+RTL_FIXTURES = {"verilator", "fixture_build"}
+CLUSTER_SUITE = Path(__file__).resolve().parent / "suites" / "cluster"
 
 
 def pytest_addoption(parser):
@@ -33,6 +38,42 @@ def nvdla_data(request) -> Path:
     if not path.is_dir():
         pytest.skip(f"NVIDIA reference data not found at {path} (use --nvdla-data)")
     return path
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items):
+    """`rtl` on every test that needs Verilator (it asks for a fixture of RTL_FIXTURES, itself or through another
+    fixture), `cluster` on every test of suites/cluster: the markers follow what a test uses, not a hand-kept list.
+    The cluster tests share one xdist worker (pyproject.toml's --dist loadgroup), so one Slurm cluster is started
+    per run, not one per worker."""
+    for item in items:
+        if RTL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.rtl)
+        if CLUSTER_SUITE in item.path.parents:
+            item.add_marker(pytest.mark.cluster)
+            item.add_marker(pytest.mark.xdist_group("cluster"))
+
+
+def _missing_rtl_tools() -> str | None:
+    for module in ("cocotb", "pyuvm", "cocotbext.axi"):
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            return f"{module} is not installed (pip install -e .[rtl])"
+    from rtl.toolchain import ToolchainError, find_verilator, missing_build_tools
+
+    try:
+        find_verilator()
+    except ToolchainError as exc:
+        return exc.message
+    missing = missing_build_tools()
+    return f"a Verilator build needs {', '.join(missing)} (bash ci/install_rtl_tools.sh)" if missing else None
+
+
+@pytest.fixture(scope="session")
+def verilator():
+    """Verilator, cocotb and a C++ toolchain are there, or the test is skipped saying which is missing."""
+    reason = _missing_rtl_tools()
+    if reason:
+        pytest.skip(reason)
 
 
 #: The category of golden/rules.py's advisory warnings, as pytest's warning reports name it.

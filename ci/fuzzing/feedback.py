@@ -150,6 +150,23 @@ def rule_distances(regs, unit: str, profile: Profile) -> dict[str, str]:
     keeps. A move the field's width does not allow is no bound of a rule."""
     decode = golden.units.unit(unit).decode
     facts = rules.Facts(regs, profile)
+    decoded: dict[tuple[str, int], tuple | None] = {}  # rules naming the same field probe the same moved layers
+
+    def moved_layer(key: str, step: int) -> tuple | None:
+        """(decoded config, facts) of the layer with the field moved by step; None: no such layer, or one the
+        decoder cannot read (no bound found that way)."""
+        if (key, step) not in decoded:
+            moved = _moved(regs, key, step)
+            try:
+                decoded[key, step] = None if moved is None else (decode(moved, profile), rules.Facts(moved, profile))
+            except Exception:
+                decoded[key, step] = None
+        return decoded[key, step]
+
+    try:
+        config = decode(regs, profile)
+    except Exception:  # a layer the decoder cannot read keeps no rule
+        config = None
     out = {}
     rules.all_rules()
     for rule in rules.rules(unit):
@@ -162,17 +179,17 @@ def rule_distances(regs, unit: str, profile: Profile) -> dict[str, str]:
                 if distance != "far":
                     break
                 for sign in (1, -1):
-                    moved = _moved(regs, key, sign * step)
-                    if moved is None:
+                    layer = moved_layer(key, sign * step)
+                    if layer is None:
                         continue
                     try:
-                        if rule.check(decode(moved, profile), rules.Facts(moved, profile)) is not None:
+                        if rule.check(*layer) is not None:
                             distance = label
                             break
-                    except Exception:  # a moved value the decoder cannot read: no bound found that way
+                    except Exception:  # a moved value the rule cannot judge: no bound found that way
                         continue
             try:
-                kept = rule.check(decode(regs, profile), facts) is None
+                kept = config is not None and rule.check(config, facts) is None
             except Exception:
                 kept = False
             if kept:

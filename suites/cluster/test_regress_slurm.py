@@ -23,7 +23,7 @@ from suites.unit.ci.regress_helpers import ctrl_c_reaches_it, data_root, faulty_
 
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
-pytestmark = [pytest.mark.cluster, pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))]
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))  # `cluster`: conftest.py
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = """
@@ -93,16 +93,7 @@ def test_golden_smoke_on_four_shards_equals_a_local_run(cluster, tmp_path, capsy
     assert [len(s["attempts"]) for s in state["shards"]] == [1, 1, 1, 1]
 
 
-@pytest.mark.rtl  # builds the fixture DUT
-def test_fixture_rtl_smoke_on_four_shards_equals_a_local_run_and_builds_once(cluster, tmp_path):
-    from rtl.toolchain import ToolchainError, find_verilator, missing_build_tools
-
-    try:
-        find_verilator()
-    except ToolchainError as exc:
-        pytest.skip(exc.message)
-    if missing_build_tools():
-        pytest.skip(f"a Verilator build needs {', '.join(missing_build_tools())}")
+def test_fixture_rtl_smoke_on_four_shards_equals_a_local_run_and_builds_once(cluster, verilator, tmp_path):
     common = ["--level", "smoke", "--seed", "78"]  # --impl rtl: the fixture DUT
     assert regress(*common, "-j", "2", "--out", str(tmp_path / "local")) == 0
     cache = {"NVDLA_RTL_CACHE": str(tmp_path / "rtl-cache")}  # empty: the submitting regress builds it once

@@ -31,6 +31,7 @@ def _run(tmp_path, nvdla_data, impl: str, env: dict | None = None) -> tuple[int,
     return code, record, out
 
 
+@pytest.mark.slow
 def test_a_fuzz_test_runs_both_campaigns_and_compares_them(tmp_path, nvdla_data):
     code, record, out = _run(tmp_path, nvdla_data, "golden")
     assert code == 0, record
@@ -45,6 +46,7 @@ def test_a_fuzz_test_runs_both_campaigns_and_compares_them(tmp_path, nvdla_data)
     assert {"directed campaign", "random campaign"} <= names
 
 
+@pytest.mark.slow
 def test_a_finding_fails_the_fuzz_test_with_its_signature(tmp_path, nvdla_data):
     code, record, _ = _run(tmp_path, nvdla_data, faulty_impl(), env={"NVDLA_FAULTS": "*=wrong-byte"})
     assert code == 1 and record["status"] == "failed", record

@@ -83,6 +83,7 @@ def test_an_installed_kind_is_registered_and_validates_its_entries(plugin, tmp_p
         load_plan(missing)
 
 
+@pytest.mark.slow
 def test_regress_runs_an_installed_kind(plugin, tmp_path, nvdla_data):
     data = data_root(nvdla_data, tmp_path / "data", names=("sdp_1x1x1_pass_through_int8",))
     plan = write_plan(tmp_path / "plan.hjson", TESTS, POINTS)

@@ -65,7 +65,6 @@ def test_options_from_the_rtl_settings(monkeypatch):
     assert covered.extra_args == COVERAGE_ARGS and covered.cache_dir == Path("/tmp/cache")
 
 
-@pytest.mark.rtl
 def test_parallel_builds_share_one_build(tmp_path, fixture_build):
     code = ("import sys; from pathlib import Path; from rtl.build import BuildOptions, build; "
             "print(build(BuildOptions(cache_dir=Path(sys.argv[1]), defines=('FX_BUG_WSTRB',))))")
@@ -98,8 +97,7 @@ def test_filelist_errors_name_the_file(tmp_path):
         _filelist_inputs(tmp_path / "absent.f")
 
 
-@pytest.mark.rtl
-def test_a_relative_file_list_builds_from_any_folder(tmp_path, fixture_build, monkeypatch):
+def test_a_relative_file_list_builds_from_any_folder(tmp_path, verilator, monkeypatch):
     # the list's paths are relative to the list's folder (Verilator -F), as the cache key reads them
     rtl = tmp_path / "my_rtl"
     (rtl / "src").mkdir(parents=True)
@@ -116,7 +114,7 @@ def test_a_relative_file_list_builds_from_any_folder(tmp_path, fixture_build, mo
     assert lines[0].startswith("rtl build: verilating top") and "built in" in lines[-1]
 
 
-def test_a_build_error_is_reported_in_full(tmp_path):
+def test_a_build_error_is_reported_in_full(tmp_path, verilator):
     folder = tmp_path / ("deep_" * 40)   # an error line of more than 200 characters, never cut
     folder.mkdir()
     (folder / "top.v").write_text("module top(input wire a); wire x = ;\nendmodule\n")

@@ -15,7 +15,6 @@ from ci.cli import main  # noqa: E402
 from rtl.build import FIXTURE_TOP, fixture_sources  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
 
-pytestmark = pytest.mark.rtl
 TRACE = "sdp_1x1x1_pass_through_int8"
 
 

@@ -14,7 +14,6 @@ from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import ALL_SUPPORTED, NVIDIA_TRACES, UNSUPPORTED, nvidia_trace  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 
-pytestmark = pytest.mark.rtl
 FULL = override("NVDLA_RTL_FULL") == "1"
 
 

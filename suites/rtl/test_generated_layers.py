@@ -10,8 +10,6 @@ from rtl.implementation import Rtl  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 from stimulus.families import write_generated  # noqa: E402
 
-pytestmark = pytest.mark.rtl
-
 
 @pytest.mark.parametrize("index,count", [(0, 1), (1, 1), (2, 2)])
 def test_generated_sdp_layers_match_the_golden_model(index, count, tmp_path, fixture_build, nv_small):

@@ -19,8 +19,6 @@ pytest.importorskip("xdist")
 
 from suites.unit.ci.regress_helpers import interrupted  # noqa: E402
 
-pytestmark = pytest.mark.rtl
-
 
 def _regress(nvdla_data, out, *extra: str) -> list[str]:
     return [sys.executable, "-m", "ci.cli", "regress", "--level", "smoke", "--impl", "rtl", "--seed", "3",

@@ -12,7 +12,7 @@ from ci.mutation import format_table, mutation_table  # noqa: E402
 from golden.settings import override  # noqa: E402
 from rtl.build import BUG_SWITCHES  # noqa: E402
 
-pytestmark = [pytest.mark.rtl, pytest.mark.slow,
+pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(override("NVDLA_RTL_MUTATION") != "1",
                                  reason="nightly: set NVDLA_RTL_MUTATION=1 to build and run every mutant")]
 

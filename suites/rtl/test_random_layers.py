@@ -11,8 +11,6 @@ from rtl.suite import RANDOM_LAYERS  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 from stimulus.sdp.fixture import write_random_trace  # noqa: E402
 
-pytestmark = pytest.mark.rtl
-
 
 @pytest.mark.parametrize("seed,layers", RANDOM_LAYERS)
 def test_random_layers_match_the_golden_model(seed, layers, tmp_path, fixture_build, nv_small):

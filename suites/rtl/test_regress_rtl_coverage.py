@@ -20,7 +20,7 @@ POINTS = '{"name": "tiny_sdp", "stage": "smoke", "desc": "d", "tests": ["tiny"]}
 
 
 @pytest.fixture(scope="module")
-def runs(nvdla_data, tmp_path_factory):
+def runs(nvdla_data, verilator, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rtl-coverage")
     root = data_root(nvdla_data, tmp / "data", TRACES)
     plan = write_plan(tmp / "plan.hjson", TESTS, POINTS)

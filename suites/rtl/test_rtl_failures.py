@@ -14,8 +14,6 @@ from rtl.suite import nvidia_trace  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 from stimulus.sdp.fixture import write_random_trace  # noqa: E402
 
-pytestmark = pytest.mark.rtl
-
 
 def test_a_lost_interrupt_fails_its_layer_and_the_next_layers_run(fixture_build, nv_small, tmp_path):
     lost = Rtl(build_options=BuildOptions(defines=("FX_BUG_LOST_INTR",)))  # group 1's SDP done never raised

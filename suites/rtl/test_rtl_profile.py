@@ -24,7 +24,6 @@ from rtl.build import FIXTURE_TOP, fixture_sources  # noqa: E402
 from rtl.suite import DATA_ROOT  # noqa: E402
 from suites.unit.ci.regress_helpers import write_plan  # noqa: E402
 
-pytestmark = pytest.mark.rtl
 SMALL = DATA_ROOT / "trace_tests" / "nv_small" / "sdp_1x1x1_pass_through_int8"
 LARGE = DATA_ROOT / "trace_tests" / "nv_large" / "pdp_8x8x32_1x1_max_int8_0"
 SPEC = DATA_ROOT / "configs" / "nv_small.spec"
@@ -143,7 +142,7 @@ def test_a_trace_that_needs_a_port_the_dut_lacks_is_found_before_simulation(tmp_
     assert missing_port(secondary, tmp_path) == ""
 
 
-def test_an_rtl_that_does_not_build_is_one_error_before_any_trace(traces, tmp_path, capsys, monkeypatch):
+def test_an_rtl_that_does_not_build_is_one_error_before_any_trace(traces, verilator, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("NVDLA_RTL_CACHE", str(tmp_path / "cache"))
     (tmp_path / "broken.v").write_text("module NV_nvdla(input wire x);\n  this is not verilog\nendmodule\n")
     filelist = tmp_path / "broken.f"

@@ -21,8 +21,6 @@ from stimulus.corner_data import write_aimed  # noqa: E402
 from stimulus.families import write_generated  # noqa: E402
 from suites.unit.ci.regress_helpers import regress  # noqa: E402
 
-pytestmark = pytest.mark.rtl
-
 SWITCH = "FX_BUG_TIE_POS_TO_ZERO"
 SEED, BUDGET = 0, 3  # traces of two sdp_reg layers each, plain and aimed
 

@@ -13,7 +13,6 @@ from rtl.implementation import Rtl  # noqa: E402
 from rtl.suite import nvidia_trace  # noqa: E402
 from scoreboards.verdict import verify  # noqa: E402
 
-pytestmark = pytest.mark.rtl
 TRACE = "sdp_3x3x33_bs_int8_reg_0"
 
 

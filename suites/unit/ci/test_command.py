@@ -69,6 +69,7 @@ def test_conform_goes_on_past_a_failing_program(nvdla_data, tmp_path, capsys):
     assert code == 1 and len(results) == 4 and {r["status"] for r in results} == {"error"}
 
 
+@pytest.mark.slow
 def test_every_nvidia_trace_has_the_golden_status_through_a_program(nvdla_data, tmp_path):
     golden_json, command_json = tmp_path / "golden.json", tmp_path / "command.json"
     assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(golden_json)]) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,15 @@ import pytest
 from ci.implementations.dlhdl import DlhdlAdapter
 from golden.config import get_profile
 from golden.formats import dlhdl
+from golden.formats.program_file import read_program, write_program
 from golden.implementation import Golden
+from golden.trace import find_traces
 from scoreboards.verdict import verify
 from suites.unit.ci.dlhdl_golden import GoldenInDlhdl
 
 NV_SMALL = get_profile("nv_small")
 TRACES = ("sdp_3x3x33_bs_int8_reg_0", "sdp_4x22x42_bypass_int8", "pdp_8x8x64_2x2_int8", "cdp_8x8x32_lrn3_int8_0")
+CONVOLUTION = "dc_1x1x8_1x1x8x1_int8_0"
 
 
 def _adapter(bug=None) -> DlhdlAdapter:
@@ -50,19 +54,53 @@ def test_a_layout_bug_fails_naming_the_first_wrong_elements(nvdla_data):
     assert "H=0" in result.detail or "H=1" in result.detail
 
 
+def _by_status(results: list[dict]) -> dict[str, list[dict]]:
+    """Results grouped by status, checked as a DL HDL implementation's must be: none failed, errors only for a
+    missing input file, `unsupported` only for a convolution (its input is not described to a DL HDL one)."""
+    by_status = {status: [r for r in results if r["status"] == status] for status in {r["status"] for r in results}}
+    assert not by_status.get("failed"), by_status["failed"]
+    assert all(r["detail"].startswith("missing file") for r in by_status.get("error", []))
+    assert all("CONV" in r["detail"] for r in by_status.get("unsupported", []))
+    return by_status
+
+
 def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, tmp_path):
     """`dlhdl:command:PROGRAM`: the adapter's rewritten program (its DL HDL loads and wider checks) is what the
     external program receives, as program.json; the golden model in DL HDL layout, in its own process, passes
-    every NVIDIA nv_small trace the adapter converts (SDP, PDP and CDP surfaces; a convolution's input is not
-    described to it, so those are `unsupported`, as with any DL HDL implementation)."""
+    an SDP, PDP and CDP trace and calls a convolution `unsupported`. Every nv_small trace through the adapter and
+    the program file: the next test (in this process: one process start per trace cost a minute and a half)."""
     from ci.cli import main
 
     program = f"{sys.executable} {Path(__file__).with_name('golden_program.py')} --dlhdl 9"
     out = tmp_path / "out.json"
-    main(["conform", str(nvdla_data / "trace_tests/nv_small"), "--impl", f"dlhdl:command:{program}", "-j", "2",
-          "--json", str(out)])
-    results = json.loads(out.read_text())["results"]
-    by_status = {status: [r for r in results if r["status"] == status] for status in {r["status"] for r in results}}
-    assert not by_status.get("failed") and len(by_status["passed"]) >= 50
-    assert all(r["detail"].startswith("missing file") for r in by_status.get("error", []))
-    assert all("CONV" in r["detail"] for r in by_status.get("unsupported", []))
+    main(["conform", str(nvdla_data / "trace_tests/nv_small"), *(w for t in (*TRACES, CONVOLUTION) for w in ("-k", t)),
+          "--impl", f"dlhdl:command:{program}", "-j", "2", "--json", str(out)])
+    by_status = _by_status(json.loads(out.read_text())["results"])
+    assert {r["name"] for r in by_status["passed"]} == set(TRACES)
+    assert [r["name"] for r in by_status["unsupported"]] == [CONVOLUTION]
+
+
+class _ThroughTheProgramFile:
+    """GoldenInDlhdl given the program as golden_program.py --dlhdl gets it behind `dlhdl:command:`: written in
+    the program file form (golden/formats/program_file.py) and read back."""
+
+    name = "golden-in-dlhdl"
+
+    def __init__(self, folder: Path):
+        self.folder, self.inner = folder, GoldenInDlhdl(*dlhdl.geometry(9))
+
+    def run(self, program, profile):
+        written = write_program(program, tempfile.mkdtemp(dir=self.folder))
+        return self.inner.run(read_program(written), profile)
+
+
+@pytest.mark.slow
+def test_every_nv_small_trace_passes_through_the_adapter_and_the_program_file(nvdla_data, tmp_path):
+    """Every NVIDIA nv_small trace the adapter converts (SDP, PDP and CDP surfaces) passes on the golden model in
+    DL HDL layout reading the adapter's rewritten program from its file form."""
+    adapter = DlhdlAdapter(inner=_ThroughTheProgramFile(tmp_path), conv_thread_number=9)
+    results = []
+    for path in find_traces(nvdla_data / "trace_tests/nv_small"):
+        result = verify(path, NV_SMALL, adapter, Golden())
+        results.append({"name": result.name, "status": result.status, "detail": result.detail})
+    assert len(_by_status(results)["passed"]) >= 50

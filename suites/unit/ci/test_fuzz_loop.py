@@ -217,6 +217,7 @@ def _corner_features(trace: Path) -> set[str]:
     return {f"{stage}={cls}" for stage in seen.stages() for cls in seen.hit(stage)}
 
 
+@pytest.mark.slow
 def test_the_directed_loop_reaches_corners_random_layers_of_the_same_budget_miss(tmp_path):
     directed, random = tmp_path / "directed", tmp_path / "random"
     for out, extra in ((directed, ["--directed"]), (random, [])):

@@ -17,15 +17,30 @@ import pytest
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
 
-from suites.unit.ci.regress_helpers import ctrl_c_reaches_it, interrupted  # noqa: E402
+from suites.unit.ci.regress_helpers import SMALL_TRACES, ctrl_c_reaches_it, data_root, interrupted  # noqa: E402
 
 PROGRAM = Path(__file__).with_name("golden_program.py")
 
 
-def _regress(nvdla_data, out: Path, *extra: str) -> list[str]:
+def _regress(data: Path, out: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "ci.cli", "regress", "--level", "smoke", "--impl",
-            f"command:{sys.executable} {PROGRAM}", "--seed", "3", "--nvdla-data", str(nvdla_data), "--out", str(out),
+            f"command:{sys.executable} {PROGRAM}", "--seed", "3", "--nvdla-data", str(data), "--out", str(out),
             "-j", "2", "--test", "nvidia/*", *extra]
+
+
+@pytest.fixture(scope="module")
+def small_data(nvdla_data, tmp_path_factory) -> Path:
+    """Six small nv_small traces, all in the smoke level: a run stopped after three has three more to resume."""
+    assert len(SMALL_TRACES) == 6
+    return data_root(nvdla_data, tmp_path_factory.mktemp("interrupts") / "data")
+
+
+@pytest.fixture(scope="module")
+def whole(small_data, tmp_path_factory) -> Path:
+    """The uninterrupted run both signals' resumed runs must equal, run once."""
+    out = tmp_path_factory.mktemp("interrupts") / "whole"
+    subprocess.run(_regress(small_data, out), capture_output=True, timeout=900, check=False)
+    return out
 
 
 def _junit(out: Path) -> str:
@@ -39,20 +54,22 @@ def _report(out: Path) -> tuple:
     return verdicts, signoff, report["counts"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(nvdla_data, tmp_path, sig):
-    whole, cut = tmp_path / "whole", tmp_path / "cut"
-    subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=900, check=False)
-    code, out, err = interrupted(_regress(nvdla_data, cut), cut, sig)
+def test_an_interrupted_regress_resumes_to_the_uninterrupted_result(small_data, whole, tmp_path, sig):
+    cut = tmp_path / "cut"
+    code, out, err = interrupted(_regress(small_data, cut), cut, sig)
     assert code == 130, out + err
     assert "--resume runs the rest" in err
     records = [json.loads(p.read_text()) for p in (cut / "results").glob("*.json")]
-    assert records and not any("KeyboardInterrupt" in r["detail"] or r["verdict"] == "crash" for r in records)
+    assert 0 < len(records) < len(SMALL_TRACES), "stopped with tests done and tests left"
+    assert not any("KeyboardInterrupt" in r["detail"] or r["verdict"] == "crash" for r in records)
     assert not (cut / "results.json").exists()
     # --resume with --out alone: the seed, options and tests come from the stopped run's manifest
     resumed = subprocess.run([sys.executable, "-m", "ci.cli", "regress", "--resume", "--out", str(cut)],
                              capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert len(_report(whole)[0]) == len(SMALL_TRACES)
     assert _report(cut) == _report(whole)
     assert _junit(cut) == _junit(whole)
     names = [json.loads(p.read_text())["name"] for p in (cut / "allure-results").glob("*-result.json")]

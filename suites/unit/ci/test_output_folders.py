@@ -82,6 +82,7 @@ def test_fuzz_refuses_a_folder_holding_a_persons_files_and_writes_nothing_in_it(
     assert everything(out) == before
 
 
+@pytest.mark.slow
 def test_a_second_run_a_resume_and_a_merge_again_work_on_their_own_output(common, shards, tmp_path, capsys):
     out = tmp_path / "out"
     assert regress(*common, "--out", str(out)) == 0

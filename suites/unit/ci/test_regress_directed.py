@@ -109,6 +109,7 @@ def _verdicts(out: Path) -> list[tuple]:
     return sorted((r["id"], r["status"]) for r in json.loads((out / "results.json").read_text())["tests"])
 
 
+@pytest.mark.slow
 def test_shards_and_resume_run_the_same_directed_tests(small_plan, nvdla_data, tmp_path):
     data = data_root(nvdla_data, tmp_path / "data", ("sdp_1x1x1_pass_through_int8",))
     common = ["--plan", str(small_plan), "--level", "nightly", "--impl", "golden", "--seed", "5", "--nvdla-data",

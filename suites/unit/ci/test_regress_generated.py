@@ -94,6 +94,7 @@ def test_a_generated_layers_reproduce_command_rebuilds_the_same_trace(golden_run
     assert cli(after_invocation(conform)) == 0
 
 
+@pytest.mark.slow
 def test_a_failing_generated_layer_is_shrunk_in_its_bucket(tmp_path, nvdla_data):
     tests = ('{"name": "gen", "kind": "generated", "family": "sdp_reg", "layers": 2, "seeds": "fixed", '
              '"fixed_seeds": [1, 2, 3, 4]}')

@@ -41,6 +41,7 @@ def fake_lsf(tmp_path, monkeypatch):
     return tmp_path / "lsf"
 
 
+@pytest.mark.slow
 def test_the_submission_is_the_recorded_one_and_the_merge_equals_a_local_run(fake_lsf, nvdla_data, tmp_path):
     root = data_root(nvdla_data, tmp_path / "data")
     plan = write_plan(tmp_path / "plan.hjson", TESTS, POINTS)

@@ -73,6 +73,7 @@ def test_a_layer_two_tests_list_runs_once_for_both_testpoints(plan, nvdla_data):
     assert items["nvidia/nv_small/sdp_3x3x32_ew_lo_lin_int8"].params["expected_invalid"] == "SDP_EW"
 
 
+@pytest.mark.slow
 def test_per_run_seeds_follow_the_base_seed(plan, nvdla_data):
     def seeds(base):
         return sorted(i.params["seed"] for i in plan.items("nightly", base, nvdla_data)
@@ -85,6 +86,7 @@ def test_per_run_seeds_follow_the_base_seed(plan, nvdla_data):
     assert smoke_seeds == [1, 4, 7, 10]  # the smoke level's random layers are fixed, whatever the base seed
 
 
+@pytest.mark.slow
 def test_generated_families_and_illegal_rules_expand_per_level_and_seed(plan, nvdla_data):
     from golden import rules
     from stimulus import illegal
