@@ -11,19 +11,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from golden import verdict
 from golden.config import get_profile
 from golden.implementation import Golden
 from golden.player import observe, prepare
 from golden.provenance import NO_EXPONENT
 from golden.regs.regmap import RegisterMap
 from golden.trace import Trace
-from scoreboards import judge
+from scoreboards import compare
 from stimulus.choose import Seeded
 from stimulus.conv import layers as conv
 from stimulus.deconv import layers as deconv
 from stimulus.export import _form, _Writer
 
 NV_FULL = get_profile("nv_full")
+
+
+def judge(program, outcome, reference, profile):
+    """The verdict with the scoreboards as its comparison (as conform reaches it)."""
+    return verdict.judge(program, outcome, profile, reference, compare)
 
 
 def golden_outcome(layers, folder: Path):
