@@ -35,7 +35,8 @@ DECLARED = {
 }
 #: Words that are another setting's, not a status: (module, word).
 OTHER_MEANING = {
-    ("ci/implementations/command.py", "failed"),  # NVDLA_COMMAND_KEEP=failed: keep the folders of failed runs
+    ("golden/settings.py", "failed"),  # NVDLA_COMMAND_KEEP=failed: keep the folders of failed runs
+    ("ci/implementations/command.py", "failed"),  # the same keep mode, where the folder is kept or removed
 }
 
 
