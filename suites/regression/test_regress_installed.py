@@ -56,6 +56,7 @@ def test_the_installed_package_holds_the_session_and_the_testplan(installed):
     assert where == [str(installed / "ci" / "regression" / name) for name in ("pytest_driver.py", "testplan.hjson")]
 
 
+@pytest.mark.slow
 def test_regress_runs_from_the_installed_package(installed, tmp_path, nvdla_data):
     data = data_root(nvdla_data, tmp_path / "data", names=("sdp_1x1x1_pass_through_int8",))
     plan = write_plan(tmp_path / "plan.hjson", TESTS, POINTS)

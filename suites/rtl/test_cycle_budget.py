@@ -30,5 +30,6 @@ def test_pooling_and_small_sdp_layers_still_fail_fast(tmp_path):
         assert BASE_CYCLES < _budget(name, tmp_path) < 500_000
 
 
+@pytest.mark.slow
 def test_the_budget_grows_with_the_data_moved(tmp_path):
     assert _budget("sdp_1x8192x1_pass_through_int8_0", tmp_path) > _budget("sdp_1x1x1_pass_through_int8", tmp_path)

@@ -41,6 +41,7 @@ def generated_seeds(tmp_path_factory):
     return [make_seed(trace, profile, "generated") for trace, profile in traces]
 
 
+@pytest.mark.slow
 def test_generated_seeds_cover_every_family_of_every_profile_and_pass(generated_seeds):
     covered = {(s.profile, s.trace.parent.name.removeprefix("gen_").rsplit(f"_s{SEED}_", 1)[0])
                for s in generated_seeds}
@@ -90,9 +91,11 @@ def _campaign(name: str, seeds, tmp_path, monkeypatch) -> None:
     assert not fuzzer.findings, json.dumps(fuzzer.findings, indent=1)
 
 
+@pytest.mark.slow
 def test_mutated_nvidia_traces_end_in_a_project_verdict(nvidia_seeds, tmp_path, monkeypatch):
     _campaign("nvidia", nvidia_seeds, tmp_path, monkeypatch)
 
 
+@pytest.mark.slow
 def test_mutated_generated_traces_end_in_a_project_verdict(generated_seeds, tmp_path, monkeypatch):
     _campaign("generated", generated_seeds, tmp_path, monkeypatch)

@@ -11,9 +11,11 @@ import pytest
 
 from ci.cli import main
 from ci.implementations.command import Command
-from golden.config import get_profile
+from golden.config import get_profile, infer_profile_name
 from golden.implementation import Golden
+from golden.trace import find_traces
 from scoreboards.verdict import verify
+from suites.unit.ci.in_process_command import InProcessCommand
 
 PROGRAM = f"{sys.executable} {Path(__file__).with_name('golden_program.py')}"
 TRACE = "trace_tests/nv_small/sdp_3x3x33_bs_int8_reg_0"
@@ -69,15 +71,53 @@ def test_conform_goes_on_past_a_failing_program(nvdla_data, tmp_path, capsys):
     assert code == 1 and len(results) == 4 and {r["status"] for r in results} == {"error"}
 
 
+def _one_per_profile_and_unit(paths: list[Path]) -> list[Path]:
+    """The first trace of each profile folder and unit (the name's first word: sdp, pdp, cdp, dc, ...)."""
+    firsts: dict[tuple[str, str], Path] = {}
+    for path in paths:
+        name = path.parent.name if path.suffix == ".txn" else path.stem
+        firsts.setdefault((infer_profile_name(path) or "", name.split("_")[0]), path)
+    return list(firsts.values())
+
+
+def _statuses(json_path: Path) -> dict[tuple[str, str], str]:
+    return {(r["profile"], r["name"]): r["status"] for r in json.loads(json_path.read_text())["results"]}
+
+
+@pytest.fixture(scope="module")
+def golden_statuses(nvdla_data, tmp_path_factory) -> dict[tuple[str, str], str]:
+    """Every NVIDIA trace's status on the golden model, as `conform` gives it."""
+    out = tmp_path_factory.mktemp("golden") / "golden.json"
+    assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(out)]) == 0
+    golden = _statuses(out)
+    assert list(golden.values()).count("passed") == 92
+    return golden
+
+
 @pytest.mark.slow
-def test_every_nvidia_trace_has_the_golden_status_through_a_program(nvdla_data, tmp_path):
-    golden_json, command_json = tmp_path / "golden.json", tmp_path / "command.json"
-    assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(golden_json)]) == 0
-    assert main(["conform", str(nvdla_data), "-j", "2", "--json", str(command_json),
-                 "--impl", f"command:{PROGRAM}"]) == 0
-    golden = {(r["profile"], r["name"]): r["status"] for r in json.loads(golden_json.read_text())["results"]}
-    command = {(r["profile"], r["name"]): r["status"] for r in json.loads(command_json.read_text())["results"]}
-    assert command == golden and list(golden.values()).count("passed") == 92
+def test_a_trace_of_each_profile_and_unit_has_the_golden_status_through_a_program(nvdla_data, golden_statuses,
+                                                                                   tmp_path):
+    """The program in its own process, on one trace of each profile and unit."""
+    chosen = _one_per_profile_and_unit(find_traces(nvdla_data))
+    assert len(chosen) >= 10
+    out = tmp_path / "command.json"
+    assert main(["conform", *map(str, chosen), "-j", "2", "--json", str(out), "--impl", f"command:{PROGRAM}"]) == 0
+    command = _statuses(out)
+    assert len(command) == len(chosen) and command == {key: golden_statuses[key] for key in command}
+
+
+@pytest.mark.slow
+def test_every_nvidia_trace_has_the_golden_status_through_the_file_protocol(nvdla_data, golden_statuses):
+    """Every NVIDIA trace through the file protocol (request folder, program.json, region files, result.json),
+    golden_program.py called in this process (suites/unit/ci/in_process_command.py; the process: the test above),
+    judged against the golden model as `conform --impl command:` judges it."""
+    command = InProcessCommand(PROGRAM)
+    statuses = {}
+    for path in find_traces(nvdla_data):
+        name = infer_profile_name(path)
+        result = verify(path, get_profile(name), command, Golden())
+        statuses[name, result.name] = result.status
+    assert statuses == golden_statuses
 
 
 def test_ref_none_judges_by_the_trace_checks_only(nvdla_data, tmp_path):

@@ -177,6 +177,7 @@ def test_a_passing_run_keeps_no_folder_unless_asked(nvdla_data, tmp_path, monkey
 
 
 @pytest.mark.parametrize(("program", "kept"), [(README_PROGRAM, 0), (f"{README_PROGRAM} --no-such-option", 1)])
+@pytest.mark.slow
 def test_regress_keeps_failed_run_folders_in_its_out_folder(nvdla_data, tmp_path, program, kept):
     pytest.importorskip("hjson")
     pytest.importorskip("xdist")

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[3]
 PROGRAM = Path(__file__).resolve().parent / "golden_program.py"
 
@@ -18,6 +20,7 @@ def _conformance(nvdla_data, impl: str) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_conformance_plays_the_implementation_the_options_name(nvdla_data):
     good = _conformance(nvdla_data, f"command:{sys.executable} {PROGRAM}")
     assert good.returncode == 0, good.stdout[-2000:]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,11 +12,11 @@ import pytest
 from ci.implementations.dlhdl import DlhdlAdapter
 from golden.config import get_profile
 from golden.formats import dlhdl
-from golden.formats.program_file import read_program, write_program
 from golden.implementation import Golden
 from golden.trace import find_traces
 from scoreboards.verdict import verify
 from suites.unit.ci.dlhdl_golden import GoldenInDlhdl
+from suites.unit.ci.in_process_command import InProcessCommand
 
 NV_SMALL = get_profile("nv_small")
 TRACES = ("sdp_3x3x33_bs_int8_reg_0", "sdp_4x22x42_bypass_int8", "pdp_8x8x64_2x2_int8", "cdp_8x8x32_lrn3_int8_0")
@@ -67,8 +66,8 @@ def _by_status(results: list[dict]) -> dict[str, list[dict]]:
 def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, tmp_path):
     """`dlhdl:command:PROGRAM`: the adapter's rewritten program (its DL HDL loads and wider checks) is what the
     external program receives, as program.json; the golden model in DL HDL layout, in its own process, passes
-    an SDP, PDP and CDP trace and calls a convolution `unsupported`. Every nv_small trace through the adapter and
-    the program file: the next test (in this process: one process start per trace cost a minute and a half)."""
+    an SDP, PDP and CDP trace and calls a convolution `unsupported`. Every nv_small trace: the last test, the
+    program called in this process (one process start per trace cost a minute and a half)."""
     from ci.cli import main
 
     program = f"{sys.executable} {Path(__file__).with_name('golden_program.py')} --dlhdl 9"
@@ -80,25 +79,13 @@ def test_adapters_compose_dlhdl_over_an_external_program(nvdla_data, tmp_path):
     assert [r["name"] for r in by_status["unsupported"]] == [CONVOLUTION]
 
 
-class _ThroughTheProgramFile:
-    """GoldenInDlhdl given the program as golden_program.py --dlhdl gets it behind `dlhdl:command:`: written in
-    the program file form (golden/formats/program_file.py) and read back."""
-
-    name = "golden-in-dlhdl"
-
-    def __init__(self, folder: Path):
-        self.folder, self.inner = folder, GoldenInDlhdl(*dlhdl.geometry(9))
-
-    def run(self, program, profile):
-        written = write_program(program, tempfile.mkdtemp(dir=self.folder))
-        return self.inner.run(read_program(written), profile)
-
-
 @pytest.mark.slow
-def test_every_nv_small_trace_passes_through_the_adapter_and_the_program_file(nvdla_data, tmp_path):
+def test_every_nv_small_trace_passes_through_the_adapter_and_the_file_protocol(nvdla_data):
     """Every NVIDIA nv_small trace the adapter converts (SDP, PDP and CDP surfaces) passes on the golden model in
-    DL HDL layout reading the adapter's rewritten program from its file form."""
-    adapter = DlhdlAdapter(inner=_ThroughTheProgramFile(tmp_path), conv_thread_number=9)
+    DL HDL layout behind `dlhdl:command:`, the program called in this process (suites/unit/ci/in_process_command.py):
+    the adapter's rewritten program, request and region files go through the file protocol as above."""
+    program = f"{sys.executable} {Path(__file__).with_name('golden_program.py')} --dlhdl 9"
+    adapter = DlhdlAdapter(inner=InProcessCommand(program), conv_thread_number=9)
     results = []
     for path in find_traces(nvdla_data / "trace_tests/nv_small"):
         result = verify(path, NV_SMALL, adapter, Golden())

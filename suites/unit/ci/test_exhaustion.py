@@ -139,6 +139,7 @@ def test_a_full_disk_under_conform_is_one_clear_error_and_the_run_resumes(nvdla_
     assert json.loads(out.read_text())["summary"]["passed"] == 3
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_regress_is_one_clear_error_and_the_printed_command_resumes(nvdla_data, tmp_path,
                                                                                    monkeypatch, capsys):
     pytest.importorskip("hjson")

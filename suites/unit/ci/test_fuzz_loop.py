@@ -53,6 +53,7 @@ def whole(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_a_directed_campaign_keeps_its_runs_corpus_and_report(whole):
     rows = ran(whole)
     assert [r["run"] for r in rows] == [1, 2, 3, 4, 5, 6]
@@ -71,6 +72,7 @@ def test_a_directed_campaign_keeps_its_runs_corpus_and_report(whole):
     assert not (whole / "work").exists()
 
 
+@pytest.mark.slow
 def test_a_campaign_continued_in_its_folder_is_the_campaign_run_at_once(whole, tmp_path):
     out = tmp_path / "split"
     assert fuzz(out, "--directed", "--runs", "2") == 0
@@ -89,6 +91,7 @@ def test_a_continued_campaign_keeps_its_options(whole, tmp_path):
     assert cli(["fuzz", "--impl", "golden", "--unit", "sdp", "--seed", "4", "--out", str(out), "--runs", "2"]) == 2
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_the_campaign_to_continue(whole, tmp_path, monkeypatch):
     out = tmp_path / "interrupted"
     real = campaign_module.play_layer
@@ -133,6 +136,7 @@ def test_the_random_baseline_runs_generated_layers_only(tmp_path):
     assert text == 0 and "against random" in (tmp_path / "other" / "summary.txt").read_text()
 
 
+@pytest.mark.slow
 def test_a_wrong_implementation_gives_findings_bucketed_and_shrunk(tmp_path, monkeypatch):
     monkeypatch.setenv("NVDLA_FAULTS", "*=wrong-byte")
     program = f"command:{sys.executable} {HERE / 'regress_faulty_program.py'}"

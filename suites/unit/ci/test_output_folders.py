@@ -65,6 +65,7 @@ def test_regress_refuses_a_folder_holding_a_persons_files_and_deletes_nothing(co
     assert everything(out) == before
 
 
+@pytest.mark.slow
 def test_report_merge_refuses_a_folder_holding_a_persons_files_and_deletes_nothing(shards, tmp_path, capsys):
     out = persons_folder(tmp_path / "mine")
     before = everything(out)

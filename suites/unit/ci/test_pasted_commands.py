@@ -168,6 +168,7 @@ def test_an_interrupted_runs_resume_line_resumes_that_folder(stub, tmp_path, cap
     assert args.command == "regress" and args.resume and args.out == str(out)
 
 
+@pytest.mark.slow
 def test_a_failing_trace_in_a_folder_named_with_a_command_reproduces_without_running_it(nvdla_data, tmp_path):
     """The issue's probe: NVIDIA's layout (FOLDER/FOLDER.cfg) under a name holding `$(...)`, its CRC wrong, run
     through regress; the reproduce line summary.txt and the record give, pasted into bash in a fresh folder,

@@ -49,6 +49,7 @@ def golden_run(plan, nvdla_data) -> tuple[int, Path]:
     return code, out
 
 
+@pytest.mark.slow
 def test_generated_and_illegal_layers_pass_on_the_golden_model(golden_run):
     code, out = golden_run
     records = _records(out)
@@ -68,6 +69,7 @@ def test_generated_and_illegal_layers_pass_on_the_golden_model(golden_run):
     assert signoff[0]["coverage"]["hit"] > 0 and signoff[1]["passed"] == len(illegal)
 
 
+@pytest.mark.slow
 def test_an_implementation_that_accepts_an_illegal_layer_fails_it(plan, nvdla_data):
     tmp, path = plan
     out = tmp / "accepts"

@@ -165,6 +165,7 @@ def _plain(markdown: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
 
 
+@pytest.mark.slow
 def test_a_passed_test_of_another_implementation_shows_its_decoded_registers(pages):
     registers = pages[PASSES]["files"]["decoded registers"]
     assert "== layer 0: SDP" in registers and "SDP.D_DATA_CUBE_WIDTH = 0x00000000" in registers  # a 1x1x1 cube

@@ -54,6 +54,7 @@ def test_every_testpoint_cites_existing_document_sections(plan, nvdla_data):
             assert section in headings, f"{tp['name']}: no section {section!r} in {', '.join(SPEC_DOCUMENTS)}"
 
 
+@pytest.mark.slow
 def test_levels_are_cumulative(plan, nvdla_data):
     smoke = {i.id for i in plan.items("smoke", 1, nvdla_data)}
     nightly = {i.id for i in plan.items("nightly", 1, nvdla_data)}

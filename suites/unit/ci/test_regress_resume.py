@@ -26,6 +26,7 @@ def _verdicts(out: Path) -> list[tuple]:
     return sorted((r["id"], r["status"], r["detail"]) for r in report["tests"])
 
 
+@pytest.mark.slow
 def test_a_killed_regress_resumes_to_the_same_report(nvdla_data, tmp_path):
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     subprocess.run(_regress(nvdla_data, whole), capture_output=True, timeout=900, check=False)

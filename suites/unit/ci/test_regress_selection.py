@@ -36,6 +36,7 @@ def test_an_unknown_profile_is_refused_before_any_test(nvdla_data, tmp_path, cap
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_resume_takes_the_seed_from_the_stopped_runs_manifest(nvdla_data, tmp_path, capsys):
     out = tmp_path / "out"
     selection = ("--nvdla-data", str(nvdla_data), "--test", "nvidia/nv_small/sdp_1x1x1_pass_through_int8",

@@ -22,6 +22,7 @@ POINTS = """
 """
 
 
+@pytest.mark.slow
 def test_a_raising_a_hanging_and_a_crashing_test_do_not_stop_the_run(nvdla_data, tmp_path, capsys):
     root = data_root(nvdla_data, tmp_path / "data", ("sdp_1x1x1_pass_through_int8", "sdp_1x1x8_pass_through_int8_0",
                                                      "sdp_8x8x32_bypass_int8_0", "sdp_3x3x33_bs_int8_reg_0"))

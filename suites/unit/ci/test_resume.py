@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROGRAM = f"{sys.executable} {Path(__file__).with_name('golden_program.py')}"
 
 
@@ -24,6 +26,7 @@ def _report(path: Path) -> dict:
     return report
 
 
+@pytest.mark.slow
 def test_a_killed_conform_resumes_to_the_same_report(nvdla_data, tmp_path):
     whole, cut = tmp_path / "whole.json", tmp_path / "cut.json"
     subprocess.run(_conform(nvdla_data, whole), check=False, capture_output=True, timeout=600)

@@ -125,6 +125,7 @@ def test_the_golden_model_certifies_and_its_package_verifies_conformant(suite, g
                                          f"{len(results)} tests; unsigned", lines
 
 
+@pytest.mark.slow
 def test_planted_errors_are_named_in_the_summary_and_make_the_package_not_conformant(suite, tmp_path, capsys,
                                                                                     monkeypatch):
     generated = next(line for line in (suite / "mustpass.txt").read_text().splitlines() if "gen_pdp" in line)

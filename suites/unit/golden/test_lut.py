@@ -221,6 +221,7 @@ FP_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(FP_CASES))
+@pytest.mark.slow
 def test_all_fp16_inputs_match_reference(case):
     params, tables = FP_CASES[case], fp_tables()
     h = np.arange(65536, dtype=np.uint32).astype(np.uint16)

@@ -95,6 +95,7 @@ def _memory_files(root):
     return sorted(p for p in root.rglob("*") if p.suffix in (".dat", ".mem"))
 
 
+@pytest.mark.slow
 def test_every_nvidia_memory_file_loads_dumps_and_reloads(nvdla_data):
     files = _memory_files(nvdla_data)
     assert len(files) >= 150

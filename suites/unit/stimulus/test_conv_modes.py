@@ -109,6 +109,7 @@ def test_same_seed_same_bytes_in_two_processes():
     assert len(first) == 64 and _digest(77) == first and _digest(78) != first
 
 
+@pytest.mark.slow
 def test_distributions_reach_the_corners():
     profile = get_profile("nv_full")
     regmap = RegisterMap.for_profile(profile)

@@ -110,12 +110,14 @@ def test_aimed_cdp_closes_every_cdp_corner_bin_on_nv_small():
     assert open_ == set() and draws <= 120
 
 
+@pytest.mark.slow
 def test_aimed_fp16_pdp_and_cdp_close_their_fp16_bins_on_nv_full():
     for family, stage in (("pdp", "pdp.fp"), ("cdp", "cdp.fp")):
         open_, draws = _closed(family, stage, FULL, patience=20)
         assert open_ == set(), (family, open_)
 
 
+@pytest.mark.slow
 def test_aimed_fp16_sdp_meets_fp16_patterns_and_ties_on_nv_full():
     open_, _ = _closed("sdp", ("sdp.fp.", "sdp.out.fp16"), FULL, n=30, patience=20)
     # left open on seed 0: sdp.fp.out.round above_tie and sdp.fp.out.int16.saturate at_min (see the report)

@@ -23,6 +23,7 @@ OWN_STAGES = {"corners_sdp_reg": ("sdp.",), "corners_conv": ("cacc.", "cdma.", "
 
 @pytest.mark.parametrize("seed", [31, 5])
 @pytest.mark.parametrize("test", sorted(OWN_STAGES))
+@pytest.mark.slow
 def test_the_nightly_draw_closes_its_stages_within_the_budget(test, seed):
     entry = load_plan().tests[test]
     budget, patience = count_for(entry, "nightly"), entry["patience"]

@@ -73,6 +73,7 @@ def test_one_pdp_layer_hits_exactly_its_bins():
 
 
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_large"])
+@pytest.mark.slow
 def test_generated_layers_hit_every_bin_but_the_known_gaps(profile_name):
     profile = get_profile(profile_name)
     coverage = Coverage(profile, prefix=f"gen_{profile_name}")

@@ -31,6 +31,7 @@ def _digest(layer, regmap) -> str:
 
 
 @pytest.mark.parametrize("profile_name", sorted(RECORDED))
+@pytest.mark.slow
 def test_illegal_layers_are_unchanged(profile_name):
     profile = get_profile(profile_name)
     regmap = RegisterMap.for_profile(profile)

@@ -130,6 +130,7 @@ def _digest_in_new_process(seed: int, folder: Path) -> str:
                           text=True, check=True).stdout.strip()
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_in_two_processes(tmp_path):
     first = _digest_in_new_process(1234, tmp_path / "a")
     assert len(first) == 64
