@@ -83,6 +83,7 @@ def test_a_cheap_example_runs_as_written(block, tmp_path):
     assert result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_readme_names_a_fast_tier_first_whose_markers_leave_out_rtl_cluster_and_slow_tests():
     pytest.importorskip("hjson")  # suites/cluster needs both to be collected
     pytest.importorskip("xdist")

@@ -81,6 +81,7 @@ def test_a_campaign_continued_in_its_folder_is_the_campaign_run_at_once(whole, t
     assert state(out)["seen"] == state(whole)["seen"]
 
 
+@pytest.mark.slow
 def test_a_continued_campaign_keeps_its_options(whole, tmp_path):
     out = tmp_path / "kept"
     assert fuzz(out, "--directed", "--runs", "1") == 0

@@ -101,6 +101,7 @@ def test_a_second_run_a_resume_and_a_merge_again_work_on_their_own_output(common
     assert (out / "notes.txt").read_text() == "a person's notes beside the results"
 
 
+@pytest.mark.slow
 def test_merge_copies_no_target_of_a_symlink_in_a_shard(shards, tmp_path, capsys):
     secret = tmp_path / "secret"
     secret.mkdir()

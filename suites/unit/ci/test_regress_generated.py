@@ -83,6 +83,7 @@ def test_an_implementation_that_accepts_an_illegal_layer_fails_it(plan, nvdla_da
     assert bucket["parts"]["check"] == "rejection" and bucket["parts"]["pattern"].startswith("SDP-RDMA-WIDTH")
 
 
+@pytest.mark.slow
 def test_a_generated_layers_reproduce_command_rebuilds_the_same_trace(golden_run, tmp_path, monkeypatch):
     _, out = golden_run
     record = _records(out)["gen/nv_small/sdp_reg/s2_2l"]

@@ -171,6 +171,7 @@ def test_a_passed_test_of_another_implementation_shows_its_decoded_registers(pag
     assert "== layer 0: SDP" in registers and "SDP.D_DATA_CUBE_WIDTH = 0x00000000" in registers  # a 1x1x1 cube
 
 
+@pytest.mark.slow
 def test_only_a_mismatch_has_a_mismatch_report(pages):
     assert "mismatch report" not in pages[PASSES]["files"] and "mismatch report" not in pages[SKIPS]["files"]
     assert "1 of 360 elements mismatch" in pages[FAILS]["files"]["mismatch report"]

@@ -14,6 +14,7 @@ from suites.unit.ci.regress_helpers import after_invocation, data_root, faulty_i
 
 pytest.importorskip("hjson")
 pytest.importorskip("xdist")
+pytestmark = pytest.mark.slow  # every test reads the module's five regress runs and a merge (about a minute)
 
 TESTS = """
     {"name": "traces", "kind": "nvidia_traces", "glob": "trace_tests/nv_small/*/*.cfg"}
@@ -46,7 +47,6 @@ def _report(folder):
     return json.loads((folder / "results.json").read_text())
 
 
-@pytest.mark.slow
 def test_four_merged_shards_equal_one_run(runs):
     tmp, codes, _ = runs
     single, merged = _report(tmp / "single"), _report(tmp / "merged")
@@ -100,7 +100,6 @@ def test_failures_are_bucketed_with_the_smallest_case_and_a_reproduce_command(ru
     assert [c["name"] for c in categories[:2]] == [f"{b['signature']} ({b['count']})" for b in buckets]
 
 
-@pytest.mark.slow
 def test_shards_of_different_runs_are_refused(runs, capsys):
     tmp, _, common = runs
     other = tmp / "other-seed"
@@ -109,7 +108,6 @@ def test_shards_of_different_runs_are_refused(runs, capsys):
     assert "shards of different runs: seed" in capsys.readouterr().err
 
 
-@pytest.mark.slow
 def test_history_names_new_fixed_still_failing_and_flaky(runs):
     tmp, _, common = runs
     out = tmp / "single"  # its first run had BROKEN; now sdp_4x22x42 is fixed and sdp_8x8x32 newly broken

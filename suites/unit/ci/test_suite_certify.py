@@ -255,6 +255,7 @@ os.execv(sys.executable, [sys.executable, PROGRAM, str(folder)])
 """
 
 
+@pytest.mark.slow
 def test_tests_an_implementation_does_not_support_are_allowed_and_listed(suite, tmp_path, capsys):
     program = tmp_path / "no_pdp.py"
     program.write_text(UNSUPPORTING.replace("PROGRAM", repr(str(Path(__file__).with_name("readme_program.py")))))

@@ -101,6 +101,7 @@ coverage.export(sys.argv[3])
 """
 
 
+@pytest.mark.slow
 def test_exports_of_two_processes_merge_by_adding_hits(tmp_path):
     files = []
     for seed, count in ((1, 5), (2, 7)):
@@ -156,6 +157,7 @@ def test_one_rubik_layer_hits_exactly_its_bins():
     assert {k: v for k, v in _hits(coverage, "rubik.memories").items() if v} == {layer.choices["memories"]: 1}
 
 
+@pytest.mark.slow
 def test_run_layers_close_the_lut_outcome_eql_and_rubik_groups_on_nv_full(tmp_path):
     """Hit / underflow / overflow of both LUTs, EQL equal and unequal, every Rubik bin but the known gaps: from
     golden runs."""
@@ -175,6 +177,7 @@ def test_run_layers_close_the_lut_outcome_eql_and_rubik_groups_on_nv_full(tmp_pa
 
 
 @pytest.mark.parametrize("profile_name", ["nv_full", "nv_small"])
+@pytest.mark.slow
 def test_conv_modes_close_the_conv_group(profile_name):
     """Winograd, image input (every pixel format the profile reads), batch classes, full CBUF and reuse all hit."""
     profile = get_profile(profile_name)

@@ -121,6 +121,7 @@ def _closed(coverage, group: str) -> list:
 
 
 @pytest.mark.parametrize("profile_name", ["nv_small", "nv_full"])
+@pytest.mark.slow
 def test_coverage_directed_generation_closes_every_sdp_and_bdma_bin(profile_name):
     """`generate --unit sdp --coverage-directed` closes the sdp group but for the bins only other families reach:
     SDP output to PDP (the sdp_pdp family) and SDP on the fly (sdp_flying's "on" half: the conv family); drawing

@@ -240,6 +240,7 @@ def test_a_family_declaration_that_contradicts_itself_is_refused(changes, words)
         Family(**{"name": "toy", "units": ("TOY",), "generator": lambda choose, profile, slot=0: None, **changes})
 
 
+@pytest.mark.slow
 def test_rules_generate_conform_and_coverage_take_the_toy_up(toy_site, tmp_path):
     listing = _run(toy_site, CLI, "rules", "--unit", "toy")
     assert listing.returncode == 0, listing.stderr
